@@ -1,0 +1,128 @@
+"""The events a run emits, as frozen dataclasses with a stable JSON form.
+
+DESIGN.md fixes the field names: other programs read `events.jsonl` and
+`labwright run --json`. Fields may be added here, never renamed or removed.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass, field, fields
+from typing import Any, ClassVar, Literal
+
+Stage = str
+MilestoneStatus = Literal["start", "end", "skipped"]
+GuardKind = Literal[
+    "dedup",
+    "nudge",
+    "loop_stop",
+    "reread",
+    "tool_disabled",
+    "evidence_retry",
+    "final_window",
+    "iteration_cap",
+    "budget",
+    "format_retry",
+    "path_denied",
+    "sandbox_denied",
+    "compile_fix",
+]
+DoneStatus = Literal["ok", "degraded", "failed", "cancelled"]
+
+
+@dataclass(frozen=True)
+class Event:
+    type: ClassVar[str] = "event"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"type": self.type, **asdict(self)}
+
+    def to_json(self) -> str:
+        return json.dumps(self.to_dict(), ensure_ascii=False, sort_keys=False)
+
+
+@dataclass(frozen=True)
+class Milestone(Event):
+    type: ClassVar[str] = "milestone"
+    stage: Stage
+    index: int
+    total: int
+    status: MilestoneStatus
+    detail: Any = None
+
+
+@dataclass(frozen=True)
+class ToolCall(Event):
+    type: ClassVar[str] = "tool_call"
+    iteration: int
+    call_id: str
+    name: str
+    args: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class ToolResult(Event):
+    type: ClassVar[str] = "tool_result"
+    call_id: str
+    name: str
+    ok: bool
+    productive: bool
+    cached: bool
+    summary: str
+
+
+@dataclass(frozen=True)
+class Guard(Event):
+    type: ClassVar[str] = "guard"
+    kind: GuardKind
+    detail: str
+
+
+@dataclass(frozen=True)
+class LLMCall(Event):
+    type: ClassVar[str] = "llm"
+    role: str
+    model: str
+    prompt_tokens: int
+    completion_tokens: int
+    ms: int
+
+
+@dataclass(frozen=True)
+class Draft(Event):
+    type: ClassVar[str] = "draft"
+    version: int
+    chars: int
+    degraded: bool
+
+
+@dataclass(frozen=True)
+class Done(Event):
+    type: ClassVar[str] = "done"
+    status: DoneStatus
+    report: str | None = None
+    pdf: str | None = None
+    reasons: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class Error(Event):
+    type: ClassVar[str] = "error"
+    stage: str
+    message: str
+
+
+EVENT_TYPES: dict[str, type[Event]] = {
+    cls.type: cls for cls in (Milestone, ToolCall, ToolResult, Guard, LLMCall, Draft, Done, Error)
+}
+
+
+def event_from_dict(data: dict[str, Any]) -> Event:
+    """Rebuild an event from its JSON form; unknown extra fields are ignored."""
+    cls = EVENT_TYPES[data["type"]]
+    known = {f.name for f in fields(cls)}
+    return cls(**{k: v for k, v in data.items() if k in known})
+
+
+def event_from_json(line: str) -> Event:
+    return event_from_dict(json.loads(line))
