@@ -1,0 +1,731 @@
+"""Child bootstrap of the make_figure sandbox (layer 2). Runs as a standalone script.
+
+Started by runner.py as ``python -I harness.py JOB.json`` in a fresh temporary
+directory with a scrubbed environment. It must import nothing from labwright: the
+parent passes every policy value in the job file, so this file is the whole of
+the child's trusted code.
+
+Order matters:
+1. resource limits (memory, CPU, file size, core dumps, process count);
+2. trusted imports (numpy, matplotlib with Agg, and whatever allowed modules the
+   code imports) while the process is still unrestricted;
+3. compile the user code, neuter the one process primitive that has no audit
+   event (``_posixsubprocess.fork_exec``);
+4. install the audit hook — it can never be removed;
+5. run the user code, save every open figure into the staging directory, write
+   one JSON result line to the result channel.
+
+The hook is written to resist tampering from the code it polices: it is reachable
+from no Python object (only the interpreter holds it, and gc introspection is
+refused), and it looks up no global or builtin name at call time — every callable
+it uses was captured in its closure at install time — so monkeypatching
+``os.path`` or ``builtins`` cannot change its decisions.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import sys
+import warnings
+
+# Exit status of a child stopped by the audit hook; the parent maps it to denied=True.
+_EXIT_DENIED = 86
+
+
+def _set_limits(job: dict) -> None:
+    """POSIX resource limits; silently skipped where the platform lacks them."""
+    try:
+        import resource
+    except ImportError:  # Windows
+        return
+
+    def cap(which: str, soft: int, hard: int | None = None) -> None:
+        res = getattr(resource, which, None)
+        if res is None:
+            return
+        try:
+            _cur_soft, cur_hard = resource.getrlimit(res)
+            hard = soft if hard is None else hard
+            if cur_hard != resource.RLIM_INFINITY:
+                hard = min(hard, cur_hard)
+                soft = min(soft, hard)
+            resource.setrlimit(res, (soft, hard))
+        except (ValueError, OSError):
+            pass  # e.g. macOS refuses RLIMIT_AS; the other limits still hold
+
+    mib = 1024 * 1024
+    cap("RLIMIT_AS", int(job["memory_mb"]) * mib)
+    cpu = int(job["timeout_s"]) + 2
+    cap("RLIMIT_CPU", cpu, cpu + 1)  # SIGXCPU at soft, SIGKILL at hard
+    cap("RLIMIT_FSIZE", int(job["max_file_mb"]) * mib)
+    cap("RLIMIT_CORE", 0)
+    cap("RLIMIT_NOFILE", 256)
+    try:
+        import signal
+
+        # Over-size writes then fail with EFBIG (a readable traceback) instead of a kill.
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+    except (AttributeError, ValueError, OSError):
+        pass
+
+
+def _set_nproc_limit() -> None:
+    """Linux, non-root: allow the tasks this user already runs plus a few threads, no fork bomb.
+
+    RLIMIT_NPROC counts every task (thread) of the real uid, so the limit is relative
+    to the current count. Root ignores RLIMIT_NPROC: there the audit hook blocks forks.
+    """
+    if not sys.platform.startswith("linux") or os.geteuid() == 0:
+        return
+    try:
+        import resource
+
+        uid = os.getuid()
+        tasks = 0
+        for pid in os.listdir("/proc"):
+            if pid.isdigit():
+                try:
+                    if os.stat(f"/proc/{pid}").st_uid == uid:
+                        tasks += len(os.listdir(f"/proc/{pid}/task"))
+                except OSError:
+                    continue
+        limit = tasks + 32
+        resource.setrlimit(resource.RLIMIT_NPROC, (limit, limit))
+    except (ImportError, ValueError, OSError):
+        pass
+
+
+def _scrub_environment() -> None:
+    """Defence in depth: the parent already passed a minimal environment."""
+    markers = ("KEY", "TOKEN", "SECRET", "PASSWORD", "PASSWD", "CREDENTIAL", "AUTH", "COOKIE")
+    for name in list(os.environ):
+        if any(m in name.upper() for m in markers):
+            del os.environ[name]
+
+
+def _trusted_imports(modules: list[str]) -> None:
+    import importlib
+
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import mimetypes
+
+    import matplotlib.backends.backend_agg  # noqa: F401
+    import matplotlib.backends.backend_pdf  # noqa: F401
+    import matplotlib.pyplot  # noqa: F401
+    import numpy  # noqa: F401
+
+    # Read /etc/mime.types & co. now: openpyxl's zip handling would otherwise do it later.
+    mimetypes.init()
+
+    for name in modules:
+        # A failing import is reported by the user's own import statement.
+        with contextlib.suppress(Exception):
+            importlib.import_module(name)
+    if "pandas" in sys.modules:
+        # One parse thread: predictable memory, and the task limit stays small.
+        # (Older pandas has no such option.)
+        with contextlib.suppress(Exception):
+            sys.modules["pandas"].set_option("mode.max_threads", 1)
+
+
+def _realpath_roots(paths: list[str]) -> tuple[str, ...]:
+    out: list[str] = []
+    for p in paths:
+        if not p:
+            continue
+        try:
+            r = os.path.normcase(os.path.realpath(p))
+        except (OSError, ValueError):
+            continue
+        if os.path.dirname(r) == r:
+            continue  # a filesystem root would open everything
+        if r not in out:
+            out.append(r)
+    return tuple(out)
+
+
+def _library_roots() -> list[str]:
+    """Where Python and the installed packages live (read-only for the code)."""
+    import sysconfig
+
+    roots = [p for p in sys.path if p and os.path.isdir(p)]
+    for key in ("stdlib", "platstdlib", "purelib", "platlib"):
+        p = sysconfig.get_paths().get(key)
+        if p:
+            roots.append(p)
+    return roots
+
+
+def _font_files() -> list[str]:
+    """Font files matplotlib may open while saving (system fonts live outside site-packages)."""
+    try:
+        from matplotlib import font_manager
+
+        fm = font_manager.fontManager
+        return [f.fname for f in list(fm.ttflist) + list(fm.afmlist)]
+    except Exception:  # noqa: BLE001
+        return []
+
+
+def _zoneinfo_roots() -> list[str]:
+    try:
+        import zoneinfo
+
+        return list(zoneinfo.TZPATH)
+    except Exception:  # noqa: BLE001
+        return []
+
+
+def _codegen_files(*stdlib_files: str) -> frozenset[str]:
+    """Library files allowed to exec() generated source (built from identifiers only).
+
+    namedtuple and dataclass build methods from source text; scipy.stats builds each
+    distribution's argument parser (also when a distribution is frozen, at run time)
+    and scipy's result bunches likewise. Every other exec of a string is refused.
+    """
+    files = set(stdlib_files)
+    scipy = sys.modules.get("scipy")
+    if scipy is not None and getattr(scipy, "__file__", None):
+        root = os.path.dirname(scipy.__file__)
+        files.add(os.path.join(root, "stats", "_distn_infrastructure.py"))
+        files.add(os.path.join(root, "_lib", "_bunch.py"))
+    return frozenset(files)
+
+
+def _neuter_fork_exec(deny) -> None:  # noqa: ANN001
+    """`_posixsubprocess.fork_exec` forks and execs with no audit event: replace it.
+
+    multiprocessing looks it up on the module at call time; subprocess keeps its own
+    alias (`subprocess._fork_exec`), so both are replaced. Re-importing the module to
+    get the original back is refused by the hook ("import" event).
+    """
+    try:
+        import _posixsubprocess
+        import subprocess
+    except ImportError:
+        return
+
+    def fork_exec(*_args, **_kwargs):  # noqa: ANN002, ANN003, ANN202
+        deny("starting processes", "_posixsubprocess.fork_exec")
+
+    _posixsubprocess.fork_exec = fork_exec
+    if hasattr(subprocess, "_fork_exec"):
+        subprocess._fork_exec = fork_exec
+
+
+def _make_hook(
+    *,
+    read_roots: tuple[str, ...],
+    write_roots: tuple[str, ...],
+    quiet_roots: tuple[str, ...],
+    quiet_read_roots: tuple[str, ...],
+    read_files: frozenset[str],
+    library_roots: tuple[str, ...],
+    codegen_files: frozenset[str],
+    user_code,  # noqa: ANN001
+    channel_fd: int,
+):  # noqa: ANN202
+    """Build (deny, hook). Everything the hook calls is bound here, never looked up later."""
+    import pathlib
+
+    _fspath = os.fspath
+    _lstat = os.lstat
+    _readlink = os.readlink
+    _getcwd = os.getcwd
+    _write = os.write
+    _exit = os._exit
+    _getframe = sys._getframe
+    _normcase = os.path.normcase
+    _is_posix = os.name == "posix"
+    _win_realpath = os.path.realpath  # Windows only: see the limitation in the README
+    _sep = os.sep
+    _isinstance = isinstance
+    _type = type
+    _str = str
+    _bytes = bytes
+    _int = int
+    _len = len
+    _tuple = tuple
+    _list = list
+    _reversed = reversed
+    _OSError = OSError
+    _ValueError = ValueError
+    _PermissionError = PermissionError
+    _path_types = _tuple(
+        t
+        for t in (
+            pathlib.PosixPath,
+            pathlib.WindowsPath,
+            pathlib.PurePosixPath,
+            pathlib.PureWindowsPath,
+        )
+        if t is not None
+    )
+    _exit_code = _EXIT_DENIED
+    _write_flags = 0
+    for flag in ("O_WRONLY", "O_RDWR", "O_CREAT", "O_TRUNC", "O_APPEND"):
+        _write_flags |= getattr(os, flag, 0)
+
+    def _clean(text) -> str:  # noqa: ANN001
+        s = text if _isinstance(text, _str) else _str(_type(text))
+        return "".join(c if (" " <= c <= "~" and c != '"' and c != "\\") else "?" for c in s[:300])
+
+    def _record(kind: str, rule: str, detail) -> None:  # noqa: ANN001
+        record = '{"event": "' + kind + '", "rule": "' + _clean(rule) + '", "detail": "'
+        record = record + _clean(detail) + '"}\n'
+        # try/except, not contextlib.suppress: the hook must not look up module globals.
+        try:  # noqa: SIM105
+            _write(channel_fd, record.encode("ascii"))
+        except _OSError:
+            pass
+
+    def deny(rule: str, detail) -> None:  # noqa: ANN001
+        """Hard refusal: record it on the result channel and end the process at once."""
+        _record("denied", rule, detail)
+        _exit(_exit_code)
+
+    def refuse(rule: str, detail) -> None:  # noqa: ANN001
+        """Soft refusal (reads): the call fails with PermissionError, nothing is read.
+
+        Libraries probe files and fall back on OSError; code that lets the error
+        escape is reported as denied by the parent, code that handles it goes on.
+        """
+        _record("refused", rule, detail)
+        raise _PermissionError(f"the sandbox refused {rule}: {_clean(detail)}")
+
+    def _posix_real(path: str) -> str:
+        """realpath() from captured C primitives (posixpath.realpath is monkeypatchable)."""
+        if not path.startswith("/"):
+            path = _getcwd() + "/" + path
+        pending = _list(_reversed(path.split("/")))
+        resolved = ""
+        hops = 0
+        while pending:
+            name = pending.pop()
+            if name == "" or name == ".":
+                continue
+            if name == "..":
+                resolved = resolved[: resolved.rfind("/")] if resolved else ""
+                continue
+            candidate = resolved + "/" + name
+            try:
+                st = _lstat(candidate)
+            except (_OSError, _ValueError):
+                resolved = candidate
+                continue
+            if (st.st_mode & 0o170000) == 0o120000:
+                hops += 1
+                if hops > 40:
+                    deny("symlink loop", candidate)
+                target = _readlink(candidate)
+                if target.startswith("/"):
+                    resolved = ""
+                pending.extend(_reversed(target.split("/")))
+            else:
+                resolved = candidate
+        return resolved or "/"
+
+    def _resolve(path):  # noqa: ANN001, ANN202
+        """Absolute real path for an audit argument; None for a file descriptor."""
+        if _isinstance(path, _int):
+            return None
+        if _type(path) in _path_types:
+            path = _fspath(path)
+        if _isinstance(path, _bytes):
+            path = path.decode("utf-8", "surrogateescape")
+        if not _isinstance(path, _str):
+            # A custom os.PathLike could answer differently to the hook and to open().
+            deny("file access through a custom path-like object", _type(path))
+        if "\x00" in path:
+            deny("file access", path)
+        real = _posix_real(path) if _is_posix else _win_realpath(path)
+        return _normcase(real)
+
+    def _inside(real: str, roots: tuple[str, ...]) -> bool:
+        for root in roots:
+            if real == root or real.startswith(root if root.endswith(_sep) else root + _sep):
+                return True
+        return False
+
+    def _check_read(path) -> None:  # noqa: ANN001
+        real = _resolve(path)
+        if real is None:
+            return
+        if real in read_files or _inside(real, read_roots) or _inside(real, write_roots):
+            return
+        if _inside(real, quiet_read_roots):
+            # Libraries probe system info (pandas reads /sys/fs/cgroup/cpu.max): they get a
+            # plain OSError and fall back, and the probe is not worth reporting.
+            raise _PermissionError("system information is not readable in the sandbox")
+        refuse("reading outside the data folder", path)
+
+    def _check_write(path) -> None:  # noqa: ANN001
+        real = _resolve(path)
+        if real is None:
+            return
+        if _inside(real, write_roots):
+            return
+        if _inside(real, quiet_roots):
+            # matplotlib may try to refresh its font cache: behave like a read-only disk.
+            raise _PermissionError("read-only cache directory")
+        deny("writing outside the figure output", path)
+
+    def _caller_file(depth: int) -> str:
+        try:
+            return _getframe(depth).f_code.co_filename
+        except _ValueError:
+            return ""
+
+    process_events = frozenset(
+        {
+            "subprocess.Popen",
+            "os.system",
+            "os.exec",
+            "os.posix_spawn",
+            "os.spawn",
+            "os.fork",
+            "os.forkpty",
+            "os.kill",
+            "os.killpg",
+            "os.startfile",
+            "pty.spawn",
+            "_winapi.CreateProcess",
+            "signal.pthread_kill",
+            "webbrowser.open",
+        }
+    )
+    network_prefixes = (
+        "socket.",
+        "urllib.",
+        "http.",
+        "ftplib.",
+        "smtplib.",
+        "poplib.",
+        "imaplib.",
+        "nntplib.",
+        "telnetlib.",
+    )
+    interpreter_events = frozenset(
+        {
+            "sys.addaudithook",
+            "sys.settrace",
+            "sys.setprofile",
+            "gc.get_objects",
+            "gc.get_referrers",
+            "gc.get_referents",
+            "code.__new__",
+            "resource.setrlimit",
+            "resource.prlimit",
+            "pickle.find_class",
+            "os.chdir",
+            "os.fchdir",
+            "os.chroot",
+            "os.add_dll_directory",
+            "fcntl.ioctl",
+            "cpython.PyInterpreterState_New",
+        }
+    )
+    denied_prefixes = ("ctypes.", "winreg.", "msvcrt.", "sqlite3.", "_xxsubinterpreters.")
+    read_events = frozenset({"os.listdir", "os.scandir", "os.getxattr", "os.listxattr"})
+    write_events = frozenset(
+        {
+            "os.remove",
+            "os.rmdir",
+            "os.mkdir",
+            "os.truncate",
+            "os.chmod",
+            "os.chown",
+            "os.utime",
+            "os.chflags",
+            "os.lchflags",
+            "os.setxattr",
+            "os.removexattr",
+            "os.mkfifo",
+            "os.mknod",
+            "shutil.rmtree",
+            "shutil.chown",
+        }
+    )
+    two_path_write_events = frozenset(
+        {
+            "os.rename",
+            "shutil.copyfile",
+            "shutil.copymode",
+            "shutil.copystat",
+            "shutil.copytree",
+            "shutil.move",
+        }
+    )
+    link_events = frozenset({"os.link", "os.symlink"})
+    archive_events = frozenset({"shutil.make_archive", "shutil.unpack_archive"})
+    code_ok_prefixes = ("<frozen ",)
+    # Re-importing would hand back the original fork_exec replaced by _neuter_fork_exec.
+    reimport_denied = frozenset({"_posixsubprocess"})
+
+    def hook(event: str, args: tuple) -> None:
+        # Hot, benign events first: this runs for every audited operation.
+        if event == "open":
+            path, mode, flags = args[0], args[1], args[2]
+            if path is None:
+                return
+            writing = False
+            if _isinstance(mode, _str):
+                for ch in "wax+":
+                    if ch in mode:
+                        writing = True
+            if _isinstance(flags, _int) and flags & _write_flags:
+                writing = True
+            if writing:
+                _check_write(path)
+            else:
+                _check_read(path)
+            return
+        if event == "exec":
+            code = args[0]
+            if code is user_code:
+                return
+            filename = code.co_filename if _isinstance(code.co_filename, _str) else ""
+            if filename.startswith(code_ok_prefixes):
+                return
+            if _inside(_normcase(filename), library_roots):
+                return  # a module being imported from the Python installation
+            if filename == "<string>" and _caller_file(2) in codegen_files:
+                return  # namedtuple / dataclass generated methods
+            deny("running dynamically created code", filename)
+        if event == "import":
+            if args[0] in reimport_denied:
+                deny("re-importing a neutered module", args[0])
+            return
+        if event in ("marshal.loads", "marshal.load"):
+            if _caller_file(2).startswith("<frozen importlib"):
+                return
+            deny("loading code objects with marshal", event)
+        if event in process_events:
+            deny("starting processes", event)
+        if event.startswith(network_prefixes):
+            deny("network access", event)
+        if event in interpreter_events or event.startswith(denied_prefixes):
+            deny("interpreter, memory or system access", event)
+        if event == "object.__setattr__" and _len(args) > 1 and args[1] == "__code__":
+            deny("replacing a function's code", event)
+        if event in read_events:
+            if args and args[0] is not None:
+                _check_read(args[0])
+            return
+        if event in write_events:
+            _check_write(args[0])
+            return
+        if event in two_path_write_events:
+            _check_write(args[0])
+            _check_write(args[1])
+            return
+        if event in link_events:
+            deny("creating links", args[1] if _len(args) > 1 else event)
+        if event in archive_events:
+            deny("archive operations", event)
+
+    return deny, hook
+
+
+class _CappedText:
+    """A write-only text stream that keeps the first `limit` characters."""
+
+    def __init__(self, limit: int) -> None:
+        self._parts: list[str] = []
+        self._size = 0
+        self._limit = limit
+        self.truncated = False
+
+    def write(self, text: str) -> int:
+        text = str(text)
+        room = self._limit - self._size
+        if room > 0:
+            chunk = text[:room]
+            self._parts.append(chunk)
+            self._size += len(chunk)
+        if len(text) > max(room, 0):
+            self.truncated = True
+        return len(text)
+
+    def flush(self) -> None:
+        pass
+
+    def isatty(self) -> bool:
+        return False
+
+    def getvalue(self) -> str:
+        return "".join(self._parts) + ("\n[... output truncated]" if self.truncated else "")
+
+
+def _user_builtins(hidden: list[str]) -> dict:
+    """The builtins the user code sees: without open/eval/exec/... (defence in depth;
+    the static check already refuses those names, the audit hook fences the effects)."""
+    import builtins
+
+    names = dict(vars(builtins))
+    for name in hidden:
+        names.pop(name, None)
+    return names
+
+
+def _register_source(source: str) -> None:
+    """Let tracebacks quote the user's lines although '<figure>' is not a file."""
+    import linecache
+
+    lines = source.splitlines(keepends=True)
+    linecache.cache["<figure>"] = (len(source), None, lines, "<figure>")
+
+
+def _traceback_tail(exc: BaseException, limit: int) -> str:
+    import traceback
+
+    frames = traceback.extract_tb(exc.__traceback__)
+    # Frames of this harness mean nothing to the model: start at its own code.
+    user = [f for f in frames if f.filename == "<figure>"]
+    lines = ["Traceback (most recent call last):"]
+    shown = frames[frames.index(user[0]) :] if user else frames[-3:]
+    shown = [f for f in shown if f.filename != __file__]  # the audit hook's own frames
+    for frame in shown[-8:]:
+        where = "your code" if frame.filename == "<figure>" else frame.filename
+        lines.append(f'  File "{where}", line {frame.lineno}, in {frame.name}')
+        if frame.line:
+            lines.append(f"    {frame.line}")
+    lines.extend(traceback.format_exception_only(type(exc), exc))
+    text = "\n".join(line.rstrip("\n") for line in lines)
+    return text if len(text) <= limit else "..." + text[-limit:]
+
+
+def _save_figures(staging: str, max_figures: int, dpi: int) -> tuple[int, int]:
+    """Save every open figure as fig-NNN.pdf/.png; return (saved, open)."""
+    import matplotlib.pyplot as plt
+
+    numbers = plt.get_fignums()
+    saved = 0
+    for i, number in enumerate(numbers[:max_figures], start=1):
+        fig = plt.figure(number)
+        base = os.path.join(staging, f"fig-{i:03d}")
+        fig.savefig(base + ".pdf", bbox_inches="tight")
+        fig.savefig(base + ".png", dpi=dpi, bbox_inches="tight")
+        saved += 1
+    return saved, len(numbers)
+
+
+def main(argv: list[str]) -> int:
+    with open(argv[1], encoding="utf-8") as fh:
+        job = json.load(fh)
+    channel_fd = _open_channel(job)
+    for entry in job.get("extra_sys_path", []):
+        if entry not in sys.path:
+            sys.path.append(entry)
+    _set_limits(job)
+    _scrub_environment()
+
+    def emit(record: dict) -> None:
+        os.write(channel_fd, (json.dumps(record) + "\n").encode("utf-8"))
+
+    try:
+        _trusted_imports(job["preimport"])
+    except Exception as exc:  # noqa: BLE001 - a broken installation, not the user's fault
+        emit({"event": "result", "status": "setup_error", "error": f"{type(exc).__name__}: {exc}"})
+        return 1
+    try:
+        code = compile(job["code"], "<figure>", "exec", dont_inherit=True)
+    except (SyntaxError, ValueError) as exc:
+        emit({"event": "result", "status": "error", "traceback": f"{type(exc).__name__}: {exc}"})
+        return 0
+
+    import collections
+    import dataclasses
+    from pathlib import Path
+
+    import matplotlib.pyplot as plt
+
+    work = os.path.realpath(job["work_dir"])
+    staging = os.path.realpath(job["staging_dir"])
+    read_roots = _realpath_roots(
+        [job["data_dir"], job["mpl_cache_dir"], *_library_roots(), *_zoneinfo_roots()]
+        + [os.path.dirname(plt.matplotlib.get_data_path())]
+    )
+    read_files = frozenset(
+        _realpath_roots(_font_files() + ["/dev/null", "/dev/urandom", "/etc/localtime"])
+    )
+    library_roots = _realpath_roots(_library_roots())
+    codegen_files = _codegen_files(collections.__file__, dataclasses.__file__)
+    stdout = _CappedText(int(job["max_output_chars"]))
+    stderr = _CappedText(int(job["max_output_chars"]))
+    user_globals = {
+        "__name__": "__main__",
+        "__builtins__": _user_builtins(job["hidden_builtins"]),
+        "DATA_DIR": Path(job["data_dir"]),
+    }
+    _register_source(job["code"])
+
+    deny, hook = _make_hook(
+        read_roots=read_roots,
+        write_roots=_realpath_roots([work]),
+        quiet_roots=_realpath_roots([job["mpl_cache_dir"]]),
+        quiet_read_roots=_realpath_roots(["/proc", "/sys", "/dev"] if os.name == "posix" else []),
+        read_files=read_files,
+        library_roots=library_roots,
+        codegen_files=codegen_files,
+        user_code=code,
+        channel_fd=channel_fd,
+    )
+    _neuter_fork_exec(deny)
+    _set_nproc_limit()
+    sys.dont_write_bytecode = True  # importlib would otherwise write .pyc into site-packages
+    plt.show = lambda *a, **k: None  # Agg cannot show; a habitual plt.show() must not warn
+    del deny
+    sys.addaudithook(hook)
+    del hook
+
+    # From here on the code below is as untrusted as the user code: it may have
+    # patched anything reachable. The parent re-validates everything it receives.
+    sys.stdout, sys.stderr = stdout, stderr
+    # Warnings name the category and text only: the harness's own path means nothing.
+    warnings.formatwarning = lambda message, category, *_a, **_k: (
+        f"{category.__name__}: {message}\n"
+    )
+    status, tb_text = "ok", ""
+    try:
+        exec(code, user_globals)
+    except SystemExit:
+        pass
+    except BaseException as exc:  # noqa: BLE001 - report every failure to the model
+        status, tb_text = "error", _traceback_tail(exc, int(job["max_traceback_chars"]))
+    saved = opened = 0
+    if status == "ok":
+        try:
+            saved, opened = _save_figures(staging, int(job["max_figures"]), int(job["dpi"]))
+        except BaseException as exc:  # noqa: BLE001
+            status, tb_text = "error", _traceback_tail(exc, int(job["max_traceback_chars"]))
+    if status == "ok" and saved == 0:
+        status = "no_figure"
+    emit(
+        {
+            "event": "result",
+            "status": status,
+            "traceback": tb_text,
+            "figures": saved,
+            "open_figures": opened,
+            "stdout": stdout.getvalue(),
+            "stderr": stderr.getvalue(),
+        }
+    )
+    return 0
+
+
+def _open_channel(job: dict) -> int:
+    """The result channel: an inherited pipe on POSIX, an append-only file elsewhere."""
+    if job.get("channel_fd") is not None:
+        return int(job["channel_fd"])
+    flags = os.O_WRONLY | os.O_CREAT | os.O_APPEND | getattr(os, "O_BINARY", 0)
+    return os.open(job["channel_path"], flags, 0o600)
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

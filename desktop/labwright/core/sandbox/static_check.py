@@ -1,0 +1,412 @@
+"""Layer 1 of the make_figure sandbox: a static (ast) check of model-written code.
+
+The check refuses code before any process starts. It is a *filter*, not the wall:
+a determined payload can always reach a dangerous object through some library
+attribute chain, so layer 2 (the isolated child process and its audit hook)
+enforces the actual effects. What this layer buys is fast, precise feedback for
+an honest model ("use pandas.read_csv instead of open()") and a first cut of the
+obvious escapes. Every violation is one sentence naming the rule and a fix.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from collections.abc import Iterable
+
+# Top-level modules the code may import. Pure computation, plotting and parsing
+# helpers only: nothing that starts processes, opens sockets or loads code.
+ALLOWED_MODULES: frozenset[str] = frozenset(
+    {
+        "numpy",
+        "pandas",
+        "scipy",
+        "matplotlib",
+        "mpl_toolkits",
+        "openpyxl",
+        "math",
+        "cmath",
+        "statistics",
+        "random",
+        "pathlib",
+        "re",
+        "json",
+        "csv",
+        "io",
+        "itertools",
+        "functools",
+        "collections",
+        "decimal",
+        "fractions",
+        "datetime",
+        "string",
+        "textwrap",
+        "typing",
+        "dataclasses",
+        "warnings",
+        "time",
+        "copy",
+        "enum",
+        "numbers",
+        "bisect",
+        "heapq",
+    }
+)
+
+# Submodules of allowed packages that execute strings, start programs or poke memory.
+FORBIDDEN_SUBMODULES: frozenset[str] = frozenset(
+    {
+        "numpy.ctypeslib",
+        "numpy.f2py",
+        "numpy.distutils",
+        "numpy.testing",
+        "pandas.testing",
+        "pandas.io.clipboard",
+        "pandas.io.clipboards",
+        "matplotlib.testing",
+        "matplotlib.animation",
+        "matplotlib.texmanager",
+        "matplotlib.dviread",
+        "scipy.weave",
+    }
+)
+
+# Modules that get a dedicated explanation when someone tries to import them.
+_MODULE_FIXES: dict[str, str] = {
+    "os": "use pathlib.Path / DATA_DIR for paths; the figure is saved for you",
+    "sys": "there is nothing in sys a figure needs",
+    "subprocess": "figures are made with matplotlib only; no programs can be started",
+    "socket": "there is no network access; use the files under DATA_DIR",
+    "shutil": "the figure is saved for you; no files need copying",
+    "pickle": "read data with pandas.read_csv / read_excel or numpy.loadtxt",
+    "importlib": "import the allowed modules with a plain import statement",
+    "builtins": "use the builtin functions directly",
+    "ctypes": "numpy and pandas cover the numerics",
+}
+
+_DEFAULT_MODULE_FIX = "allowed modules are: " + ", ".join(sorted(ALLOWED_MODULES))
+
+# Builtin names the code may not use, each with the way to do the honest thing.
+FORBIDDEN_NAMES: dict[str, str] = {
+    "open": "use pandas.read_csv(DATA_DIR / 'x.csv'), numpy.loadtxt(...) or (DATA_DIR / 'x.txt').read_text()",
+    "eval": "write the expression as code",
+    "exec": "write the code directly",
+    "compile": "write the code directly",
+    "__import__": "use a plain import statement of an allowed module",
+    "globals": "use ordinary variables",
+    "locals": "use ordinary variables",
+    "vars": "use ordinary variables or a dict",
+    "getattr": "access attributes directly, e.g. obj.name",
+    "setattr": "assign attributes directly, e.g. obj.name = value",
+    "delattr": "leave objects as they are",
+    "breakpoint": "the code runs unattended; print values instead",
+    "input": "the code runs unattended; put values in the code",
+    "memoryview": "use numpy arrays",
+    "help": "the code runs unattended",
+    "exit": "let the code end normally; the harness saves the open figure",
+    "quit": "let the code end normally; the harness saves the open figure",
+    "copyright": "not needed",
+    "credits": "not needed",
+    "license": "not needed",
+}
+
+# Attribute names that are escape primitives whatever object they hang off
+# (e.g. `pd.io.common.os.system`); honest plotting code never needs them.
+FORBIDDEN_ATTRIBUTES: frozenset[str] = frozenset(
+    {
+        # process control and environment
+        "system",
+        "popen",
+        "fork",
+        "forkpty",
+        "kill",
+        "killpg",
+        "spawnl",
+        "spawnv",
+        "spawnve",
+        "spawnlp",
+        "posix_spawn",
+        "posix_spawnp",
+        "execv",
+        "execve",
+        "execl",
+        "execle",
+        "execlp",
+        "execvp",
+        "execvpe",
+        "startfile",
+        "environ",
+        "environb",
+        "getenv",
+        "putenv",
+        "unsetenv",
+        # modules reached through other modules' namespaces
+        "os",
+        "sys",
+        "subprocess",
+        "socket",
+        "ctypes",
+        "pickle",
+        "shutil",
+        "builtins",
+        "importlib",
+        "marshal",
+        "gc",
+        "inspect",
+        "operator",
+        "posix",
+        "nt",
+        "modules",
+        # code and frame introspection
+        "f_globals",
+        "f_locals",
+        "f_builtins",
+        "f_back",
+        "f_code",
+        "tb_frame",
+        "gi_frame",
+        "gi_code",
+        "cr_frame",
+        "cr_code",
+        "ag_frame",
+        "co_code",
+        "cell_contents",
+        # pickle-based loaders run arbitrary code from the file they read
+        "read_pickle",
+        "to_pickle",
+        "open_code",
+        "FileIO",
+        "load_module",
+        "exec_module",
+    }
+)
+
+# `io.open` is the builtin open under another name.
+_MODULE_ATTRIBUTE_DENY: dict[str, frozenset[str]] = {"io": frozenset({"open"})}
+
+_DUNDER_STRING = re.compile(r"__\w+__")
+# Dunder names that are harmless to *read* (`if __name__ == "__main__":` is a common habit).
+_ALLOWED_DUNDER_NAMES = frozenset({"__name__"})
+# Dunder methods an honest helper class may define; the others (__fspath__,
+# __reduce__, __del__, __getattr__...) hook into the runtime and are refused.
+_ALLOWED_DUNDER_DEFS = frozenset(
+    {"__init__", "__post_init__", "__repr__", "__str__", "__len__", "__iter__", "__getitem__"}
+)
+
+
+def _top(module: str) -> str:
+    return module.split(".", 1)[0]
+
+
+def _module_violation(module: str, line: int) -> str | None:
+    """Return the violation for importing `module`, or None when it is allowed."""
+    top = _top(module)
+    if top not in ALLOWED_MODULES:
+        fix = _MODULE_FIXES.get(top, _DEFAULT_MODULE_FIX)
+        return f"Line {line}: importing '{module}' is not allowed (rule: import allowlist). Fix: {fix}."
+    parts = module.split(".")
+    if any(p.startswith("_") for p in parts):
+        return (
+            f"Line {line}: importing the private module '{module}' is not allowed "
+            "(rule: no private modules). Fix: use the package's public API."
+        )
+    for i in range(2, len(parts) + 1):
+        if ".".join(parts[:i]) in FORBIDDEN_SUBMODULES:
+            return (
+                f"Line {line}: importing '{module}' is not allowed (rule: no code-running, "
+                "program-starting or testing submodules). Fix: plot with numpy/pandas/matplotlib."
+            )
+    return None
+
+
+class _Checker(ast.NodeVisitor):
+    def __init__(self) -> None:
+        self.violations: list[str] = []
+        # local alias -> module it names, to catch `io.open` under any alias
+        self.module_aliases: dict[str, str] = {}
+
+    def _add(self, message: str) -> None:
+        if message not in self.violations:
+            self.violations.append(message)
+
+    # --- imports -------------------------------------------------------------
+    def visit_Import(self, node: ast.Import) -> None:
+        for alias in node.names:
+            problem = _module_violation(alias.name, node.lineno)
+            if problem:
+                self._add(problem)
+            self.module_aliases[alias.asname or _top(alias.name)] = (
+                alias.name if alias.asname else _top(alias.name)
+            )
+        self.generic_visit(node)
+
+    def visit_ImportFrom(self, node: ast.ImportFrom) -> None:
+        if node.level:
+            self._add(
+                f"Line {node.lineno}: relative imports are not allowed (rule: import allowlist). "
+                "Fix: import numpy, pandas, scipy or matplotlib by name."
+            )
+        elif node.module is not None:
+            problem = _module_violation(node.module, node.lineno)
+            if problem:
+                self._add(problem)
+            for alias in node.names:
+                if alias.name == "*":
+                    self._add(
+                        f"Line {node.lineno}: 'from {node.module} import *' is not allowed "
+                        "(rule: explicit imports). Fix: import the names you use."
+                    )
+                    continue
+                full = f"{node.module}.{alias.name}"
+                sub = _module_violation(full, node.lineno) if alias.name[:1] == "_" else None
+                if sub is None and full in FORBIDDEN_SUBMODULES:
+                    sub = _module_violation(full, node.lineno)
+                denied = _MODULE_ATTRIBUTE_DENY.get(node.module, frozenset())
+                if alias.name in denied or alias.name in FORBIDDEN_ATTRIBUTES:
+                    sub = (
+                        f"Line {node.lineno}: importing '{full}' is not allowed (rule: no file, "
+                        "process or interpreter access). Fix: read data with pandas or numpy "
+                        "from DATA_DIR."
+                    )
+                if sub:
+                    self._add(sub)
+        self.generic_visit(node)
+
+    # --- names and attributes ---------------------------------------------------
+    def visit_Name(self, node: ast.Name) -> None:
+        name = node.id
+        if name in FORBIDDEN_NAMES:
+            self._add(
+                f"Line {node.lineno}: '{name}' is not allowed (rule: no dynamic code, "
+                f"introspection or direct file access). Fix: {FORBIDDEN_NAMES[name]}."
+            )
+        elif (
+            name.startswith("__")
+            and name.endswith("__")
+            and (name not in _ALLOWED_DUNDER_NAMES or not isinstance(node.ctx, ast.Load))
+        ):
+            self._add(
+                f"Line {node.lineno}: the name '{name}' is not allowed (rule: no dunder "
+                "names). Fix: use DATA_DIR for the data folder and plain variables otherwise."
+            )
+        self.generic_visit(node)
+
+    def visit_Attribute(self, node: ast.Attribute) -> None:
+        attr = node.attr
+        if attr.startswith("__"):
+            self._add(
+                f"Line {node.lineno}: the attribute '.{attr}' is not allowed (rule: no dunder "
+                "attributes). Fix: use the object's public methods."
+            )
+        elif attr in FORBIDDEN_ATTRIBUTES:
+            self._add(
+                f"Line {node.lineno}: the attribute '.{attr}' is not allowed (rule: no process, "
+                "environment, module or frame access). Fix: plot the data with "
+                "numpy/pandas/matplotlib only."
+            )
+        elif isinstance(node.value, ast.Name):
+            module = self.module_aliases.get(node.value.id)
+            if module and attr in _MODULE_ATTRIBUTE_DENY.get(module, frozenset()):
+                self._add(
+                    f"Line {node.lineno}: '{module}.{attr}' is not allowed (rule: no direct file "
+                    "access). Fix: use pandas.read_csv(DATA_DIR / 'x.csv') or "
+                    "(DATA_DIR / 'x.txt').read_text()."
+                )
+        self.generic_visit(node)
+
+    # --- definitions and literals --------------------------------------------
+    def _check_def(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
+        name = node.name
+        if name.startswith("__") and name.endswith("__") and name not in _ALLOWED_DUNDER_DEFS:
+            self._add(
+                f"Line {node.lineno}: defining '{name}' is not allowed (rule: no runtime hooks). "
+                "Fix: use a plain function or a dataclass."
+            )
+        self.generic_visit(node)
+
+    visit_FunctionDef = _check_def
+    visit_AsyncFunctionDef = _check_def
+
+    def visit_ClassDef(self, node: ast.ClassDef) -> None:
+        if node.keywords:
+            self._add(
+                f"Line {node.lineno}: class keywords such as metaclass= are not allowed "
+                "(rule: no metaclass tricks). Fix: use a plain class or a dataclass."
+            )
+        self.generic_visit(node)
+
+    def visit_Constant(self, node: ast.Constant) -> None:
+        value = node.value
+        if isinstance(value, str) and _DUNDER_STRING.search(value):
+            self._add(
+                f"Line {node.lineno}: strings naming dunder attributes are not allowed (rule: no "
+                "dunder attributes, not even by name). Fix: use the object's public methods."
+            )
+        self.generic_visit(node)
+
+    def visit_Call(self, node: ast.Call) -> None:
+        # type(name, bases, dict) builds classes (and dunder methods) from strings.
+        if isinstance(node.func, ast.Name) and node.func.id == "type" and len(node.args) != 1:
+            self._add(
+                f"Line {node.lineno}: type() with more than one argument is not allowed (rule: "
+                "no metaclass tricks). Fix: use type(x) only to inspect a value."
+            )
+        self.generic_visit(node)
+
+    def visit_Global(self, node: ast.Global) -> None:
+        if "DATA_DIR" in node.names:
+            self._add(f"Line {node.lineno}: DATA_DIR is read-only (rule: fixed data folder).")
+        self.generic_visit(node)
+
+
+def parse(code: str) -> tuple[ast.Module | None, str | None]:
+    """Parse `code`; return (tree, None) or (None, a one-line syntax error for the model)."""
+    try:
+        return ast.parse(code, filename="<figure>", mode="exec"), None
+    except SyntaxError as exc:
+        where = f"line {exc.lineno}" if exc.lineno else "somewhere"
+        return None, f"SyntaxError at {where}: {exc.msg}."
+    except (ValueError, RecursionError, MemoryError) as exc:  # NUL bytes, absurd nesting
+        return None, f"The code could not be parsed: {exc.__class__.__name__}."
+
+
+def violations_of(tree: ast.Module) -> list[str]:
+    """The layer-1 violations of a parsed module (empty = allowed)."""
+    checker = _Checker()
+    checker.visit(tree)
+    return checker.violations
+
+
+def check_code(code: str) -> list[str]:
+    """Static layer: the list of rule violations, each a sentence naming the rule; empty = OK.
+
+    Unparseable code yields one entry describing the syntax error, so an empty list
+    always means "this code may run".
+    """
+    tree, error = parse(code)
+    if tree is None:
+        return [error or "The code could not be parsed."]
+    return violations_of(tree)
+
+
+def imported_modules(tree: ast.Module) -> list[str]:
+    """Allowed modules the code imports (dotted, plus `from X import sub` candidates).
+
+    The child pre-imports these before its audit hook goes up, so their import-time
+    work (file probes, extension loading) happens while the process is still trusted
+    and only what the code really uses is paid for.
+    """
+    found: list[str] = []
+
+    def add(names: Iterable[str]) -> None:
+        for name in names:
+            if _module_violation(name, 0) is None and name not in found:
+                found.append(name)
+
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            add(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            add([node.module])
+            add(f"{node.module}.{alias.name}" for alias in node.names if alias.name != "*")
+    return found
