@@ -1,0 +1,27 @@
+"""LaTeX: engine probe (once per process), compile, log parsing, escaping.
+
+`from labwright.core.latex import compile_tex, probe_engines, ...` is the
+public surface; the submodules are implementation detail.
+"""
+
+from __future__ import annotations
+
+from .build import CompileResult, compile_tex, subprocess_env
+from .escape import escape_latex
+from .logparse import LogError, parse_log, parse_warnings, source_context
+from .probe import DEBIAN_PACKAGES, NO_ENGINES, Engines, probe_engines
+
+__all__ = [
+    "DEBIAN_PACKAGES",
+    "NO_ENGINES",
+    "CompileResult",
+    "Engines",
+    "LogError",
+    "compile_tex",
+    "escape_latex",
+    "parse_log",
+    "parse_warnings",
+    "probe_engines",
+    "source_context",
+    "subprocess_env",
+]

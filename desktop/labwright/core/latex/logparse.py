@@ -1,0 +1,253 @@
+r"""Read a TeX .log: errors with file, line and source context; warnings.
+
+Two error formats occur, often in one log:
+
+* `-file-line-error`: `./report.tex:42: Undefined control sequence.`
+* classic: `! Undefined control sequence.` and, a few lines later, `l.42 \foo`.
+
+Even with `-file-line-error` some errors keep the `!` form (a missing
+package's "File `x.sty' not found" is one), so both are always parsed. The log
+is expected unwrapped (`max_print_line=10000`, which compile_tex sets);
+wrapped logs still parse, with messages cut at the wrap.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+
+CONTEXT_RADIUS = 3
+_LOOKAHEAD = 30  # lines after an error line searched for its `l.N` pointer
+
+_FILE_LINE = re.compile(
+    r"^(?P<file>(?:[A-Za-z]:)?[^:\n]*?\.[A-Za-z0-9]{1,8}):(?P<line>\d+): (?P<msg>.*)$"
+)
+_BANG = re.compile(r"^! (?P<msg>.*)$")
+_POINTER = re.compile(r"^l\.(?P<line>\d+)(?: (?P<text>.*))?$")
+_CONTINUATION = re.compile(r"^\([\w@.-]+\)\s+(?P<text>.+)$")  # \MessageBreak lines: "(pkg)   ..."
+_ABORT = re.compile(r"^\*\*\* \(.*\)$")  # "*** (job aborted, no legal \end found)"
+# Errors that only say "and therefore I stopped"; kept only if nothing better.
+_SECONDARY = ("Emergency stop", "==> Fatal error occurred")
+
+_CITATION = re.compile(
+    r"Citation [`'](?P<key>[^']*)' (?:on page \S+ )?undefined(?: on input line (?P<line>\d+))?"
+)
+_REFERENCE = re.compile(
+    r"Reference [`'](?P<key>[^']*)' (?:on page \S+ )?undefined(?: on input line (?P<line>\d+))?"
+)
+_MULTIPLY = re.compile(r"Label [`'](?P<key>[^']*)' multiply defined")
+_MISSING_CHAR = re.compile(
+    r"^Missing character: There is no (?P<char>.+?) (?:\(U\+[0-9A-Fa-f]+\) )?in font (?P<font>.+?)!?$"
+)
+# BibTeX's .blg: "I was expecting a `,' or a `}'---line 4 of file refs.bib"
+_BLG_ERROR = re.compile(r"^(?P<msg>.+?)---line (?P<line>\d+) of file (?P<file>.+?)\s*$")
+_BLG_FATAL = re.compile(r"^(?:I couldn't open .*|I found no .*|ERROR - .*)$")  # bibtex / biber
+_BLG_WARNING = re.compile(r"^(?:Warning--|WARN - )(?P<msg>.+)$")
+_OVERFULL = re.compile(
+    r"^Overfull \\[hv]box \((?P<pt>[\d.]+)pt too (?:wide|high)\)(?:.*?lines? (?P<line>\d+))?"
+)
+
+
+@dataclass(frozen=True)
+class LogError:
+    """One TeX error: where it is, what TeX said, and the source around it."""
+
+    file: str
+    line: int | None
+    message: str
+    context: str  # source lines around `line`, numbered, ">" marks `line`
+
+
+def source_context(source: str, line: int, radius: int = CONTEXT_RADIUS) -> str:
+    """Lines `line`±`radius` of `source`, each numbered; ">" marks `line`."""
+    lines = source.splitlines()
+    if not 1 <= line <= len(lines):
+        return ""
+    first, last = max(1, line - radius), min(len(lines), line + radius)
+    width = len(str(last))
+    return "\n".join(
+        f"{'>' if n == line else ' '} {n:>{width}} | {lines[n - 1]}" for n in range(first, last + 1)
+    )
+
+
+def _normalize_file(file: str) -> str:
+    file = file.replace("\\", "/")
+    while file.startswith("./"):
+        file = file[2:]
+    return file
+
+
+def _pointer_after(lines: list[str], start: int) -> tuple[int | None, str]:
+    """The `l.N` pointer that follows an error header: (N, text TeX had read).
+
+    A following "Emergency stop" belongs to the same failure (a missing file
+    stops TeX at once), so the search goes on through it, and its
+    `file:line:` gives the line when there is no `l.N`.
+    """
+    fallback: int | None = None
+    for line in lines[start + 1 : start + 1 + _LOOKAHEAD]:
+        header = _FILE_LINE.match(line)
+        bang = _BANG.match(line)
+        if header or bang:
+            message = (header or bang).group("msg")  # type: ignore[union-attr]
+            if not message.startswith(_SECONDARY):
+                break  # the next error: this one has no pointer
+            if header and fallback is None:
+                fallback = int(header.group("line"))
+            continue
+        pointer = _POINTER.match(line)
+        if pointer:
+            return int(pointer.group("line")), (pointer.group("text") or "").strip()
+    return fallback, ""
+
+
+def _full_message(lines: list[str], start: int, first: str) -> str:
+    """The header line plus its "(pkg)  ..." continuation or "*** (...)" line."""
+    parts = [first.strip()]
+    for line in lines[start + 1 : start + 6]:
+        cont = _CONTINUATION.match(line)
+        if cont:
+            parts.append(cont.group("text").strip())
+        elif _ABORT.match(line.strip()):
+            parts.append(line.strip())
+            break
+        elif line.strip():
+            break
+    return " ".join(parts)
+
+
+def _near(text: str) -> str:
+    # What TeX had read of the line when it stopped; its end is the culprit.
+    text = text.strip()
+    return text if len(text) <= 40 else "…" + text[-40:]
+
+
+def parse_log_errors(
+    log_text: str, read_source: Callable[[str], str | None], tex_name: str
+) -> list[LogError]:
+    """Errors in `log_text`; `read_source(file)` gives a file's text for context."""
+    lines = log_text.splitlines()
+    found: list[tuple[str, int | None, str]] = []
+    for i, line in enumerate(lines):
+        flm = _FILE_LINE.match(line)
+        bang = None if flm else _BANG.match(line)
+        if not (flm or bang):
+            continue
+        if flm:
+            file, lineno = _normalize_file(flm.group("file")), int(flm.group("line"))
+            message = _full_message(lines, i, flm.group("msg"))
+            _, near = _pointer_after(lines, i)
+        else:
+            assert bang is not None
+            file = tex_name  # classic errors do not say which file; assume the report
+            message = _full_message(lines, i, bang.group("msg"))
+            lineno, near = _pointer_after(lines, i)
+        if near:
+            message = f"{message} (near: {_near(near)})"
+        found.append((file, lineno, message))
+
+    primary = [e for e in found if not e[2].startswith(_SECONDARY)]
+    chosen = primary or found
+    errors: list[LogError] = []
+    seen: set[tuple[str, int | None, str]] = set()
+    for file, lineno, message in chosen:
+        if (file, lineno, message) in seen:
+            continue
+        seen.add((file, lineno, message))
+        source = read_source(file) if lineno is not None else None
+        context = source_context(source, lineno) if source and lineno is not None else ""
+        errors.append(LogError(file=file, line=lineno, message=message, context=context))
+    return errors
+
+
+def parse_log(
+    log_text: str, source: str | None = None, tex_name: str = "report.tex"
+) -> list[LogError]:
+    """Errors of a TeX log; `source` is the text of `tex_name`, for context."""
+    main = _normalize_file(tex_name)
+
+    def read_source(file: str) -> str | None:
+        return source if _normalize_file(file) == main else None
+
+    return parse_log_errors(log_text, read_source, tex_name)
+
+
+def _line_suffix(line: str | None) -> str:
+    return f" (line {line})" if line else ""
+
+
+def _font_name(raw: str) -> str:
+    # "[lmroman10-regular]:mapping=tex-text;" -> "lmroman10-regular"
+    name = raw.split(":", 1)[0] if not raw.startswith("[") else raw[1:].split("]", 1)[0]
+    return name.strip('"') or raw
+
+
+def _is_cjk(char: str) -> bool:
+    return len(char) == 1 and (
+        "\u2e80" <= char <= "\u9fff" or "\uac00" <= char <= "\ud7af" or "\uff00" <= char <= "\uffef"
+    )
+
+
+def parse_warnings(log_text: str) -> list[str]:
+    """Warnings worth showing: undefined citations and references, duplicate
+    labels, characters missing from the font, and a summary of overfull boxes."""
+    warnings: list[str] = []
+    seen_keys: set[tuple[str, str]] = set()
+    missing: dict[str, list[str]] = {}
+    overfull: list[tuple[float, str | None]] = []
+
+    def add_once(kind: str, key: str, text: str) -> None:
+        if (kind, key) not in seen_keys:
+            seen_keys.add((kind, key))
+            warnings.append(text)
+
+    for line in log_text.splitlines():
+        if m := _CITATION.search(line):
+            add_once("cite", m["key"], f"Citation `{m['key']}' undefined{_line_suffix(m['line'])}")
+        elif m := _REFERENCE.search(line):
+            add_once("ref", m["key"], f"Reference `{m['key']}' undefined{_line_suffix(m['line'])}")
+        elif m := _MULTIPLY.search(line):
+            add_once("label", m["key"], f"Label `{m['key']}' multiply defined")
+        elif m := _MISSING_CHAR.match(line):
+            chars = missing.setdefault(_font_name(m["font"]), [])
+            if m["char"] not in chars:
+                chars.append(m["char"])
+        elif m := _OVERFULL.match(line):
+            overfull.append((float(m["pt"]), m["line"]))
+
+    for font, chars in missing.items():
+        text = f"Missing characters in font {font}: {''.join(chars[:20])}"
+        text += " …" if len(chars) > 20 else ""
+        if any(_is_cjk(c) for c in chars):
+            text += " (CJK text needs ctex, e.g. \\documentclass[UTF8]{ctexart}, and a CJK font)"
+        warnings.append(text)
+    if overfull:
+        worst_pt, worst_line = max(overfull, key=lambda item: item[0])
+        warnings.append(
+            f"{len(overfull)} overfull box(es); worst {worst_pt:g}pt too wide{_line_suffix(worst_line)}"
+        )
+    return warnings
+
+
+def parse_blg(
+    blg_text: str, read_source: Callable[[str], str | None]
+) -> tuple[list[LogError], list[str]]:
+    """Errors and warnings of a BibTeX (or Biber) .blg file."""
+    errors: list[LogError] = []
+    warnings: list[str] = []
+    for line in blg_text.splitlines():
+        if m := _BLG_ERROR.match(line):
+            file, lineno = _normalize_file(m["file"]), int(m["line"])
+            source = read_source(file)
+            context = source_context(source, lineno) if source else ""
+            errors.append(
+                LogError(file=file, line=lineno, message=f"BibTeX: {m['msg']}", context=context)
+            )
+        elif _BLG_FATAL.match(line):
+            errors.append(
+                LogError(file="", line=None, message=f"BibTeX: {line.strip()}", context="")
+            )
+        elif (m := _BLG_WARNING.match(line)) and f"BibTeX: {m['msg'].strip()}" not in warnings:
+            warnings.append(f"BibTeX: {m['msg'].strip()}")
+    return errors, warnings
