@@ -121,6 +121,15 @@ class RunConfig:
         return out
 
 
+def config_from_public(data: dict[str, Any], api_key: str | None) -> RunConfig:
+    """Rebuild a run's configuration from run.json (for --resume); the key comes anew."""
+    known = {f.name for f in fields(RunConfig)} - {"api_key", "guards", "folder", "out_dir"}
+    values = {k: v for k, v in data.items() if k in known}
+    guards = GuardLimits(**data.get("guards", {}))
+    out = Path(data["out_dir"]) if data.get("out_dir") else None
+    return RunConfig(folder=Path(data["folder"]), out_dir=out, api_key=api_key, guards=guards, **values)
+
+
 def key_from_env(base_url: str | None = None) -> str | None:
     """The first API key found in the environment for this provider."""
     for name in provider_for_url(base_url).key_env:

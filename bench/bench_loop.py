@@ -1,0 +1,90 @@
+"""Loop overhead: a 20-turn exploration against the fake server vs 20 raw openai calls.
+
+Both send the same requests (the transcripts the loop built, replayed raw) to
+the same zero-delay fake server over loopback, so the difference is what the
+loop adds: guards, tool execution, events, transcript handling.
+Runs interleaved, prints medians and the ratio (goal: <= 1.15).
+
+    .venv/bin/python bench/bench_loop.py [repeats]
+"""
+
+from __future__ import annotations
+
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path[:0] = [str(ROOT / "tests"), str(ROOT / "desktop")]
+
+import openai  # noqa: E402
+from fakes import FakeLLM, call, tool_calls  # noqa: E402
+
+from labwright.core.config import RunConfig  # noqa: E402
+from labwright.core.explore import explore  # noqa: E402
+from labwright.core.llm import LLM, Usage  # noqa: E402
+from labwright.core.tools import ToolContext  # noqa: E402
+from labwright.core.workspace import scan_folder  # noqa: E402
+
+TURNS = 20
+
+
+def model(body: dict, n: int):
+    turn = n % TURNS
+    if turn == TURNS - 1:
+        return tool_calls(call("finish_exploration", {"experiment": "x", "goal": "y", "key_findings": ["z"]}))
+    return tool_calls(call("read_file", {"path": "data.csv", "offset": turn * 50, "limit": 50}))
+
+
+def one_exploration(llm_url: str, folder: Path, out: Path) -> float:
+    config = RunConfig(folder=folder, out_dir=out, base_url=llm_url, api_key="sk-bench", max_tool_iters=TURNS)
+    client = LLM(llm_url, "sk-bench", max_retries=0)
+    scan = scan_folder(folder)
+    start = time.perf_counter()
+    gen = explore(config, client, scan, ToolContext(folder, out, client), Usage())
+    try:
+        while True:
+            next(gen)
+    except StopIteration as stop:
+        assert stop.value.status == "finished", stop.value.reason
+    elapsed = time.perf_counter() - start
+    client.close()
+    return elapsed
+
+
+def raw_calls(llm_url: str, bodies: list[dict]) -> float:
+    """The same requests the loop sent (same transcripts, same tools), sent raw."""
+    client = openai.OpenAI(base_url=llm_url, api_key="sk-bench", max_retries=0)
+    start = time.perf_counter()
+    for body in bodies:
+        client.chat.completions.create(**body)
+    elapsed = time.perf_counter() - start
+    client.close()
+    return elapsed
+
+
+def main() -> None:
+    repeats = int(sys.argv[1]) if len(sys.argv) > 1 else 15
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = Path(tmp) / "material"
+        folder.mkdir()
+        (folder / "data.csv").write_text("".join(f"{i},{i * 0.1:.1f}\n" for i in range(TURNS * 50)))
+        loop_t, raw_t = [], []
+        with FakeLLM(model) as llm:
+            one_exploration(llm.base_url, folder, Path(tmp) / "warm")
+            bodies = [dict(b) for b in llm.requests[:TURNS]]
+            raw_calls(llm.base_url, bodies)
+            for i in range(repeats):
+                loop_t.append(one_exploration(llm.base_url, folder, Path(tmp) / f"run{i}"))
+                raw_t.append(raw_calls(llm.base_url, bodies))
+    loop_m, raw_m = statistics.median(loop_t), statistics.median(raw_t)
+    print(f"turns per run:            {TURNS}")
+    print(f"exploration loop, median: {loop_m * 1000:8.1f} ms  ({loop_m / TURNS * 1000:.2f} ms/turn)")
+    print(f"raw openai calls, median: {raw_m * 1000:8.1f} ms  ({raw_m / TURNS * 1000:.2f} ms/call)")
+    print(f"ratio loop/raw:           {loop_m / raw_m:8.3f}   (goal <= 1.15)")
+
+
+if __name__ == "__main__":
+    main()

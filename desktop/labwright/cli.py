@@ -1,0 +1,255 @@
+"""`labwright` on the command line: run, gui, verify (DESIGN.md, "Command line")."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import signal
+import sys
+import threading
+from dataclasses import replace
+from pathlib import Path
+
+EXIT = {"ok": 0, "degraded": 10, "failed": 1, "cancelled": 130}
+EXIT_USAGE = 2
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="labwright",
+        description="Turn a folder of experiment material into a LaTeX lab report.",
+    )
+    sub = p.add_subparsers(dest="command")
+    g = sub.add_parser("gui", help="open the desktop app")
+    g.add_argument("folder", nargs="?", type=Path)
+
+    r = sub.add_parser("run", help="run headless on a folder")
+    r.add_argument("folder", nargs="?", type=Path)
+    r.add_argument(
+        "--resume",
+        type=Path,
+        metavar="RUN_DIR",
+        help="continue a run from its last completed milestone",
+    )
+    r.add_argument(
+        "--out", type=Path, metavar="DIR", help="run directory (default: LABWRIGHT_HOME/runs/...)"
+    )
+    r.add_argument(
+        "--json", action="store_true", help="one event per line on stdout, as in the journal"
+    )
+    r.add_argument("--offline", action="store_true", help="use no model at all")
+    r.add_argument("--base-url", help="OpenAI-compatible API URL (default: DeepSeek)")
+    r.add_argument("--api-key", help="API key (prefer LABWRIGHT_API_KEY in the environment)")
+    r.add_argument("--explore-model")
+    r.add_argument("--write-model")
+    r.add_argument("--vision-model")
+    r.add_argument("--template")
+    r.add_argument("--lang", choices=["zh", "en"])
+    r.add_argument("--reflect", type=int, metavar="N")
+    r.add_argument("--max-iters", type=int, metavar="N")
+    r.add_argument("--budget-tokens", type=int, metavar="N")
+    r.add_argument("--no-compile", action="store_true")
+
+    v = sub.add_parser("verify", help="check a report's numbers against the evidence")
+    v.add_argument("run_dir", type=Path)
+    return p
+
+
+def _resume_config(a: argparse.Namespace):
+    from labwright.core.config import config_from_public, key_from_env
+
+    meta_path = a.resume / "run.json"
+    try:
+        meta = json.loads(meta_path.read_text(encoding="utf-8"))
+        data = meta["config"]
+    except (OSError, ValueError, KeyError):
+        raise ValueError(f"{a.resume} is not a Labwright run directory (no readable run.json).") from None
+    if meta.get("status") in ("ok", "degraded"):
+        raise ValueError(f"The run in {a.resume} already finished ({meta['status']}); nothing to resume.")
+    data["out_dir"] = str(a.resume.resolve())
+    problem = _check_folder(Path(data["folder"]))
+    if problem:
+        raise ValueError(f"The run's material folder is gone: {problem}")
+    return config_from_public(data, a.api_key or key_from_env(data.get("base_url")))
+
+
+def _config_from_args(a: argparse.Namespace):
+    from labwright.core.config import PROVIDERS, RunConfig, key_from_env, provider_for_url
+    from labwright.core.templates import load_template
+
+    problem = _check_folder(a.folder)
+    if problem:
+        raise ValueError(problem)
+
+    base_url = a.base_url or os.environ.get("LABWRIGHT_BASE_URL") or PROVIDERS["deepseek"].base_url
+    provider = provider_for_url(base_url)
+    for name, value in (
+        ("--max-iters", a.max_iters),
+        ("--budget-tokens", a.budget_tokens),
+        ("--reflect", a.reflect),
+    ):
+        if value is not None and value < (0 if name == "--reflect" else 1):
+            raise ValueError(f"{name} must be a positive number")
+    config = RunConfig(
+        folder=a.folder.expanduser().resolve(),
+        out_dir=a.out.expanduser().resolve() if a.out else None,
+        base_url=base_url,
+        api_key=a.api_key or key_from_env(base_url),
+        explore_model=a.explore_model or provider.explore_model,
+        write_model=a.write_model or provider.write_model,
+        vision_model=a.vision_model or provider.vision_model,
+        template=a.template,
+        lang=a.lang,
+        reflect=a.reflect,
+        budget_tokens=a.budget_tokens,
+        compile=not a.no_compile,
+        offline=a.offline,
+    )
+    if a.max_iters is not None:
+        config = replace(config, max_tool_iters=a.max_iters)
+    load_template(config.template, config.lang)  # an unknown template is bad input: fail now
+    if (
+        not config.offline
+        and not config.api_key
+        and provider.needs_key
+        and provider.name != "custom"
+    ):
+        names = " or ".join(provider.key_env)
+        raise ValueError(
+            f"No API key for {provider.name}. Set {names}, pass --api-key, or run with --offline."
+        )
+    return config
+
+
+def _check_folder(folder: Path | None) -> str | None:
+    if folder is None:
+        return "Give the folder of experiment material: labwright run FOLDER"
+    if not folder.exists():
+        return f"{folder} does not exist."
+    if not folder.is_dir():
+        return f"{folder} is a file; give the folder that holds the material."
+    if not os.access(folder, os.R_OK | os.X_OK):
+        return f"{folder} cannot be read (permission denied)."
+    return None
+
+
+def cmd_run(a: argparse.Namespace) -> int:
+    from labwright.core.pipeline import run_agent
+    from labwright.core.runstore import RunDirError
+
+    try:
+        config = _resume_config(a) if a.resume else _config_from_args(a)
+    except ValueError as e:
+        print(f"labwright: {e}", file=sys.stderr)
+        return EXIT_USAGE
+
+    cancel = threading.Event()
+
+    def on_sigint(signum, frame):  # first Ctrl-C cancels cleanly, the second one kills
+        if cancel.is_set():
+            raise KeyboardInterrupt
+        cancel.set()
+        print("\nlabwright: cancelling… (Ctrl-C again to abort)", file=sys.stderr)
+
+    previous = signal.signal(signal.SIGINT, on_sigint)
+    printer = JsonPrinter() if a.json else LogPrinter()
+    status = "failed"
+    try:
+        for event in run_agent(config, cancel, resume=bool(a.resume)):
+            printer(event)
+            if event.type == "done":
+                status = event.status
+    except RunDirError as e:
+        print(f"labwright: {e}", file=sys.stderr)
+        return EXIT_USAGE
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    return EXIT[status]
+
+
+class JsonPrinter:
+    def __call__(self, event) -> None:
+        sys.stdout.write(event.to_json() + "\n")
+        sys.stdout.flush()
+
+
+class LogPrinter:
+    """A readable live log: one line per step, prefixed with the progress."""
+
+    def __init__(self) -> None:
+        self.progress = ""
+        self.out = sys.stderr
+
+    def __call__(self, ev) -> None:
+        line = self.format(ev)
+        if line:
+            print(line, file=self.out, flush=True)
+
+    def format(self, ev) -> str | None:
+        t = ev.type
+        if t == "milestone":
+            self.progress = f"[{ev.index}/{ev.total} {ev.stage}]"
+            if ev.status == "start":
+                if ev.stage == "scan" and isinstance(ev.detail, dict):
+                    return f"{self.progress} scanning {ev.detail.get('folder')} → run in {ev.detail.get('run_dir')}"
+                return f"{self.progress} started"
+            if ev.status == "skipped":
+                return f"{self.progress} skipped"
+            return f"{self.progress} done: {_detail_line(ev.detail)}"
+        if t == "tool_call":
+            args = ", ".join(f"{k}={_short(v)}" for k, v in ev.args.items() if k != "code")
+            return f"{self.progress}   → {ev.name}({args})"
+        if t == "tool_result":
+            mark = "✓" if ev.ok else "✗"
+            extra = " (cached)" if ev.cached else ""
+            return f"{self.progress}   {mark} {ev.summary}{extra}"
+        if t == "guard":
+            return f"{self.progress}   ! {ev.kind}: {ev.detail}"
+        if t == "llm":
+            return f"{self.progress}   · {ev.role} model {ev.model}: {ev.prompt_tokens}+{ev.completion_tokens} tokens, {ev.ms / 1000:.1f} s"
+        if t == "draft":
+            return f"{self.progress}   draft v{ev.version}: {ev.chars} characters{' (degraded)' if ev.degraded else ''}"
+        if t == "error":
+            return f"{self.progress}   error in {ev.stage}: {ev.message}"
+        if t == "done":
+            why = f" ({', '.join(ev.reasons)})" if ev.reasons else ""
+            where = f"\n  report: {ev.report}" if ev.report else ""
+            where += f"\n  pdf:    {ev.pdf}" if ev.pdf else ""
+            return f"done: {ev.status}{why}{where}"
+        return None
+
+
+def _short(value, limit: int = 60) -> str:
+    text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _detail_line(detail) -> str:
+    if isinstance(detail, dict):
+        if "summary" in detail:
+            return str(detail["summary"])
+        return ", ".join(
+            f"{k}={_short(v, 40)}" for k, v in detail.items() if v not in (None, "", [], {})
+        )
+    return "" if detail is None else str(detail)
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    if args.command == "run":
+        return cmd_run(args)
+    if args.command in (None, "gui"):
+        print(
+            "labwright: the desktop app is not built yet; use `labwright run FOLDER`.",
+            file=sys.stderr,
+        )
+        return EXIT_USAGE
+    if args.command == "verify":
+        print("labwright: verify is not built yet.", file=sys.stderr)
+        return EXIT_USAGE
+    return EXIT_USAGE
+
+
+if __name__ == "__main__":
+    sys.exit(main())

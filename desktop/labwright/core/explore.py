@@ -1,0 +1,391 @@
+"""The exploration tool loop: the model reads the folder until it can say what it holds.
+
+One generator, readable in one sitting. Each turn: ask the model, check every
+call against the guards, run the runnable ones (consecutive read-only calls in
+parallel, results in call order), feed the results back. It ends when
+`finish_exploration` is accepted, or a guard stops it (the exploration is then
+*cut short* and the report is drafted from what was gathered), or after the
+budget plus the final window.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Callable, Generator
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from typing import Any
+
+from .config import RunConfig, resources_dir
+from .events import Error, Event, Guard, LLMCall, ToolCall, ToolResult
+from .guards import Guards, describe_call, fingerprint
+from .llm import LLM, LLMError, Usage
+from .tools import FINISH, Tool, ToolContext, ToolOutcome, build_tools
+from .tools.base import error
+from .workspace import ScanResult
+
+MAX_PARALLEL = 4
+
+
+class Cancelled(Exception):
+    """The user cancelled; everything gathered so far is kept."""
+
+
+@dataclass
+class Exploration:
+    status: str = "cut_short"  # "finished" | "cut_short" | "no_evidence" | "cancelled"
+    reason: str | None = None  # why it was cut short (a degraded reason)
+    detail: str = ""
+    findings: dict[str, Any] | None = None  # finish_exploration's arguments
+    evidence: list[dict[str, Any]] = field(default_factory=list)
+    figures: list[dict[str, Any]] = field(default_factory=list)
+    files_read: list[str] = field(default_factory=list)
+    model_calls: int = 0
+
+    def to_findings(self) -> dict[str, Any]:
+        """findings.json: what the model concluded, or only what was gathered."""
+        base: dict[str, Any] = {
+            "experiment": None,
+            "goal": None,
+            "key_findings": [],
+            "assignment_requirements": [],
+            "method_approach": "",
+            "sample_report": "",
+        }
+        base.update(self.findings or {})
+        base.update(
+            status=self.status,
+            reason=self.reason,
+            detail=self.detail,
+            files_read=self.files_read,
+            gathered=[
+                {k: e[k] for k in ("path", "kind", "offset", "end") if k in e}
+                for e in self.evidence
+            ],
+            figures=self.figures,
+        )
+        return base
+
+
+@dataclass
+class _Slot:
+    """One tool call of a turn, from its parsing to its result."""
+
+    call_id: str
+    name: str
+    args: dict[str, Any]
+    tool: Tool | None = None
+    outcome: ToolOutcome | None = None
+    guard_events: list[Guard] = field(default_factory=list)
+    run: bool = False  # executed (or to be executed) by this turn
+    cached: bool = False  # answered from an earlier result (dedup)
+    bad: bool = False  # could not even be made (unknown tool, broken arguments): a failure
+    same_as: _Slot | None = None  # an identical call earlier in the same batch
+
+
+def _prompt(name: str, **values: Any) -> str:
+    text = (resources_dir() / "prompts" / f"{name}.md").read_text(encoding="utf-8")
+    return text.format(**values)
+
+
+def _first_messages(config: RunConfig, scan: ScanResult, tools: dict[str, Tool]) -> list[dict]:
+    figure_hint = (
+        "When the data supports a figure the report needs, make it with `make_figure`."
+        if "make_figure" in tools
+        else "Figures are made later."
+    )
+    listing = "\n".join(
+        f"- {bucket}: " + ", ".join(paths) for bucket, paths in scan.sample.items() if paths
+    )
+    return [
+        {
+            "role": "system",
+            "content": _prompt(
+                "explore_system", figure_hint=figure_hint, max_iters=config.max_tool_iters
+            ),
+        },
+        {
+            "role": "user",
+            "content": _prompt(
+                "explore_user",
+                folder_name=config.folder.name,
+                scan_summary=scan.summary(),
+                scan_listing=listing or "(no files)",
+            ),
+        },
+    ]
+
+
+def explore(
+    config: RunConfig,
+    llm: LLM,
+    scan: ScanResult,
+    ctx: ToolContext,
+    usage: Usage,
+    cancelled: Callable[[], bool] = lambda: False,
+) -> Generator[Event, None, Exploration]:
+    tools = build_tools(ctx)
+    guards = Guards(config.guards)
+    result = Exploration()
+    messages = _first_messages(config, scan, tools)
+    budget = _TokenBudget(config.budget_tokens)
+    try:
+        for iteration in itertools.count(1):
+            if cancelled():
+                raise Cancelled
+            tool_choice = None
+            if iteration > config.max_tool_iters:  # the final window
+                window_turn = iteration - config.max_tool_iters
+                if window_turn > config.guards.final_window:
+                    result.reason, result.detail = (
+                        "iteration_cap",
+                        (
+                            f"No finish after {config.max_tool_iters} turns and "
+                            f"{config.guards.final_window} final turns; exploration stopped."
+                        ),
+                    )
+                    yield Guard("iteration_cap", result.detail)
+                    break
+                if window_turn == 1:
+                    yield _open_window(config, guards, messages)
+                if guards.evidence > 0:
+                    tool_choice = {"type": "function", "function": {"name": FINISH}}
+
+            offered = [t.schema() for t in tools.values() if t.name not in guards.disabled]
+            try:
+                reply = llm.chat(
+                    model=config.explore_model,
+                    messages=messages,
+                    tools=offered,
+                    tool_choice=tool_choice,
+                )
+            except LLMError as e:
+                if guards.evidence == 0:
+                    raise  # nothing gathered: the run cannot go on from here
+                yield Error("explore", str(e))
+                result.reason, result.detail = "model_error", str(e)
+                break
+            result.model_calls += 1
+            usage.add("explore", reply)
+            yield LLMCall(
+                "explore", reply.model, reply.prompt_tokens, reply.completion_tokens, reply.ms
+            )
+            messages.append(reply.assistant_message())
+
+            verdict = budget.check(usage.total_tokens)
+            if verdict is not None:
+                yield verdict
+                if verdict.detail.startswith("Token budget reached"):
+                    result.reason, result.detail = "budget", verdict.detail
+                    break
+                messages.append({"role": "user", "content": WRAP_UP})
+
+            if not reply.tool_calls:
+                messages.append({"role": "user", "content": USE_TOOLS})
+                continue
+
+            yield from _run_turn(
+                reply.tool_calls, iteration, tools, guards, ctx, messages, result, cancelled
+            )
+            if result.status == "finished":
+                break
+            if guards.stop_reason:
+                result.reason, result.detail = guards.stop_reason, guards.stop_detail
+                if guards.stop_reason == "no_evidence":
+                    result.status = "no_evidence"
+                break
+            nudge = guards.take_nudge()
+            if nudge:
+                messages.append({"role": "user", "content": nudge})
+    except Cancelled:
+        result.status, result.reason = "cancelled", "cancelled"
+    result.files_read = list(guards.files_read)
+    return result
+
+
+WRAP_UP = (
+    "90% of the token budget is used. Wrap up: call finish_exploration with what you have read."
+)
+USE_TOOLS = (
+    "Use the tools to read the material, or call finish_exploration when you know the "
+    "experiment, its goal and the key findings."
+)
+
+
+class _TokenBudget:
+    """Warn once at 90 % of the run's token budget, stop at 100 %."""
+
+    def __init__(self, limit: int | None) -> None:
+        self.limit = limit
+        self.warned = False
+
+    def check(self, spent: int) -> Guard | None:
+        if not self.limit:
+            return None
+        if spent >= self.limit:
+            return Guard(
+                "budget",
+                f"Token budget reached ({spent:,} of {self.limit:,}); exploration stopped.",
+            )
+        if not self.warned and spent >= 0.9 * self.limit:
+            self.warned = True
+            return Guard(
+                "budget",
+                f"90% of the token budget used ({spent:,}); the model was told to wrap up.",
+            )
+        return None
+
+
+def _open_window(config: RunConfig, guards: Guards, messages: list[dict]) -> Guard:
+    forced = guards.evidence > 0
+    messages.append({"role": "user", "content": _window_message(guards, forced)})
+    then = "finish_exploration is now forced." if forced else "nothing read yet, tools stay open."
+    return Guard("final_window", f"Turn budget of {config.max_tool_iters} used; {then}")
+
+
+def _window_message(guards: Guards, forced: bool) -> str:
+    if forced:
+        return (
+            f"The turn budget is used up. {guards.standing()} Call finish_exploration now "
+            "with what the files you read say."
+        )
+    return (
+        "The turn budget is used up and nothing has been read yet. Read the most important "
+        "file now (data or manual); then you must finish."
+    )
+
+
+def _run_turn(
+    calls: list,
+    iteration: int,
+    tools: dict[str, Tool],
+    guards: Guards,
+    ctx: ToolContext,
+    messages: list[dict],
+    result: Exploration,
+    cancelled: Callable[[], bool],
+) -> Generator[Event, None, None]:
+    slots: list[_Slot] = []
+    batch: list[_Slot] = []
+
+    def flush() -> Generator[Event, None, None]:
+        _execute(batch, ctx, cancelled)
+        batch.clear()
+        for slot in slots:
+            yield from _finish_slot(slot, guards, messages, result)
+        slots.clear()
+
+    for call in calls:
+        try:
+            args = call.parsed_args()
+            bad_args = None
+        except ValueError as e:
+            args, bad_args = {}, str(e)
+        yield ToolCall(
+            iteration, call.id, call.name, args if bad_args is None else {"_raw": call.arguments}
+        )
+        slot = _Slot(call.id, call.name, args, tools.get(call.name))
+        if bad_args is not None or slot.tool is None:
+            reason = bad_args or f"unknown tool; available: {', '.join(tools)}"
+            slot.outcome = error(
+                f"{call.name}: {reason}", f"Call not run: {reason}. Fix the call and try again."
+            )
+            slot.bad = True
+            guards.before_call(call.name, args)  # still counts toward the loop breaker
+            slots.append(slot)
+            continue
+        if not slot.tool.concurrency_safe:
+            yield from flush()  # anything before it must land first (e.g. the evidence gate)
+        verdict = guards.before_call(call.name, args)
+        slot.guard_events = verdict.events
+        if verdict.action == "stop":
+            yield from flush()
+            yield from verdict.events
+            yield ToolResult(
+                call.id, call.name, False, False, False, "not run: exploration stopped"
+            )
+            return
+        if verdict.action != "run":
+            slot.outcome = ToolOutcome(
+                verdict.action != "refuse",
+                verdict.content,
+                verdict.events[0].detail if verdict.events else verdict.action,
+                productive=False,
+            )
+            slot.cached = verdict.action == "dedup"
+        else:
+            fp = fingerprint(call.name, args)
+            slot.same_as = next((s for s in batch if fingerprint(s.name, s.args) == fp), None)
+            slot.run = slot.same_as is None
+            if slot.run:
+                batch.append(slot)
+        slots.append(slot)
+        if not slot.tool.concurrency_safe:
+            yield from flush()
+            if result.status == "finished":
+                return  # calls after an accepted finish are moot
+    yield from flush()
+
+
+def _execute(batch: list[_Slot], ctx: ToolContext, cancelled: Callable[[], bool]) -> None:
+    if not batch:
+        return
+    if cancelled():
+        raise Cancelled
+    if len(batch) == 1:
+        batch[0].outcome = _safe_run(batch[0], ctx)
+        return
+    with ThreadPoolExecutor(max_workers=min(MAX_PARALLEL, len(batch))) as pool:
+        for slot, outcome in zip(batch, pool.map(lambda s: _safe_run(s, ctx), batch), strict=False):
+            slot.outcome = outcome
+
+
+def _safe_run(slot: _Slot, ctx: ToolContext) -> ToolOutcome:
+    assert slot.tool is not None
+    try:
+        return slot.tool.run(slot.args, ctx)
+    except ValueError as e:  # a bad argument, phrased for the model
+        return error(f"{slot.name}: {e}", f"Call not run: {e}. Fix the call and try again.")
+    except Exception as e:  # a tool must never take the run down; the model is told
+        return error(
+            f"{slot.name} failed: {type(e).__name__}",
+            f"{slot.name} failed: {type(e).__name__}: {e}",
+        )
+
+
+def _finish_slot(
+    slot: _Slot, guards: Guards, messages: list[dict], result: Exploration
+) -> Generator[Event, None, None]:
+    events: list[Event] = list(slot.guard_events)
+    cached = slot.cached
+    if slot.same_as is not None:
+        earlier = slot.same_as.outcome
+        assert earlier is not None
+        cached = True
+        slot.outcome = ToolOutcome(
+            earlier.ok,
+            guards.dedup_message(describe_call(slot.name, slot.args), earlier.content),
+            "same call earlier in this turn",
+            productive=False,
+        )
+        events.insert(
+            0, Guard("dedup", f"{describe_call(slot.name, slot.args)} asked twice in one turn")
+        )
+    outcome = slot.outcome
+    assert outcome is not None
+    if slot.run:
+        events += outcome.events
+        events += guards.after_call(slot.name, slot.args, outcome)
+        if outcome.ok and outcome.evidence and outcome.productive:
+            result.evidence.append(outcome.evidence)
+        if outcome.ok and slot.name == "make_figure" and outcome.data:
+            result.figures.append(outcome.data)
+        if outcome.ok and slot.name == FINISH:
+            result.status, result.findings = "finished", outcome.data
+    elif slot.bad:
+        events += guards.after_call(slot.name, slot.args, outcome)  # counts as a failure
+    yield from events
+    yield ToolResult(
+        slot.call_id, slot.name, outcome.ok, outcome.productive, cached, outcome.summary
+    )
+    messages.append({"role": "tool", "tool_call_id": slot.call_id, "content": outcome.content})

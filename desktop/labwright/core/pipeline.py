@@ -1,0 +1,555 @@
+"""plan_pipeline and run_agent: the one generator that drives a run.
+
+The CLI prints its events, the GUI shows them, the tests assert on them; each
+is appended to the run's journal before anyone sees it. A stage whose `end`
+milestone is in the journal is done: `--resume` continues after it, loading
+what it left in the run directory instead of asking the model again.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections.abc import Callable, Generator, Iterator
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+from . import __version__
+from .config import RunConfig, labwright_home
+from .events import Done, Draft, Error, Event, Guard, Milestone
+from .explore import Cancelled, Exploration, explore
+from .latex import Engines, compile_tex, probe_engines
+from .llm import LLM, LLMError, RoleUsage, Usage
+from .runstore import RunStore, new_run_dir, read_journal
+from .templates import load_template
+from .tools import ToolContext
+from .workspace import ScanResult, scan_folder
+from .writing import (
+    Writer,
+    build_bib,
+    check_gaps,
+    draft,
+    ensure_bibliography,
+    fix_compile,
+    material_refs,
+    reflect_round,
+)
+
+CancelFlag = threading.Event | Callable[[], bool] | None
+MAX_FIX_ROUNDS = 2
+AUTO_FIGURES = 6  # plots made without a model when exploration made none
+
+
+def plan_pipeline(config: RunConfig, engines: Engines) -> list[str]:
+    """The milestones of a run, from configuration alone, before anything runs.
+
+    scan → explore → [figures] → [gap] → draft → reflect×N → bib → [compile]
+    """
+    template = load_template(config.template, config.lang)
+    plan = ["scan", "explore"]
+    plan += [s for s in ("figures", "gap") if template.runs(s)]
+    plan.append("draft")
+    rounds = (
+        0
+        if config.offline
+        else (config.reflect if config.reflect is not None else template.reflect)
+    )
+    plan += ["reflect"] * rounds
+    plan.append("bib")
+    if config.compile and engines.can_compile_lang(template.lang):
+        plan.append("compile")
+    return plan
+
+
+def _as_check(cancel: CancelFlag) -> Callable[[], bool]:
+    if cancel is None:
+        return lambda: False
+    if isinstance(cancel, threading.Event):
+        return cancel.is_set
+    return cancel
+
+
+def prepare_run_dir(config: RunConfig) -> RunConfig:
+    """The config with its run directory chosen (LABWRIGHT_HOME/runs/... by default)."""
+    if config.out_dir is not None:
+        return config
+    return replace(config, out_dir=new_run_dir(labwright_home() / "runs", config.folder))
+
+
+class _Run:
+    """One run: its store, plan, usage, and what each stage left for the next."""
+
+    def __init__(self, config: RunConfig, cancelled: Callable[[], bool], resume: bool) -> None:
+        self.config = prepare_run_dir(config)
+        assert self.config.out_dir is not None
+        self.cancelled = cancelled
+        self.template = load_template(self.config.template, self.config.lang)
+        self.engines = probe_engines()  # once: the plan and the compile gate use this result
+        self.plan = plan_pipeline(self.config, self.engines)
+        self.store = RunStore(self.config.out_dir, self.config.folder, resume=resume)
+        self.dir = self.store.dir
+        self.cursor = 0  # index in the plan of the next milestone
+        self.usage = Usage()
+        self.reasons: list[str] = []
+        self.extra: dict[str, Any] = {}
+        self.started = time.time()
+        self.llm: LLM | None = None
+        self.done_stages: set[int] = set()
+        if resume:
+            self._load_journal()
+        self.writer = Writer(self.config, None, self.usage, self.template)
+        # what the stages hand on
+        self.scan: ScanResult | None = None
+        self.exploration = Exploration()
+        self.figures: list[dict[str, Any]] = []
+        self.gaps: list[dict[str, Any]] = []
+        self.tex: str | None = None
+        self.version = 0
+        self.skeleton = False
+        self.pdf: Path | None = None
+
+    # -- journal ---------------------------------------------------------
+
+    def emit(self, event: Event) -> Event:
+        self.store.append(event)
+        return event
+
+    def milestone(self, stage: str, status: str, detail: Any = None) -> Event:
+        assert self.plan[self.cursor] == stage, (self.plan, self.cursor, stage)
+        event = Milestone(stage, self.cursor + 1, len(self.plan), status, detail)  # type: ignore[arg-type]
+        if status != "start":
+            self.cursor += 1
+        return event
+
+    def _load_journal(self) -> None:
+        meta = json.loads((self.dir / "run.json").read_text(encoding="utf-8"))
+        if meta.get("plan") and meta["plan"] != self.plan:
+            raise ValueError("The run's plan differs from this configuration; cannot resume.")
+        self.reasons = [r for r in meta.get("reasons", []) if r != "cancelled"]
+        self.extra = {
+            k: meta[k]
+            for k in ("gaps", "unresolved_citations", "skeleton", "converged")
+            if k in meta
+        }
+        for role, u in meta.get("usage", {}).items():
+            self.usage.by_role[role] = RoleUsage(**u)
+        for ev in read_journal(self.dir):
+            if ev.get("type") == "milestone" and ev.get("status") in ("end", "skipped"):
+                self.done_stages.add(ev["index"] - 1)
+
+    def write_run_json(self, status: str) -> None:
+        self.store.write_json(
+            "run.json",
+            {
+                "labwright": __version__,
+                "status": status,
+                "degraded": status == "degraded",
+                "reasons": self.reasons,
+                "plan": self.plan,
+                "template": self.template.name,
+                "engines": self.engines.to_dict(),
+                "started": self.started,
+                "finished": time.time() if status != "running" else None,
+                "usage": self.usage.to_dict(),
+                "calls": {role: u.calls for role, u in self.usage.by_role.items()},
+                "total_tokens": self.usage.total_tokens,
+                "config": self.config.public_dict(),
+                **self.extra,
+            },
+        )
+
+    def model(self) -> LLM:
+        if self.llm is None:
+            c = self.config
+            self.llm = LLM(
+                c.base_url, c.api_key, timeout_s=c.request_timeout_s, max_retries=c.max_retries
+            )
+            self.writer.llm = self.llm
+        return self.llm
+
+    def degrade(self, reason: str) -> None:
+        if reason not in self.reasons:
+            self.reasons.append(reason)
+
+    def model_failed(self, stage: str, e: LLMError) -> Event:
+        """After exploration a model failure costs quality, not the run: go on without it."""
+        self.degrade(f"model error: {e.kind}")
+        return Error(stage, str(e))
+
+    def save_report(self, tex: str) -> Event:
+        self.tex = tex
+        self.version += 1
+        self.store.write_text(f"drafts/v{self.version}.tex", tex)
+        self.store.write_text("report.tex", tex)
+        return Draft(self.version, len(tex), bool(self.reasons))
+
+
+def run_agent(
+    config: RunConfig, cancel: CancelFlag = None, *, resume: bool = False
+) -> Iterator[Event]:
+    """Run the pipeline, yielding every event as it happens (each already journaled)."""
+    run = _Run(config, _as_check(cancel), resume)
+    run.write_run_json("running")
+    stages: dict[str, Callable[[_Run], Generator[Event, None, None]]] = {
+        "scan": _scan,
+        "explore": _explore,
+        "figures": _figures,
+        "gap": _gap,
+        "draft": _draft,
+        "reflect": _reflect,
+        "bib": _bib,
+        "compile": _compile,
+    }
+    try:
+        if resume:
+            _reload(run)
+        while run.cursor < len(run.plan):
+            stage = run.plan[run.cursor]
+            if run.cursor in run.done_stages:
+                run.cursor += 1
+                continue
+            if run.cancelled():
+                raise Cancelled
+            for event in stages[stage](run):
+                yield run.emit(event)
+        status = "degraded" if run.reasons else "ok"
+        run.write_run_json(status)
+        yield run.emit(
+            Done(status, _rel(run, run.dir / "report.tex"), _rel(run, run.pdf), list(run.reasons))
+        )  # type: ignore[arg-type]
+    except Cancelled:
+        run.degrade("cancelled")
+        run.write_run_json("cancelled")
+        yield run.emit(
+            Done(
+                "cancelled",
+                _rel(run, run.dir / "report.tex"),
+                _rel(run, run.pdf),
+                list(run.reasons),
+            )
+        )
+    except LLMError as e:
+        yield run.emit(Error(run.plan[min(run.cursor, len(run.plan) - 1)], str(e)))
+        run.degrade(f"model error: {e.kind}")
+        run.extra["error"] = str(e)
+        run.write_run_json("failed")
+        yield run.emit(
+            Done("failed", _rel(run, run.dir / "report.tex"), _rel(run, run.pdf), list(run.reasons))
+        )
+    finally:
+        if run.llm is not None:
+            run.llm.close()
+        run.store.close()
+
+
+def _rel(run: _Run, path: Path | None) -> str | None:
+    return str(path) if path is not None and path.is_file() else None
+
+
+# -- the stages ---------------------------------------------------------------
+
+
+def _scan(run: _Run) -> Iterator[Event]:
+    c = run.config
+    detail: dict[str, Any] = {
+        "folder": str(c.folder),
+        "run_dir": str(run.dir),
+        "plan": run.plan,
+        "template": run.template.name,
+    }
+    if c.compile and "compile" not in run.plan:
+        detail["compile"] = "unavailable: " + run.engines.install_hint()
+    yield run.milestone("scan", "start", detail)
+    run.scan = scan_folder(c.folder)
+    yield run.milestone("scan", "end", run.scan.to_dict())
+
+
+def _explore(run: _Run) -> Iterator[Event]:
+    c = run.config
+    assert run.scan is not None
+    if c.offline:
+        run.exploration = Exploration(
+            status="cut_short",
+            reason="offline",
+            detail="Offline run: no model explored the folder.",
+        )
+        run.degrade("offline")
+        _save_exploration(run)
+        yield run.milestone("explore", "skipped", {"reason": "offline"})
+        return
+    yield run.milestone("explore", "start")
+    ctx = ToolContext(c.folder, run.dir, run.model(), c.vision_model)
+    try:
+        run.exploration = yield from explore(
+            c, run.model(), run.scan, ctx, run.usage, run.cancelled
+        )
+    except Cancelled:
+        _save_exploration(run)
+        raise
+    if run.exploration.status != "finished":
+        run.degrade(run.exploration.reason or "cut_short")
+    _save_exploration(run)
+    e = run.exploration
+    yield run.milestone(
+        "explore",
+        "end",
+        {
+            "status": e.status,
+            "reason": e.reason,
+            "files_read": len(e.files_read),
+            "model_calls": e.model_calls,
+        },
+    )
+
+
+def _save_exploration(run: _Run) -> None:
+    run.store.write_json("findings.json", run.exploration.to_findings())
+    run.store.write_text(
+        "evidence.jsonl",
+        "".join(json.dumps(e, ensure_ascii=False) + "\n" for e in run.exploration.evidence),
+    )
+
+
+def _documents(run: _Run) -> list[str]:
+    assert run.scan is not None
+    return list(run.scan.sample.get("documents", []))
+
+
+def _figures(run: _Run) -> Iterator[Event]:
+    from .offline import plot_table
+    from .tables import extract_tables
+
+    yield run.milestone("figures", "start")
+    run.figures = list(run.exploration.figures)
+    made_by = "model"
+    if not run.figures:
+        assert run.scan is not None
+        made_by = "tables"
+        tables = extract_tables(run.config.folder, run.scan.sample.get("data", []))
+        for i, table in enumerate(tables):
+            if len(run.figures) >= AUTO_FIGURES:
+                break
+            fig = plot_table(table, run.dir / "figures", f"table{i + 1}", run.config.folder)
+            if fig:
+                run.figures.append(fig)
+    run.store.write_json("figures.json", run.figures)
+    yield run.milestone("figures", "end", {"count": len(run.figures), "made_by": made_by})
+
+
+def _requirements(run: _Run) -> list[str]:
+    from .offline import manual_requirements
+
+    reqs = list(run.exploration.to_findings().get("assignment_requirements") or [])
+    return reqs or manual_requirements(run.config.folder, _documents(run))
+
+
+def _gap(run: _Run) -> Iterator[Event]:
+    yield run.milestone("gap", "start")
+    reqs = _requirements(run)
+    if run.config.offline:
+        run.gaps = [
+            {"requirement": r, "supported": None, "why": "offline: not checked"} for r in reqs
+        ]
+    else:
+        run.model()
+        try:
+            run.gaps = yield from check_gaps(
+                run.writer, reqs, run.exploration.evidence, run.figures
+            )
+        except LLMError as err:
+            yield run.model_failed("gap", err)
+            run.gaps = [{"requirement": r, "supported": None, "why": "not checked"} for r in reqs]
+    unmet = [g["requirement"] for g in run.gaps if g["supported"] is False]
+    run.extra["gaps"] = run.gaps
+    run.store.write_json("gaps.json", run.gaps)
+    yield run.milestone("gap", "end", {"requirements": len(run.gaps), "unmet": unmet})
+
+
+def _skeleton(run: _Run, findings: dict[str, Any] | None) -> str:
+    from .offline import offline_report
+
+    assert run.scan is not None
+    run.skeleton = True
+    report = offline_report(
+        run.config.folder,
+        run.scan,
+        run.template,
+        run.dir / "figures",
+        findings=findings,
+        gaps=[g["requirement"] for g in run.gaps if g["supported"] is not True],
+        figures=run.figures,
+    )
+    if not run.figures:
+        run.figures = report.figures
+    return report.tex
+
+
+def _draft(run: _Run) -> Iterator[Event]:
+    yield run.milestone("draft", "start")
+    e = run.exploration
+    tex = None
+    if run.config.offline:
+        tex = _skeleton(run, None)
+    elif e.status == "no_evidence":
+        tex = _skeleton(run, None)  # nothing was read: nothing may be written as fact
+    else:
+        run.model()
+        refs = material_refs(_documents(run))
+        try:
+            tex = yield from draft(
+                run.writer, e.to_findings(), e.evidence, run.figures, run.gaps, refs
+            )
+        except LLMError as err:
+            yield run.model_failed("draft", err)
+        if tex is None:
+            run.degrade("budget" if run.writer.exhausted else "draft_invalid")
+            tex = _skeleton(run, e.findings or None)
+    run.extra["skeleton"] = run.skeleton
+    yield run.save_report(tex)
+    yield run.milestone(
+        "draft", "end", {"version": run.version, "chars": len(tex), "skeleton": run.skeleton}
+    )
+
+
+def _reflect(run: _Run) -> Iterator[Event]:
+    index = run.cursor
+    rounds = run.plan.count("reflect")
+    n = index - run.plan.index("reflect") + 1
+    assert run.tex is not None
+    reason = None
+    if run.skeleton:
+        reason = "skeleton report: nothing for a model to revise"
+    elif run.writer.exhausted or run.writer.warned:
+        reason = "token budget"
+    elif run.extra.get("converged"):
+        reason = "converged"
+    if reason:
+        yield run.milestone("reflect", "skipped", {"round": n, "of": rounds, "reason": reason})
+        return
+    yield run.milestone("reflect", "start", {"round": n, "of": rounds})
+    try:
+        tex, converged = yield from reflect_round(run.writer, run.tex, run.exploration.evidence)
+    except LLMError as err:
+        yield run.model_failed("reflect", err)
+        tex, converged = run.tex, True
+    if tex != run.tex:
+        yield run.save_report(tex)
+    if converged:
+        run.extra["converged"] = n
+    yield run.milestone("reflect", "end", {"round": n, "of": rounds, "converged": converged})
+
+
+def _bib(run: _Run) -> Iterator[Event]:
+    yield run.milestone("bib", "start")
+    assert run.tex is not None
+    refs = material_refs(_documents(run))
+    if not run.config.offline and not run.skeleton:
+        run.model()
+    try:
+        bib, unresolved = yield from build_bib(run.writer, run.tex, refs)
+    except LLMError as err:
+        yield run.model_failed("bib", err)
+        run.writer.llm = None  # the material's own references still resolve without it
+        bib, unresolved = yield from build_bib(run.writer, run.tex, refs)
+    run.store.write_text("refs.bib", bib)
+    tex = ensure_bibliography(run.tex, run.template.bibliography_style)
+    if tex != run.tex:
+        yield run.save_report(tex)
+    run.extra["unresolved_citations"] = unresolved
+    yield run.milestone(
+        "bib", "end", {"entries": bib.count("\n@") + bib.startswith("@"), "unresolved": unresolved}
+    )
+
+
+def _compile(run: _Run) -> Iterator[Event]:
+    yield run.milestone("compile", "start", {"engine": run.engines.engine})
+    assert run.tex is not None
+    tex_path = run.dir / "report.tex"
+    result = compile_tex(tex_path, engines=run.engines, cancel=run.cancelled)
+    rounds = 0
+    while (
+        not result.ok
+        and rounds < MAX_FIX_ROUNDS
+        and not run.skeleton
+        and not run.config.offline
+        and not run.writer.exhausted
+        and not run.cancelled()
+    ):
+        rounds += 1
+        first = result.errors[0] if result.errors else None
+        where = f" at line {first.line}: {first.message}" if first else ""
+        yield Guard("compile_fix", f"Compile failed{where}; fix round {rounds}/{MAX_FIX_ROUNDS}")
+        run.model()
+        try:
+            fixed = yield from fix_compile(run.writer, run.tex, result.errors)
+        except LLMError as err:
+            yield run.model_failed("compile", err)
+            fixed = None
+        if fixed is None:
+            break
+        yield run.save_report(fixed)
+        result = compile_tex(tex_path, engines=run.engines, cancel=run.cancelled)
+    if run.cancelled():
+        raise Cancelled
+    run.pdf = result.pdf
+    errors = [{"file": e.file, "line": e.line, "message": e.message} for e in result.errors[:10]]
+    run.extra["compile"] = {
+        "ok": result.ok,
+        "errors": errors,
+        "warnings": result.warnings[:20],
+        "seconds": result.seconds,
+        "fix_rounds": rounds,
+    }
+    if not result.ok:
+        run.degrade("compile_failed")
+    yield run.milestone(
+        "compile",
+        "end",
+        {"ok": result.ok, "pdf": _rel(run, run.pdf), "errors": errors[:3], "fix_rounds": rounds},
+    )
+
+
+def _reload(run: _Run) -> None:
+    """What finished stages left in the run directory, for the stages still to run."""
+    run.scan = scan_folder(run.config.folder)
+    d = run.dir
+    if (d / "findings.json").is_file():
+        f = json.loads((d / "findings.json").read_text(encoding="utf-8"))
+        evidence = []
+        if (d / "evidence.jsonl").is_file():
+            evidence = [
+                json.loads(x)
+                for x in (d / "evidence.jsonl").read_text(encoding="utf-8").splitlines()
+                if x.strip()
+            ]
+        keys = (
+            "experiment",
+            "goal",
+            "key_findings",
+            "assignment_requirements",
+            "method_approach",
+            "sample_report",
+        )
+        findings = {k: f.get(k) for k in keys} if f.get("status") == "finished" else None
+        run.exploration = Exploration(
+            status=f.get("status", "cut_short"),
+            reason=f.get("reason"),
+            detail=f.get("detail", ""),
+            findings=findings,
+            evidence=evidence,
+            figures=f.get("figures", []),
+            files_read=f.get("files_read", []),
+        )
+    if (d / "figures.json").is_file():
+        run.figures = json.loads((d / "figures.json").read_text(encoding="utf-8"))
+    if (d / "gaps.json").is_file():
+        run.gaps = json.loads((d / "gaps.json").read_text(encoding="utf-8"))
+    drafts = sorted((d / "drafts").glob("v*.tex"), key=lambda p: int(p.stem[1:]))
+    if (d / "report.tex").is_file():
+        run.tex = (d / "report.tex").read_text(encoding="utf-8")
+        run.version = int(drafts[-1].stem[1:]) if drafts else 1
+    if (d / "report.pdf").is_file():
+        run.pdf = d / "report.pdf"
+    run.skeleton = bool(run.extra.get("skeleton"))

@@ -1,0 +1,67 @@
+"""Shared fixtures: an isolated LABWRIGHT_HOME, no real keys, no leaked threads."""
+
+from __future__ import annotations
+
+import shutil
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+SHARED_DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
+PROJECTILE = SHARED_DATA / "projectile-motion"
+SECRET_ENV = ("LABWRIGHT_API_KEY", "DEEPSEEK_API_KEY", "OPENAI_API_KEY", "LABWRIGHT_BASE_URL")
+
+
+@pytest.fixture(autouse=True)
+def isolated_home(tmp_path_factory, monkeypatch) -> Path:
+    """Tests never touch the user's settings, runs or keys."""
+    home = tmp_path_factory.mktemp("labwright-home")
+    monkeypatch.setenv("LABWRIGHT_HOME", str(home))
+    for name in SECRET_ENV:
+        monkeypatch.delenv(name, raising=False)
+    return home
+
+
+@pytest.fixture(autouse=True)
+def no_leaked_threads():
+    """Fail a test that leaves a thread running (napari's conftest does the same)."""
+    before = set(threading.enumerate())
+    yield
+    deadline = time.monotonic() + 3
+    while True:
+        leaked = [t for t in threading.enumerate() if t not in before and t.is_alive()]
+        if not leaked or time.monotonic() > deadline:
+            break
+        time.sleep(0.02)
+    assert not leaked, f"test leaked threads: {[t.name for t in leaked]}"
+
+
+@pytest.fixture
+def projectile(tmp_path) -> Path:
+    """A private copy of the real projectile-motion material (tests may not write the original)."""
+    if not PROJECTILE.is_dir():
+        pytest.skip(f"shared test material missing: {PROJECTILE}")
+    dest = tmp_path / "projectile-motion"
+    shutil.copytree(PROJECTILE, dest)
+    return dest
+
+
+@pytest.fixture
+def material(tmp_path) -> Path:
+    """A small experiment folder: a data table, a long log, a manual."""
+    root = tmp_path / "material"
+    (root / "data").mkdir(parents=True)
+    (root / "data" / "pendulum.csv").write_text(
+        "length_m,period_s\n0.20,0.90\n0.40,1.27\n0.60,1.55\n0.80,1.80\n1.00,2.01\n",
+        encoding="utf-8",
+    )
+    (root / "data" / "log.txt").write_text(
+        "".join(f"t={i} reading={i * 0.5:.1f}\n" for i in range(1000)), encoding="utf-8"
+    )
+    (root / "manual.txt").write_text(
+        "Simple pendulum\nMeasure the period T against the length L and verify T = 2*pi*sqrt(L/g).\n",
+        encoding="utf-8",
+    )
+    return root

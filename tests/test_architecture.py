@@ -1,0 +1,37 @@
+"""The core never imports Qt: the import-linter contract in pyproject.toml, enforced here."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def lint_imports(project: Path) -> subprocess.CompletedProcess[str]:
+    exe = shutil.which("lint-imports", path=str(Path(sys.executable).parent))
+    assert exe, "import-linter is not installed (pip install -e '.[test]')"
+    env = {"PYTHONPATH": str(project / "desktop"), "PATH": str(Path(sys.executable).parent)}
+    return subprocess.run(
+        [exe, "--no-cache"], cwd=project, capture_output=True, text=True, env=env, timeout=120
+    )
+
+
+def test_core_never_imports_qt_or_the_gui():
+    proc = lint_imports(ROOT)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "1 kept, 0 broken" in proc.stdout
+
+
+def test_the_contract_catches_a_core_module_that_imports_qt(tmp_path):
+    shutil.copy(ROOT / "pyproject.toml", tmp_path)
+    shutil.copytree(
+        ROOT / "desktop", tmp_path / "desktop", ignore=shutil.ignore_patterns("__pycache__")
+    )
+    bad = tmp_path / "desktop" / "labwright" / "core" / "sneaky.py"
+    bad.write_text("from PySide6 import QtCore  # noqa\n", encoding="utf-8")
+    proc = lint_imports(tmp_path)
+    assert proc.returncode != 0
+    assert "labwright.core.sneaky -> PySide6" in proc.stdout

@@ -1,0 +1,337 @@
+"""Every guard of the exploration loop, end to end through the fake model server."""
+
+from __future__ import annotations
+
+import json
+import os
+
+import pytest
+
+from agent_helpers import (
+    FINISH_ARGS,
+    FORCE_FINISH,
+    config_for,
+    executed,
+    explore_requests,
+    findings,
+    guard_kinds,
+    of_type,
+    route,
+    run,
+)
+from fakes import FakeLLM, call, http_error, text, tool_calls
+from labwright.core.config import GuardLimits
+
+
+def read(path: str, **kw) -> object:
+    return tool_calls(call("read_file", {"path": path, **kw}))
+
+
+def finish(**kw) -> object:
+    return tool_calls(call("finish_exploration", {**FINISH_ARGS, **kw}))
+
+
+def done(events):
+    return of_type(events, "done")[-1]
+
+
+def test_model_that_always_repeats_one_read_is_stopped(material, tmp_path):
+    with FakeLLM(route(lambda body, n: read("data/pendulum.csv"))) as llm:
+        events = run(config_for(llm, material, tmp_path / "run"))
+        calls = len(explore_requests(llm))
+    assert calls <= 6
+    assert len(executed(events, "read_file")) == 1  # the tool itself ran once
+    assert len(of_type(events, "tool_call")) == len(of_type(events, "tool_result"))
+    kinds = guard_kinds(events)
+    assert kinds.count("nudge") == 1
+    assert kinds[-1] == "loop_stop"
+    assert "dedup" in kinds
+    assert done(events).status == "degraded"
+    f = findings(tmp_path / "run")
+    assert f["status"] == "cut_short" and f["reason"] == "loop"
+    assert f["files_read"] == ["data/pendulum.csv"]
+    assert f["key_findings"] == [] and f["experiment"] is None  # nothing invented
+    assert f["gathered"][0]["path"] == "data/pendulum.csv"
+
+
+def test_paging_forward_through_a_long_file_trips_no_guard(material, tmp_path):
+    script = [read("data/log.txt", offset=o, limit=200) for o in range(0, 1000, 200)] + [finish()]
+    with FakeLLM(route(script)) as llm:
+        events = run(config_for(llm, material, tmp_path / "run"))
+    assert guard_kinds(events) == []
+    assert len(executed(events, "read_file")) == 5
+    assert done(events).status == "ok"
+    assert findings(tmp_path / "run")["status"] == "finished"
+
+
+def test_dedup_returns_the_earlier_result_without_running_again(material, tmp_path):
+    script = [read("manual.txt"), read("manual.txt"), finish()]
+    with FakeLLM(route(script)) as llm:
+        events = run(config_for(llm, material, tmp_path / "run"))
+        third = llm.requests[2]["messages"]
+    assert guard_kinds(events) == ["dedup"]
+    results = [e for e in of_type(events, "tool_result") if e.name == "read_file"]
+    assert [r.cached for r in results] == [False, True]
+    assert results[1].ok  # a repeat is not a failure
+    assert "not run again" in third[-1]["content"] and "Simple pendulum" in third[-1]["content"]
+    assert done(events).status == "ok"
+
+
+def test_nudge_comes_once_at_the_third_repeat(material, tmp_path):
+    script = (
+        [read("manual.txt")] * 3 + [read("data/pendulum.csv")] + [read("manual.txt")] + [finish()]
+    )
+    with FakeLLM(route(script)) as llm:
+        events = run(config_for(llm, material, tmp_path / "run"))
+        fourth = llm.requests[3]["messages"]
+    kinds = guard_kinds(events)
+    assert kinds.count("nudge") == 1
+    assert kinds.index("nudge") > kinds.index("dedup")
+    assert fourth[-1]["role"] == "user" and "finish_exploration" in fourth[-1]["content"]
+    assert "manual.txt" in fourth[-1]["content"]  # says where things stand
+    assert done(events).status == "ok"  # the 4th repeat is still below the stop
+
+
+def test_failure_breaker_withdraws_a_tool_after_three_failures(material, tmp_path):
+    script = [
+        read("manual.txt"),
+        read("no1.csv"),
+        read("no2.csv"),
+        read("no3.csv"),
+        tool_calls(call("read_file", {"path": "data/pendulum.csv"})),
+        finish(),
+    ]
+    with FakeLLM(route(script)) as llm:
+        events = run(config_for(llm, material, tmp_path / "run"))
+        offered = [llm.tool_names(i) for i in range(len(explore_requests(llm)))]
+    assert "tool_disabled" in guard_kinds(events)
+    assert "read_file" in offered[3] and "read_file" not in offered[4]
+    refused = [e for e in of_type(events, "tool_result") if e.name == "read_file"][-1]
+    assert not refused.ok  # the withdrawn tool is not run again
+    assert len(executed(events, "read_file")) == 1
+
+
+def test_a_success_resets_the_failure_count(material, tmp_path):
+    script = [read("no1.csv"), read("no2.csv"), read("manual.txt"), read("no3.csv"), finish()]
+    with FakeLLM(route(script)) as llm:
+        events = run(config_for(llm, material, tmp_path / "run"))
+    assert "tool_disabled" not in guard_kinds(events)
+
+
+def test_evidence_gate_refuses_twice_then_ends_with_nothing_invented(material, tmp_path):
+    with FakeLLM(route(lambda body, n: finish())) as llm:
+        events = run(config_for(llm, material, tmp_path / "run"))
+        calls = len(explore_requests(llm))
+    assert calls == 3
+    assert guard_kinds(events) == ["evidence_retry"] * 3
+    assert done(events).status == "degraded"
+    assert done(events).reasons == ["no_evidence"]
+    f = findings(tmp_path / "run")
+    assert f["status"] == "no_evidence"
+    assert f["experiment"] is None and f["key_findings"] == [] and f["files_read"] == []
+
+
+def test_finish_after_reading_in_the_same_turn_is_accepted(material, tmp_path):
+    both = tool_calls(
+        call("read_file", {"path": "manual.txt"}), call("finish_exploration", FINISH_ARGS)
+    )
+    with FakeLLM(route([both])) as llm:
+        events = run(config_for(llm, material, tmp_path / "run"))
+    assert guard_kinds(events) == []
+    assert findings(tmp_path / "run")["experiment"] == "Simple pendulum"
+
+
+def _pager(body, n):
+    """Reads forward forever; obeys a forced finish."""
+    if body.get("tool_choice") == FORCE_FINISH:
+        return finish()
+    return read("data/log.txt", offset=n * 10, limit=10)
+
+
+def test_final_window_forces_finish_once_evidence_exists(material, tmp_path):
+    with FakeLLM(route(_pager)) as llm:
+        events = run(config_for(llm, material, tmp_path / "run", max_tool_iters=3))
+        choices = [llm.tool_choice(i) for i in range(len(explore_requests(llm)))]
+    assert choices == [None, None, None, FORCE_FINISH]
+    assert guard_kinds(events) == ["final_window"]
+    assert done(events).status == "ok"
+
+
+def test_final_window_then_hard_stop_when_the_model_ignores_it(material, tmp_path):
+    with FakeLLM(route(lambda body, n: read("data/log.txt", offset=n * 10, limit=10))) as llm:
+        events = run(config_for(llm, material, tmp_path / "run", max_tool_iters=3))
+        calls = len(explore_requests(llm))
+    assert calls == 3 + 2
+    assert guard_kinds(events) == ["final_window", "iteration_cap"]
+    assert done(events).status == "degraded" and done(events).reasons == ["iteration_cap"]
+    assert findings(tmp_path / "run")["files_read"] == ["data/log.txt"]
+
+
+def test_final_window_keeps_tools_open_without_evidence(material, tmp_path):
+    def model(body, n):
+        return tool_calls(call("list_dir", {"path": "." if n % 2 else "data"}))
+
+    with FakeLLM(route(model)) as llm:
+        run(
+            config_for(
+                llm,
+                material,
+                tmp_path / "run",
+                max_tool_iters=2,
+                guards=GuardLimits(nudge_at=10, stop_at=11),
+            )
+        )
+        choices = [llm.tool_choice(i) for i in range(len(explore_requests(llm)))]
+    assert choices == [None] * 4
+
+
+def test_parallel_batch_returns_results_in_call_order(material, tmp_path):
+    for i in range(5):
+        (material / f"f{i}.txt").write_text(f"file {i}\n" * (200 * (5 - i)), encoding="utf-8")
+    batch = tool_calls(*[call("read_file", {"path": f"f{i}.txt"}, id=f"c{i}") for i in range(5)])
+    with FakeLLM(route([batch, finish()])) as llm:
+        events = run(config_for(llm, material, tmp_path / "run"))
+        second = llm.requests[1]["messages"]
+    assert [e.call_id for e in of_type(events, "tool_result")][:5] == [f"c{i}" for i in range(5)]
+    tool_msgs = [m for m in second if m["role"] == "tool"]
+    assert [m["tool_call_id"] for m in tool_msgs] == [f"c{i}" for i in range(5)]
+    assert all(f"file {i}" in m["content"] for i, m in enumerate(tool_msgs))
+    assert guard_kinds(events) == []
+
+
+def test_identical_calls_in_one_batch_run_once(material, tmp_path):
+    twice = tool_calls(
+        call("read_file", {"path": "manual.txt"}), call("read_file", {"path": "manual.txt"})
+    )
+    with FakeLLM(route([twice, finish()])) as llm:
+        events = run(config_for(llm, material, tmp_path / "run"))
+    assert len(executed(events, "read_file")) == 1
+    assert guard_kinds(events) == ["dedup"]
+
+
+def test_rereading_covered_lines_is_flagged_not_productive(material, tmp_path):
+    script = [
+        read("data/log.txt", offset=0, limit=100),
+        read("data/log.txt", offset=10, limit=20),
+        finish(),
+    ]
+    with FakeLLM(route(script)) as llm:
+        events = run(config_for(llm, material, tmp_path / "run"))
+    assert guard_kinds(events) == ["reread"]
+    second = [e for e in of_type(events, "tool_result") if e.name == "read_file"][1]
+    assert second.ok and not second.productive
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        "../secret.txt",
+        "data/../../secret.txt",
+        "/etc/passwd",
+        "C:\\Windows\\win.ini",
+        "C:secret.txt",
+        "\\\\server\\share\\x.txt",
+        "//server/share/x.txt",
+        "link-out.txt",
+        "linkdir/secret.txt",
+    ],
+)
+def test_every_path_escape_is_refused_and_the_model_told(material, tmp_path, path):
+    outside = tmp_path / "secret.txt"
+    outside.write_text("TOP SECRET", encoding="utf-8")
+    os.symlink(outside, material / "link-out.txt")
+    os.symlink(tmp_path, material / "linkdir")
+    before = sorted(p.name for p in material.rglob("*"))
+    with FakeLLM(route([read(path), read("manual.txt"), finish()])) as llm:
+        events = run(config_for(llm, material, tmp_path / "run"))
+        second = llm.requests[1]["messages"]
+    assert guard_kinds(events) == ["path_denied"]
+    first = of_type(events, "tool_result")[0]
+    assert not first.ok
+    reply = second[-1]["content"]
+    assert "TOP SECRET" not in reply and "relative" in reply.lower()
+    assert not any(
+        "TOP SECRET" in line
+        for line in (tmp_path / "run" / "events.jsonl").read_text().splitlines()
+    )
+    assert sorted(p.name for p in material.rglob("*")) == before
+    assert done(events).status == "ok"  # the model corrected itself
+
+
+def test_bad_arguments_and_unknown_tools_are_tool_errors(material, tmp_path):
+    script = [
+        tool_calls(call("read_file", '{"path": ')),
+        tool_calls(call("delete_everything", {})),
+        read("manual.txt"),
+        finish(),
+    ]
+    with FakeLLM(route(script)) as llm:
+        events = run(config_for(llm, material, tmp_path / "run"))
+        msgs = llm.requests[2]["messages"]
+    results = of_type(events, "tool_result")
+    assert [r.ok for r in results[:2]] == [False, False]
+    assert "not valid JSON" in msgs[-3]["content"] or "not valid JSON" in json.dumps(msgs)
+    assert "unknown tool" in msgs[-1]["content"]
+    assert done(events).status == "ok"
+
+
+def test_a_text_answer_gets_a_reminder_to_use_tools(material, tmp_path):
+    with FakeLLM(route([text("I think it is a pendulum."), read("manual.txt"), finish()])) as llm:
+        events = run(config_for(llm, material, tmp_path / "run"))
+        second = llm.requests[1]["messages"]
+    assert second[-1]["role"] == "user" and "finish_exploration" in second[-1]["content"]
+    assert done(events).status == "ok"
+
+
+def test_rate_limit_is_retried_and_usage_is_accounted(material, tmp_path):
+    script = [http_error(429, retry_after=0.01), read("manual.txt"), finish()]
+    with FakeLLM(route(script)) as llm:
+        events = run(config_for(llm, material, tmp_path / "run"))
+        calls = len(explore_requests(llm))
+    assert calls == 3
+    llm_events = [e for e in of_type(events, "llm") if e.role == "explore"]
+    assert len(llm_events) == 2  # the 429 was retried inside the client, not a turn
+    meta = json.loads((tmp_path / "run" / "run.json").read_text())
+    assert meta["usage"]["explore"]["calls"] == 2
+    assert meta["usage"]["explore"]["prompt_tokens"] == sum(e.prompt_tokens for e in llm_events)
+    assert meta["status"] == "ok"
+
+
+def test_token_budget_stops_exploration(material, tmp_path):
+    def model(body, n):
+        return read("data/log.txt", offset=n * 10, limit=10)
+
+    with FakeLLM(route(model)) as llm:
+        events = run(config_for(llm, material, tmp_path / "run", budget_tokens=50))
+        calls = len(explore_requests(llm))
+    assert calls == 4  # 15 tokens a call: warned at 45 (>= 90 %), stopped at 60
+    assert guard_kinds(events) == ["budget", "budget"]
+    assert done(events).reasons == ["budget"]
+
+
+def test_server_unreachable_fails_the_run_with_a_clear_message(material, tmp_path):
+    from labwright.core.config import RunConfig
+
+    config = RunConfig(
+        folder=material,
+        out_dir=tmp_path / "run",
+        base_url="http://127.0.0.1:9/v1",
+        api_key="sk-test",
+        max_retries=0,
+        request_timeout_s=2,
+    )
+    events = run(config)
+    err = of_type(events, "error")[0]
+    assert "Cannot reach" in err.message and "sk-test" not in err.message
+    assert done(events).status == "failed"
+
+
+def test_the_api_key_reaches_no_file(material, tmp_path):
+    with FakeLLM(route([read("manual.txt"), finish()])) as llm:
+        config = config_for(llm, material, tmp_path / "run")
+        run(config)
+        assert llm.headers[0]["authorization"] == f"Bearer {config.api_key}"
+    for path in (tmp_path / "run").rglob("*"):
+        if path.is_file():
+            assert config.api_key not in path.read_text(encoding="utf-8", errors="replace")
+    assert config.api_key not in repr(config)
