@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from .build import CompileResult, compile_tex, subprocess_env
 from .escape import escape_latex
-from .logparse import LogError, parse_log, parse_warnings, source_context
+from .logparse import LogError, parse_blg, parse_log, parse_warnings, source_context
 from .probe import DEBIAN_PACKAGES, NO_ENGINES, Engines, probe_engines
 
 __all__ = [
@@ -19,6 +19,7 @@ __all__ = [
     "LogError",
     "compile_tex",
     "escape_latex",
+    "parse_blg",
     "parse_log",
     "parse_warnings",
     "probe_engines",

@@ -41,20 +41,20 @@ class CompileResult:
     engine: str | None = None
 
 
-@dataclass(frozen=True)
-class _Outcome:
-    returncode: int | None  # None when we stopped the process
-    stopped: str | None = None  # why we stopped it: "cancelled" / "timeout"
-
-
 class _Stop(Exception):
     def __init__(self, reason: str) -> None:
         super().__init__(reason)
         self.reason = reason
 
 
-def subprocess_env(extra_texinputs: Path | None = None) -> dict[str, str]:
-    """The environment of TeX processes: no secrets, unwrapped logs, safe writes."""
+def subprocess_env(
+    extra_texinputs: Path | None = None, extra_path: Sequence[str] = ()
+) -> dict[str, str]:
+    """The environment of TeX processes: no secrets, unwrapped logs, safe writes.
+
+    `extra_path` folders are appended to PATH when missing (the probe may have
+    found TeX outside PATH); appending keeps PATH's own order, as the probe did.
+    """
     env = {
         name: value
         for name, value in os.environ.items()
@@ -62,6 +62,8 @@ def subprocess_env(extra_texinputs: Path | None = None) -> dict[str, str]:
     }
     env["max_print_line"] = "10000"  # one log line per message: parseable
     env["openout_any"] = "p"  # TeX may not write outside the working tree
+    path = [p for p in env.get("PATH", "").split(os.pathsep) if p]
+    env["PATH"] = os.pathsep.join(path + [d for d in extra_path if d not in path])
     if extra_texinputs is not None:
         # "." first so a document's own files win; the trailing separator keeps
         # the default search path (an empty element means "the defaults").
@@ -149,18 +151,15 @@ def _needs_bibtex(aux: Path, cwd: Path) -> bool:
     return any((cwd / (n if n.endswith(".bib") else n + ".bib")).is_file() for n in names)
 
 
-def _latexmk_plan(engines: Engines, engine: str, tex: str, outdir: str) -> list[list[str]]:
-    assert engines.latexmk is not None
+def _latexmk_cmd(latexmk: str, engine: str, tex: str, outdir: str) -> list[str]:
     return [
-        [
-            engines.latexmk,
-            _LATEXMK_MODE[engine],
-            "-interaction=nonstopmode",
-            "-halt-on-error",
-            "-file-line-error",
-            f"-outdir={outdir}",
-            tex,
-        ]
+        latexmk,
+        _LATEXMK_MODE[engine],
+        "-interaction=nonstopmode",
+        "-halt-on-error",
+        "-file-line-error",
+        f"-outdir={outdir}",
+        tex,
     ]
 
 
@@ -186,10 +185,15 @@ def _run_direct(
     code = run(tex_cmd)
     if code != 0:
         return code
-    bibtex = shutil.which("bibtex")
+    # The bibtex of the engine's own distribution, whatever PATH says.
+    bibtex = shutil.which(
+        "bibtex", path=os.pathsep.join([str(Path(engine_path).parent), os.environ.get("PATH", "")])
+    )
     if bibtex and _needs_bibtex(aux, cwd):
         # bibtex writes next to the .aux; relative name keeps openout_any=p happy.
-        run([bibtex, f"{outdir}/{tex_path.stem}" if outdir != "." else tex_path.stem])
+        code = run([bibtex, f"{outdir}/{tex_path.stem}" if outdir != "." else tex_path.stem])
+        if code >= 2:  # 1 = warnings only; 2 and up = errors, as latexmk judges them
+            return code
         code = run(tex_cmd)  # picks up the .bbl
         if code != 0:
             return code
@@ -296,7 +300,7 @@ def compile_tex(
 
     build_dir = Path(build_dir).resolve() if build_dir else cwd / "build"
     build_dir.mkdir(parents=True, exist_ok=True)
-    env = subprocess_env(_fontset_dir(engines, engine, build_dir))
+    env = subprocess_env(_fontset_dir(engines, engine, build_dir), engines.tool_dirs())
     output = build_dir / f"{tex_path.stem}.compile.out"
     output.write_bytes(b"")
     deadline = start + timeout_s
@@ -310,8 +314,8 @@ def compile_tex(
     blg_before = _mtime(blg_path)
     try:
         if engines.latexmk:
-            (cmd,) = _latexmk_plan(engines, engine, tex_name, _outdir_arg(build_dir, cwd))
-            code = run(cmd)
+            outdir = _outdir_arg(build_dir, cwd)
+            code = run(_latexmk_cmd(engines.latexmk, engine, tex_name, outdir))
         else:
             engine_path = getattr(engines, engine)
             code = _run_direct(engine_path, tex_path, build_dir, run)
@@ -333,8 +337,7 @@ def compile_tex(
     blg_errors, blg_warnings = _fresh_blg(blg_path, read_source, blg_before)
     warnings += blg_warnings
     tail = _tail(log_text or _read(output))
-    failed = code != 0 or not built_pdf.is_file() or bool(blg_errors)
-    if failed:
+    if code != 0 or not built_pdf.is_file():
         errors += blg_errors
         if not errors:
             output_tail = _tail(_read(output), 15)

@@ -42,8 +42,9 @@ _MISSING_CHAR = re.compile(
 )
 # BibTeX's .blg: "I was expecting a `,' or a `}'---line 4 of file refs.bib"
 _BLG_ERROR = re.compile(r"^(?P<msg>.+?)---line (?P<line>\d+) of file (?P<file>.+?)\s*$")
-_BLG_FATAL = re.compile(r"^(?:I couldn't open .*|I found no .*|ERROR - .*)$")  # bibtex / biber
-_BLG_WARNING = re.compile(r"^(?:Warning--|WARN - )(?P<msg>.+)$")
+# BibTeX's fatal lines, and Biber's "[91] Utils.pm:209> ERROR - ..." lines.
+_BLG_FATAL = re.compile(r"^I couldn't open .*|^I found no (?!\\citation).*|\bERROR - .*")
+_BLG_WARNING = re.compile(r"(?:^Warning--|\bWARN - )(?P<msg>.+)$")
 _OVERFULL = re.compile(
     r"^Overfull \\[hv]box \((?P<pt>[\d.]+)pt too (?:wide|high)\)(?:.*?lines? (?P<line>\d+))?"
 )
@@ -78,13 +79,21 @@ def _normalize_file(file: str) -> str:
     return file
 
 
-def _pointer_after(lines: list[str], start: int) -> tuple[int | None, str]:
-    """The `l.N` pointer that follows an error header: (N, text TeX had read).
+@dataclass(frozen=True)
+class _Pointer:
+    line: int | None = None
+    text: str = ""  # what TeX had read of the line when it stopped
+    file: str | None = None  # only known from a following `file:line:` header
+
+
+def _pointer_after(lines: list[str], start: int) -> _Pointer:
+    """The `l.N` pointer that follows an error header.
 
     A following "Emergency stop" belongs to the same failure (a missing file
-    stops TeX at once), so the search goes on through it, and its
-    `file:line:` gives the line when there is no `l.N`.
+    stops TeX at once), so the search goes on through it; in -file-line-error
+    mode its `file:line:` says which file the `l.N` refers to.
     """
+    file: str | None = None
     fallback: int | None = None
     for line in lines[start + 1 : start + 1 + _LOOKAHEAD]:
         header = _FILE_LINE.match(line)
@@ -93,13 +102,13 @@ def _pointer_after(lines: list[str], start: int) -> tuple[int | None, str]:
             message = (header or bang).group("msg")  # type: ignore[union-attr]
             if not message.startswith(_SECONDARY):
                 break  # the next error: this one has no pointer
-            if header and fallback is None:
-                fallback = int(header.group("line"))
+            if header and file is None:
+                file, fallback = _normalize_file(header["file"]), int(header["line"])
             continue
         pointer = _POINTER.match(line)
         if pointer:
-            return int(pointer.group("line")), (pointer.group("text") or "").strip()
-    return fallback, ""
+            return _Pointer(int(pointer["line"]), (pointer["text"] or "").strip(), file)
+    return _Pointer(fallback, "", file)
 
 
 def _full_message(lines: list[str], start: int, first: str) -> str:
@@ -135,14 +144,16 @@ def parse_log_errors(
         if not (flm or bang):
             continue
         if flm:
-            file, lineno = _normalize_file(flm.group("file")), int(flm.group("line"))
-            message = _full_message(lines, i, flm.group("msg"))
-            _, near = _pointer_after(lines, i)
+            file, lineno = _normalize_file(flm["file"]), int(flm["line"])
+            message = _full_message(lines, i, flm["msg"])
+            near = _pointer_after(lines, i).text
         else:
             assert bang is not None
-            file = tex_name  # classic errors do not say which file; assume the report
-            message = _full_message(lines, i, bang.group("msg"))
-            lineno, near = _pointer_after(lines, i)
+            pointer = _pointer_after(lines, i)
+            # Classic errors do not name their file; assume the report unless a
+            # following "file:line: Emergency stop." says otherwise.
+            file, lineno, near = pointer.file or tex_name, pointer.line, pointer.text
+            message = _full_message(lines, i, bang["msg"])
         if near:
             message = f"{message} (near: {_near(near)})"
         found.append((file, lineno, message))
@@ -244,10 +255,9 @@ def parse_blg(
             errors.append(
                 LogError(file=file, line=lineno, message=f"BibTeX: {m['msg']}", context=context)
             )
-        elif _BLG_FATAL.match(line):
-            errors.append(
-                LogError(file="", line=None, message=f"BibTeX: {line.strip()}", context="")
-            )
-        elif (m := _BLG_WARNING.match(line)) and f"BibTeX: {m['msg'].strip()}" not in warnings:
+        elif fatal := _BLG_FATAL.search(line):
+            message = f"BibTeX: {fatal.group().strip()}"
+            errors.append(LogError(file="", line=None, message=message, context=""))
+        elif (m := _BLG_WARNING.search(line)) and f"BibTeX: {m['msg'].strip()}" not in warnings:
             warnings.append(f"BibTeX: {m['msg'].strip()}")
     return errors, warnings

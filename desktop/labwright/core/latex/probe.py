@@ -8,6 +8,7 @@ font at all.
 
 from __future__ import annotations
 
+import glob
 import os
 import shutil
 import subprocess
@@ -63,6 +64,8 @@ class Engines:
     # ToUnicode map from xdvipdfmx: the PDF shows Chinese but its text cannot
     # be searched or copied. Noto CJK (the `ubuntu` fontset) has no such flaw.
     ctex_fontset: str | None = None
+    # CTeX under LuaLaTeX needs LuaTeX-ja (texlive-lang-japanese on Debian).
+    luatexja: bool = False
 
     @property
     def engine(self) -> str | None:
@@ -79,24 +82,29 @@ class Engines:
     def can_compile_lang(self, lang: str) -> bool:
         """Whether a report in `lang` ("en", "zh", "zh-CN", ...) can be compiled."""
         base = lang.lower().replace("_", "-").split("-")[0]
-        if base in ("zh", "ja", "ko"):
-            unicode_engine = any(getattr(self, name) for name in _UNICODE_ENGINES)
-            needs_ctex = base == "zh"
-            return unicode_engine and self.cjk_font and (self.ctex or not needs_ctex)
+        if base == "zh":
+            engine = bool(self.xelatex) or bool(self.lualatex and self.luatexja)
+            return engine and self.ctex and self.cjk_font
+        if base in ("ja", "ko"):
+            return any(getattr(self, name) for name in _UNICODE_ENGINES) and self.cjk_font
         return self.can_compile
 
     def install_hint(self, platform: str | None = None) -> str:
         """How to install what is missing on this OS; "" when nothing is missing."""
-        platform = platform or sys.platform
+        how = _engine_hint(platform or sys.platform)
         if not self.can_compile:
-            return "No TeX engine found (xelatex, lualatex or pdflatex). " + _engine_hint(platform)
+            return f"No TeX engine found (xelatex, lualatex or pdflatex). {how}"
         if not self.can_compile_lang("zh"):
-            return "Chinese reports need XeLaTeX, ctex and a CJK font. " + _engine_hint(platform)
+            return f"Chinese reports need XeLaTeX, ctex and a CJK font. {how}"
         if not self.latexmk:
-            return "latexmk not found: compiling with the engine directly. " + _engine_hint(
-                platform
-            )
+            return f"latexmk not found: compiling with the engine directly. {how}"
         return ""
+
+    def tool_dirs(self) -> list[str]:
+        """Folders of the tools found, for the PATH of TeX processes (latexmk
+        calls the engine by name, which must resolve to the probed one)."""
+        found = (self.latexmk, *(getattr(self, name) for name in ENGINE_ORDER))
+        return list(dict.fromkeys(str(Path(p).parent) for p in found if p))
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -141,9 +149,40 @@ def _engine_hint(platform: str) -> str:
     )
 
 
+def _extra_tex_dirs() -> list[str]:
+    """Where TeX distributions install, for when PATH lacks them: a macOS app
+    started from Finder gets no shell PATH, MiKTeX may install per user."""
+    if sys.platform == "darwin":
+        patterns = ["/Library/TeX/texbin", "/usr/local/texlive/*/bin/*", "/opt/homebrew/bin"]
+    elif sys.platform.startswith("win"):
+        local = os.environ.get("LOCALAPPDATA", "")
+        patterns = [
+            os.path.join(local, "Programs", "MiKTeX", "miktex", "bin", "x64") if local else "",
+            r"C:\Program Files\MiKTeX\miktex\bin\x64",
+            r"C:\texlive\*\bin\windows",
+            r"C:\texlive\*\bin\win*",
+        ]
+    else:
+        patterns = ["/usr/local/texlive/*/bin/*"]
+    dirs: list[str] = []
+    for pattern in filter(None, patterns):
+        # Newest TeX Live year first.
+        dirs += [d for d in sorted(glob.glob(pattern), reverse=True) if os.path.isdir(d)]
+    return dirs
+
+
+def _search_path() -> str:
+    # PATH first, so the probe finds what a terminal would; extras after.
+    return os.pathsep.join([os.environ.get("PATH", os.defpath), *_extra_tex_dirs()])
+
+
+def _which(name: str) -> str | None:
+    return shutil.which(name, path=_search_path())
+
+
 def _kpsewhich(names: tuple[str, ...]) -> set[str]:
     """The subset of `names` kpathsea finds, in one process for speed."""
-    exe = shutil.which("kpsewhich")
+    exe = _which("kpsewhich")
     if not exe:
         return set()
     try:
@@ -161,7 +200,7 @@ def _kpsewhich(names: tuple[str, ...]) -> set[str]:
 
 
 def _fontconfig_has_chinese() -> bool:
-    exe = shutil.which("fc-list")
+    exe = _which("fc-list")
     if not exe:
         return False
     try:
@@ -178,8 +217,8 @@ def _fontconfig_has_chinese() -> bool:
 
 
 def _probe() -> Engines:
-    paths = {name: shutil.which(name) for name in ("latexmk", *ENGINE_ORDER)}
-    found = _kpsewhich(("ctex.sty", *_FANDOL, *_NOTO_FONTSET))
+    paths = {name: _which(name) for name in ("latexmk", *ENGINE_ORDER)}
+    found = _kpsewhich(("ctex.sty", "luatexja.sty", *_FANDOL, *_NOTO_FONTSET))
     noto = all(name in found for name in _NOTO_FONTSET)
     cjk_font = noto or all(name in found for name in _FANDOL) or _fontconfig_has_chinese()
     # macOS and Windows get a working system fontset from CTeX itself.
@@ -192,6 +231,7 @@ def _probe() -> Engines:
         ctex="ctex.sty" in found,
         cjk_font=cjk_font,
         ctex_fontset="ubuntu" if noto and linux_like else None,
+        luatexja="luatexja.sty" in found,
     )
 
 
