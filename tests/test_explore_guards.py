@@ -335,3 +335,156 @@ def test_the_api_key_reaches_no_file(material, tmp_path):
         if path.is_file():
             assert config.api_key not in path.read_text(encoding="utf-8", errors="replace")
     assert config.api_key not in repr(config)
+
+
+# -- guards beyond exact repeats (issue 7) -------------------------------------------
+
+
+def ls(path: str = ".") -> object:
+    return tool_calls(call("list_dir", {"path": path}))
+
+
+def test_a_b_a_b_cycle_is_nudged_then_stopped(material, tmp_path):
+    def model(body, n):
+        return ls("data") if n % 2 == 0 else read("manual.txt")
+
+    with FakeLLM(route(model)) as llm:
+        events = run(config_for(llm, material, tmp_path / "run"))
+        requests = explore_requests(llm)
+    assert len(requests) == 6  # a naive loop would go on to its 20-turn budget
+    kinds = guard_kinds(events)
+    assert kinds == ["dedup", "dedup", "cycle", "nudge", "dedup", "cycle"]
+    nudge = requests[4]["messages"][-1]
+    assert nudge["role"] == "user" and "went round 2 times" in nudge["content"]
+    assert "finish_exploration" in nudge["content"]
+    assert done(events).status == "degraded" and done(events).reasons == ["cycle"]
+    f = findings(tmp_path / "run")
+    assert f["reason"] == "cycle" and f["files_read"] == ["manual.txt"]
+
+
+def test_wandering_through_listings_already_seen_is_nudged_then_stopped(material, tmp_path):
+    # ".", "./.", "././." ...: every call has new arguments, none brings anything new.
+    with FakeLLM(route(lambda body, n: ls("." + "/." * n))) as llm:
+        events = run(config_for(llm, material, tmp_path / "run"))
+        requests = explore_requests(llm)
+    assert len(requests) == 9
+    assert guard_kinds(events) == ["wander", "nudge", "wander"]
+    assert "nothing new" in requests[7]["messages"][-1]["content"]
+    results = [e for e in of_type(events, "tool_result") if e.name == "list_dir"]
+    assert results[0].productive and not any(r.productive for r in results[1:])
+    assert done(events).reasons == ["wander"]
+
+
+def test_rereads_and_errors_count_as_wandering_forward_pages_do_not(material, tmp_path):
+    script = [read("data/log.txt", offset=0, limit=100)]
+    script += [read("data/log.txt", offset=o, limit=10) for o in (0, 10, 20)]  # re-reads
+    script += [read(f"missing{i}.csv") for i in range(2)]  # errors
+    script += [read("data/log.txt", offset=100 + 10 * i, limit=10) for i in range(5)]  # new
+    script += [finish()]
+    limits = GuardLimits(nudge_at=10, stop_at=11, failure_limit=5, wander_nudge_at=5)
+    with FakeLLM(route(script)) as llm:
+        events = run(config_for(llm, material, tmp_path / "run", guards=limits))
+    assert guard_kinds(events) == ["reread", "reread", "reread", "wander", "nudge"]
+    assert done(events).status == "ok"  # nudged, not stopped: the model moved forward again
+
+
+def test_an_error_storm_between_successes_withdraws_the_tool(material, tmp_path):
+    def model(body, n):
+        if n % 2 == 0:
+            return read(f"results/run_{n}.csv")
+        return read("data/log.txt", offset=n * 10, limit=10)
+
+    script = [model(None, n) for n in range(9)] + [read("manual.txt"), finish()]
+    with FakeLLM(route(script)) as llm:
+        events = run(config_for(llm, material, tmp_path / "run"))
+        offered = [llm.tool_names(i) for i in range(len(explore_requests(llm)))]
+        told = llm.requests[9]["messages"][-1]["content"]
+    kinds = guard_kinds(events)
+    # Never 3 failures in a row: the consecutive breaker alone is blind to it. The call to
+    # the withdrawn tool is the 6th idle call of the last 10: wandering, nudged.
+    assert kinds == ["error_storm", "wander", "nudge"]
+    assert "read_file" in offered[8] and "read_file" not in offered[9]
+    assert "withdrawn" in told and "finish_exploration" in told
+    refused = [e for e in of_type(events, "tool_result") if e.name == "read_file"][-1]
+    assert not refused.ok
+    assert done(events).status == "ok"
+
+
+PRICED = {
+    "fake-explore": {"prompt": 2200.0, "completion": 2200.0},  # $0.033 per fake call (15 tokens)
+    "fake-write": {"prompt": 0.0, "completion": 0.0},
+}
+
+
+def test_money_budget_warns_at_90_percent_then_stops(material, tmp_path):
+    def model(body, n):
+        return read("data/log.txt", offset=n * 10, limit=10)
+
+    with FakeLLM(route(model)) as llm:
+        config = config_for(llm, material, tmp_path / "run", prices=PRICED, budget_usd=0.1)
+        events = run(config)
+        requests = explore_requests(llm)
+    assert len(requests) == 4  # $0.099 after 3 calls: warned; $0.132 after 4: stopped
+    budget = [e.detail for e in of_type(events, "guard") if e.kind == "budget"]
+    assert budget[0].startswith("90% of the money budget used ($0.0990")
+    assert budget[1].startswith("Money budget reached ($0.1320 of $0.1000)")
+    # The wrap-up comes after the tool results, as the API wants.
+    last = requests[3]["messages"]
+    assert last[-2]["role"] == "tool" and last[-1]["role"] == "user"
+    assert "Wrap up" in last[-1]["content"]
+    assert done(events).reasons == ["budget"]
+    meta = json.loads((tmp_path / "run" / "run.json").read_text())
+    assert meta["config"]["prices"] == PRICED and meta["config"]["budget_usd"] == 0.1
+
+
+def test_exploration_token_budget_stops_the_stage(material, tmp_path):
+    def model(body, n):
+        return read("data/log.txt", offset=n * 10, limit=10)
+
+    with FakeLLM(route(model)) as llm:
+        events = run(config_for(llm, material, tmp_path / "run", explore_budget_tokens=50))
+        calls = len(explore_requests(llm))
+        wrote = len(llm.requests) - calls
+    assert calls == 4
+    kinds = guard_kinds(events)
+    assert kinds == ["budget", "budget"]
+    assert "Exploration token budget reached" in of_type(events, "guard")[-1].detail
+    assert wrote >= 1  # a stage budget ends the stage, not the run: the draft is still written
+    assert done(events).reasons == ["budget"]
+
+
+def test_the_transcript_after_a_trip_has_repeats_collapsed(material, tmp_path):
+    script = [read("manual.txt")] * 3 + [read("data/pendulum.csv"), finish()]
+    with FakeLLM(route(script)) as llm:
+        events = run(config_for(llm, material, tmp_path / "run"))
+        before, after, last = (explore_requests(llm)[i]["messages"] for i in (2, 3, 4))
+    assert guard_kinds(events) == ["dedup", "dedup", "nudge"]
+
+    def tool_contents(messages):
+        return {m["tool_call_id"]: m["content"] for m in messages if m["role"] == "tool"}
+
+    # Before the trip the model still gets the dedup message with its way out.
+    assert "not run again" in tool_contents(before)["call_2"]
+    # After it, the repeats are one-line stubs; the first pair is whole.
+    tools = tool_contents(after)
+    assert "Simple pendulum" in tools["call_1"]
+    for repeat in ("call_2", "call_3"):
+        assert tools[repeat].startswith("[repeat of call call_1") and "\n" not in tools[repeat]
+    assert "not run again" not in json.dumps(after)
+    # Every tool call keeps its answer, right after it.
+    for messages in (after, last):
+        calls = [c["id"] for m in messages if m["role"] == "assistant" for c in m["tool_calls"]]
+        assert calls == list(tool_contents(messages))
+    assert "period_s" in tool_contents(last)["call_4"]  # new results are never collapsed
+    assert done(events).status == "ok"
+
+
+def test_broken_calls_repeated_are_stopped_with_an_event(material, tmp_path):
+    with FakeLLM(route(lambda body, n: tool_calls(call("read_file", '{"path": ')))) as llm:
+        events = run(config_for(llm, material, tmp_path / "run"))
+        calls = len(explore_requests(llm))
+    assert calls <= 6
+    kinds = guard_kinds(events)
+    assert "tool_disabled" in kinds and kinds[-1] in ("loop_stop", "wander")
+    assert len(of_type(events, "tool_call")) == len(of_type(events, "tool_result"))
+    assert done(events).status == "degraded"

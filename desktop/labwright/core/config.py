@@ -68,7 +68,12 @@ def provider_for_url(base_url: str | None) -> Provider:
 
 @dataclass(frozen=True)
 class GuardLimits:
-    """Thresholds of the exploration guards (DESIGN.md). Tunable, never off."""
+    """Thresholds of the exploration guards (DESIGN.md). Tunable, never off.
+
+    Every field must stay a positive integer and every guard must stay able to
+    fire (a stop above its window could never trip): a setting can make a guard
+    more or less patient, but no value switches one off.
+    """
 
     nudge_at: int = 3  # occurrence of one fingerprint that earns a nudge (once)
     stop_at: int = 5  # occurrence that stops exploration
@@ -76,13 +81,45 @@ class GuardLimits:
     evidence_refusals: int = 2  # refused finish_exploration calls before giving up
     final_window: int = 2  # extra turns past the budget, finish forced
     dedup_head_chars: int = 600  # how much of an earlier result a dedup returns
+    # cycles: a block of 2..cycle_max_len calls repeated back to back with the same arguments
+    cycle_max_len: int = 4  # longest block looked for (A-B, A-B-C, A-B-C-D)
+    cycle_nudge_at: int = 2  # full repetitions of the block that earn the nudge
+    cycle_stop_at: int = 3  # full repetitions that stop exploration
+    # wandering: calls that bring nothing new, counted over the last wander_window calls
+    wander_window: int = 10
+    wander_nudge_at: int = 6
+    wander_stop_at: int = 8
+    # error storms: one tool failing with the same (normalized) error, whatever the arguments
+    error_storm_at: int = 5  # same-error failures among the tool's last error_storm_window calls
+    error_storm_window: int = 10
+    budget_warn_percent: int = 90  # share of a token/money budget that earns the wrap-up
 
     def __post_init__(self) -> None:
         for f in fields(self):
-            if getattr(self, f.name) < 1:
+            value = getattr(self, f.name)
+            # bool is an int in Python: `stop_at=False` must not pass as "0 = off"
+            if not isinstance(value, int) or isinstance(value, bool):
+                raise ValueError(f"guard limit {f.name} must be an integer, not {value!r}")
+            if value < 1:
                 raise ValueError(f"guard limit {f.name} must be at least 1")
         if self.stop_at <= self.nudge_at:
             raise ValueError("stop_at must be greater than nudge_at")
+        if self.cycle_max_len < 2:
+            raise ValueError("cycle_max_len must be at least 2 (a cycle has two calls or more)")
+        if self.cycle_nudge_at < 2:
+            raise ValueError("cycle_nudge_at must be at least 2 (one pass is not a cycle)")
+        if self.cycle_stop_at <= self.cycle_nudge_at:
+            raise ValueError("cycle_stop_at must be greater than cycle_nudge_at")
+        if self.wander_stop_at <= self.wander_nudge_at:
+            raise ValueError("wander_stop_at must be greater than wander_nudge_at")
+        if self.wander_stop_at > self.wander_window:
+            raise ValueError("wander_stop_at must fit in wander_window, or it could never trip")
+        if self.error_storm_at > self.error_storm_window:
+            raise ValueError(
+                "error_storm_at must fit in error_storm_window, or it could never trip"
+            )
+        if self.budget_warn_percent >= 100:
+            raise ValueError("budget_warn_percent must be below 100")
 
 
 @dataclass(frozen=True)
@@ -104,6 +141,32 @@ class RunConfig:
     request_timeout_s: float = 120.0
     max_retries: int = 4
     guards: GuardLimits = field(default_factory=GuardLimits)
+    # Money: prices per model in USD per 1M tokens, {"model": {"prompt": p, "completion": c}}.
+    # Empty means money is not tracked (the settings window will fill it in).
+    prices: dict[str, dict[str, float]] = field(default_factory=dict, hash=False)
+    budget_usd: float | None = None  # whole run, all roles
+    explore_budget_tokens: int | None = None  # the exploration stage alone
+    explore_budget_usd: float | None = None
+
+    def __post_init__(self) -> None:
+        # Only the budget fields are checked here; the rest is validated where it is used.
+        for name, price in self.prices.items():
+            if not isinstance(price, dict) or set(price) != {"prompt", "completion"}:
+                raise ValueError(
+                    f"price of {name!r} must be {{'prompt': USD per 1M, 'completion': USD per 1M}}"
+                )
+            if any(not isinstance(v, (int, float)) or v < 0 for v in price.values()):
+                raise ValueError(f"price of {name!r} must be non-negative numbers")
+        for name in ("budget_usd", "explore_budget_tokens", "explore_budget_usd"):
+            value = getattr(self, name)
+            if value is not None and not value > 0:
+                raise ValueError(f"{name} must be positive (leave it unset for no limit)")
+        if self.budget_usd is not None or self.explore_budget_usd is not None:
+            # A money budget that cannot see a model's spend would be a guard turned off silently.
+            used = [self.explore_model, self.write_model, self.vision_model]
+            unpriced = [m for m in used if m and m not in self.prices]
+            if unpriced:
+                raise ValueError(f"a money budget needs prices for: {', '.join(unpriced)}")
 
     def public_dict(self) -> dict[str, Any]:
         """Everything but the key, JSON-able."""
@@ -127,7 +190,9 @@ def config_from_public(data: dict[str, Any], api_key: str | None) -> RunConfig:
     values = {k: v for k, v in data.items() if k in known}
     guards = GuardLimits(**data.get("guards", {}))
     out = Path(data["out_dir"]) if data.get("out_dir") else None
-    return RunConfig(folder=Path(data["folder"]), out_dir=out, api_key=api_key, guards=guards, **values)
+    return RunConfig(
+        folder=Path(data["folder"]), out_dir=out, api_key=api_key, guards=guards, **values
+    )
 
 
 def key_from_env(base_url: str | None = None) -> str | None:

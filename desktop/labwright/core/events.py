@@ -26,6 +26,9 @@ GuardKind = Literal[
     "path_denied",
     "sandbox_denied",
     "compile_fix",
+    "cycle",
+    "wander",
+    "error_storm",
 ]
 DoneStatus = Literal["ok", "degraded", "failed", "cancelled"]
 

@@ -18,8 +18,8 @@ from typing import Any
 
 from .config import RunConfig, resources_dir
 from .events import Error, Event, Guard, LLMCall, ToolCall, ToolResult
-from .guards import Guards, describe_call, fingerprint
-from .llm import LLM, LLMError, Usage
+from .guards import Budget, Guards, describe_call, fingerprint
+from .llm import LLM, LLMError, RoleUsage, Usage
 from .tools import FINISH, Tool, ToolContext, ToolOutcome, build_tools
 from .tools.base import error
 from .workspace import ScanResult
@@ -126,13 +126,18 @@ def explore(
 ) -> Generator[Event, None, Exploration]:
     tools = build_tools(ctx)
     guards = Guards(config.guards)
+    budget = Budget(config, usage, stage="explore")
     result = Exploration()
     messages = _first_messages(config, scan, tools)
-    budget = _TokenBudget(config.budget_tokens)
     try:
         for iteration in itertools.count(1):
             if cancelled():
                 raise Cancelled
+            if budget.exhausted:  # spent before the stage (a resumed run) or by a vision call
+                spend = budget.check()
+                yield from spend.events
+                result.reason, result.detail = "budget", spend.content
+                break
             tool_choice = None
             if iteration > config.max_tool_iters:  # the final window
                 window_turn = iteration - config.max_tool_iters
@@ -147,11 +152,13 @@ def explore(
                     yield Guard("iteration_cap", result.detail)
                     break
                 if window_turn == 1:
+                    guards.tripped = True
                     yield _open_window(config, guards, messages)
                 if guards.evidence > 0:
                     tool_choice = {"type": "function", "function": {"name": FINISH}}
 
             offered = [t.schema() for t in tools.values() if t.name not in guards.disabled]
+            guards.collapse(messages)  # after a trip, repeats no longer re-prime the model
             try:
                 reply = llm.chat(
                     model=config.explore_model,
@@ -172,68 +179,55 @@ def explore(
             )
             messages.append(reply.assistant_message())
 
-            verdict = budget.check(usage.total_tokens)
-            if verdict is not None:
-                yield verdict
-                if verdict.detail.startswith("Token budget reached"):
-                    result.reason, result.detail = "budget", verdict.detail
-                    break
-                messages.append({"role": "user", "content": WRAP_UP})
+            spend = budget.check()
+            yield from spend.events
+            if spend.action == "stop":
+                result.reason, result.detail = "budget", spend.content
+                break
+            wrap_up = spend.content or None
+            if wrap_up:
+                guards.tripped = True
 
             if not reply.tool_calls:
                 messages.append({"role": "user", "content": USE_TOOLS})
-                continue
-
-            yield from _run_turn(
-                reply.tool_calls, iteration, tools, guards, ctx, messages, result, cancelled
-            )
-            if result.status == "finished":
-                break
-            if guards.stop_reason:
-                result.reason, result.detail = guards.stop_reason, guards.stop_detail
-                if guards.stop_reason == "no_evidence":
-                    result.status = "no_evidence"
-                break
-            nudge = guards.take_nudge()
-            if nudge:
-                messages.append({"role": "user", "content": nudge})
+            else:
+                for event in _run_turn(
+                    reply.tool_calls, iteration, tools, guards, ctx, messages, result, cancelled
+                ):
+                    if isinstance(event, LLMCall):  # the vision model, asked by read_image
+                        _account(usage, event)
+                    yield event
+                if result.status == "finished":
+                    break
+                if guards.stop_reason:
+                    result.reason, result.detail = guards.stop_reason, guards.stop_detail
+                    if guards.stop_reason == "no_evidence":
+                        result.status = "no_evidence"
+                    break
+            # Notes to the model go after the tool results: the API wants every tool
+            # message right after the assistant message that called it.
+            for note in (wrap_up, guards.take_nudge()):
+                if note:
+                    messages.append({"role": "user", "content": note})
     except Cancelled:
         result.status, result.reason = "cancelled", "cancelled"
     result.files_read = list(guards.files_read)
     return result
 
 
-WRAP_UP = (
-    "90% of the token budget is used. Wrap up: call finish_exploration with what you have read."
-)
 USE_TOOLS = (
     "Use the tools to read the material, or call finish_exploration when you know the "
     "experiment, its goal and the key findings."
 )
 
 
-class _TokenBudget:
-    """Warn once at 90 % of the run's token budget, stop at 100 %."""
-
-    def __init__(self, limit: int | None) -> None:
-        self.limit = limit
-        self.warned = False
-
-    def check(self, spent: int) -> Guard | None:
-        if not self.limit:
-            return None
-        if spent >= self.limit:
-            return Guard(
-                "budget",
-                f"Token budget reached ({spent:,} of {self.limit:,}); exploration stopped.",
-            )
-        if not self.warned and spent >= 0.9 * self.limit:
-            self.warned = True
-            return Guard(
-                "budget",
-                f"90% of the token budget used ({spent:,}); the model was told to wrap up.",
-            )
-        return None
+def _account(usage: Usage, event: LLMCall) -> None:
+    """Count a model call made inside a tool, so budgets and run.json see it."""
+    u = usage.by_role.setdefault(event.role, RoleUsage())
+    u.calls += 1
+    u.prompt_tokens += event.prompt_tokens
+    u.completion_tokens += event.completion_tokens
+    u.ms += event.ms
 
 
 def _open_window(config: RunConfig, guards: Guards, messages: list[dict]) -> Guard:
@@ -291,12 +285,9 @@ def _run_turn(
                 f"{call.name}: {reason}", f"Call not run: {reason}. Fix the call and try again."
             )
             slot.bad = True
-            guards.before_call(call.name, args)  # still counts toward the loop breaker
-            slots.append(slot)
-            continue
-        if not slot.tool.concurrency_safe:
+        elif not slot.tool.concurrency_safe:
             yield from flush()  # anything before it must land first (e.g. the evidence gate)
-        verdict = guards.before_call(call.name, args)
+        verdict = guards.before_call(call.name, args)  # a broken call still counts as a repeat
         slot.guard_events = verdict.events
         if verdict.action == "stop":
             yield from flush()
@@ -305,6 +296,12 @@ def _run_turn(
                 call.id, call.name, False, False, False, "not run: exploration stopped"
             )
             return
+        if slot.bad:
+            # It cannot run, so it repeats no earlier result either.
+            slot.guard_events = [e for e in verdict.events if e.kind != "dedup"]
+            slots.append(slot)
+            continue
+        assert slot.tool is not None
         if verdict.action != "run":
             slot.outcome = ToolOutcome(
                 verdict.action != "refuse",
@@ -384,6 +381,10 @@ def _finish_slot(
             result.status, result.findings = "finished", outcome.data
     elif slot.bad:
         events += guards.after_call(slot.name, slot.args, outcome)  # counts as a failure
+    index = len(messages)  # where its tool message goes, for collapsing repeats later
+    events += guards.settle(
+        slot.name, slot.args, outcome, cached=cached, call_id=slot.call_id, index=index
+    )
     yield from events
     yield ToolResult(
         slot.call_id, slot.name, outcome.ok, outcome.productive, cached, outcome.summary
