@@ -20,8 +20,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT / "tests"), str(ROOT / "desktop")]
 
 import openai  # noqa: E402
-from fakes import FakeLLM, call, tool_calls  # noqa: E402
 
+from fakes import FakeLLM, call, tool_calls  # noqa: E402
 from labwright.core.config import RunConfig  # noqa: E402
 from labwright.core.explore import explore  # noqa: E402
 from labwright.core.llm import LLM, Usage  # noqa: E402
@@ -34,12 +34,16 @@ TURNS = 20
 def model(body: dict, n: int):
     turn = n % TURNS
     if turn == TURNS - 1:
-        return tool_calls(call("finish_exploration", {"experiment": "x", "goal": "y", "key_findings": ["z"]}))
+        return tool_calls(
+            call("finish_exploration", {"experiment": "x", "goal": "y", "key_findings": ["z"]})
+        )
     return tool_calls(call("read_file", {"path": "data.csv", "offset": turn * 50, "limit": 50}))
 
 
 def one_exploration(llm_url: str, folder: Path, out: Path) -> float:
-    config = RunConfig(folder=folder, out_dir=out, base_url=llm_url, api_key="sk-bench", max_tool_iters=TURNS)
+    config = RunConfig(
+        folder=folder, out_dir=out, base_url=llm_url, api_key="sk-bench", max_tool_iters=TURNS
+    )
     client = LLM(llm_url, "sk-bench", max_retries=0)
     scan = scan_folder(folder)
     start = time.perf_counter()
@@ -81,7 +85,9 @@ def main() -> None:
                 raw_t.append(raw_calls(llm.base_url, bodies))
     loop_m, raw_m = statistics.median(loop_t), statistics.median(raw_t)
     print(f"turns per run:            {TURNS}")
-    print(f"exploration loop, median: {loop_m * 1000:8.1f} ms  ({loop_m / TURNS * 1000:.2f} ms/turn)")
+    print(
+        f"exploration loop, median: {loop_m * 1000:8.1f} ms  ({loop_m / TURNS * 1000:.2f} ms/turn)"
+    )
     print(f"raw openai calls, median: {raw_m * 1000:8.1f} ms  ({raw_m / TURNS * 1000:.2f} ms/call)")
     print(f"ratio loop/raw:           {loop_m / raw_m:8.3f}   (goal <= 1.15)")
 

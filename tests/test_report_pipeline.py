@@ -256,3 +256,120 @@ def test_offline_run_on_projectile_motion_gives_a_pdf_with_tables_and_plots(
     assert "0.485" in pdf and "TODO" in pdf  # a value of the workbook's Part A table
     assert len(list((rundir / "figures").glob("*.pdf"))) >= 2
     assert len(PdfReader(rundir / "report.pdf").pages) >= 2
+
+
+# -- the number check (issue 8) ----------------------------------------------------
+
+INVENTED = MINIMAL_REPORT.replace(
+    "was read.", "was read. At 0.40 m the period was 1.27 s, so $g = 9.93$ m/s$^2$."
+)
+FIXED = MINIMAL_REPORT.replace("was read.", "was read. At 0.40 m the period was 1.27 s.")
+
+
+def number_writer(revision: str, seen: list[str]):
+    """A write model that drafts INVENTED, and revises to `revision`."""
+
+    def writer(body):
+        prompt = json.dumps(body["messages"])
+        if "Revise the report" in prompt:
+            seen.append(body["messages"][-1]["content"])
+            return text(revision)
+        if "Review this lab report" in prompt:
+            seen.append(body["messages"][-1]["content"])
+            return text("NO ISSUES")  # the critic misses it; the check does not
+        if "complete LaTeX document" in prompt:
+            return text(INVENTED)
+        return writer_turn(body)
+
+    return writer
+
+
+def test_an_invented_number_goes_to_reflect_and_the_revision_removes_it(material, tmp_path):
+    seen: list[str] = []
+    with FakeLLM(route(EXPLORE, number_writer(FIXED, seen))) as llm:
+        events = run(config_for(llm, material, tmp_path / "run", reflect=2))
+    critique, revise = seen[0], seen[1]
+    assert "line 4: 9.93 m/s^2" in critique and "g = 9.93 m/s^2" in critique
+    assert "Numbers not found in the material" in revise and "9.93" in revise
+    drafts = of_type(events, "draft")
+    assert [d.degraded for d in drafts] == [True, False]
+    done = of_type(events, "done")[-1]
+    assert done.status == "ok" and done.reasons == []
+    rundir = tmp_path / "run"
+    meta = json.loads((rundir / "run.json").read_text())
+    assert meta["numbers"]["unmatched"] == [] and meta["numbers"]["matched"] == 2
+    numbers = json.loads((rundir / "numbers.json").read_text())
+    assert numbers["matched"][0]["source"]["path"] == "data/pendulum.csv"
+    draft_end = [
+        m for m in of_type(events, "milestone") if m.stage == "draft" and m.status == "end"
+    ]
+    assert draft_end[0].detail["numbers"] == {"checked": 3, "unmatched": 1}
+
+
+def test_a_revision_that_keeps_an_invented_number_ends_degraded(material, tmp_path, capsys):
+    seen: list[str] = []
+    with FakeLLM(
+        route(EXPLORE, number_writer(INVENTED.replace("was read.", "was read. "), seen))
+    ) as llm:
+        events = run(config_for(llm, material, tmp_path / "run", reflect=1))
+    done = of_type(events, "done")[-1]
+    assert done.status == "degraded"
+    assert done.reasons == ["1 number not found in the material"]
+    rundir = tmp_path / "run"
+    meta = json.loads((rundir / "run.json").read_text())
+    [item] = meta["numbers"]["unmatched"]
+    assert item["text"] == "9.93" and "g = 9.93" in item["sentence"]
+    numbers = json.loads((rundir / "numbers.json").read_text())
+    assert numbers["open_items"][0]["kind"] == "number_not_found"
+    # the user fixes the report by hand; verify agrees
+    (rundir / "report.tex").write_text(FIXED)
+    assert main(["verify", str(rundir)]) == 0
+    assert "0 not found" in capsys.readouterr().out
+
+
+def test_token_budget_spent_before_the_draft_ends_in_the_skeleton(material, tmp_path):
+    with FakeLLM(route(EXPLORE)) as llm:
+        events = run(config_for(llm, material, tmp_path / "run", budget_tokens=40))
+        drafts = [r for r in llm.requests if "complete LaTeX document" in json.dumps(r["messages"])]
+    assert drafts == []  # 30 tokens exploring + 15 on the gap check: nothing left to draft with
+    assert "budget" in guard_kinds(events)
+    done = of_type(events, "done")[-1]
+    assert done.status == "degraded" and "budget" in done.reasons
+    assert "TODO" in (tmp_path / "run" / "report.tex").read_text()
+
+
+def test_money_is_priced_in_run_json_and_a_money_budget_stops_the_run(material, tmp_path, capsys):
+    price = ["--price", "fake-explore=1000,2000", "--price", "fake-write=1000,2000"]
+    with FakeLLM(route(EXPLORE)) as llm:
+        code = main(
+            [
+                "run",
+                str(material),
+                "--out",
+                str(tmp_path / "run"),
+                "--base-url",
+                llm.base_url,
+                "--api-key",
+                "sk-x",
+                "--explore-model",
+                "fake-explore",
+                "--write-model",
+                "fake-write",
+                "--no-compile",
+                "--reflect",
+                "0",
+                "--budget-usd",
+                "0.05",
+                *price,
+            ]
+        )
+    meta = json.loads((tmp_path / "run" / "run.json").read_text())
+    # each call: 10 prompt + 5 completion tokens = 0.01 + 0.01 = $0.02
+    assert meta["cost_usd"] == pytest.approx(0.02 * sum(u["calls"] for u in meta["usage"].values()))
+    assert meta["cost_usd"] <= 0.06 and "budget" in meta["reasons"]
+    assert code == 10
+
+
+def test_a_malformed_price_is_bad_input(material, capsys):
+    assert main(["run", str(material), "--offline", "--price", "gpt=cheap"]) == 2
+    assert "MODEL=PROMPT,COMPLETION" in capsys.readouterr().err

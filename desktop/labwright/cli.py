@@ -49,10 +49,24 @@ def _parser() -> argparse.ArgumentParser:
     r.add_argument("--reflect", type=int, metavar="N")
     r.add_argument("--max-iters", type=int, metavar="N")
     r.add_argument("--budget-tokens", type=int, metavar="N")
+    r.add_argument(
+        "--budget-usd", type=float, metavar="USD", help="stop at this cost (needs --price)"
+    )
+    r.add_argument(
+        "--price",
+        action="append",
+        default=[],
+        metavar="MODEL=IN,OUT",
+        help="USD per 1M prompt,completion tokens of a model (repeatable)",
+    )
     r.add_argument("--no-compile", action="store_true")
 
     v = sub.add_parser("verify", help="check a report's numbers against the evidence")
     v.add_argument("run_dir", type=Path)
+    v.add_argument("--json", action="store_true", help="print numbers.json instead of the list")
+    v.add_argument(
+        "--all", action="store_true", help="list the matched numbers too, with their sources"
+    )
     return p
 
 
@@ -64,9 +78,13 @@ def _resume_config(a: argparse.Namespace):
         meta = json.loads(meta_path.read_text(encoding="utf-8"))
         data = meta["config"]
     except (OSError, ValueError, KeyError):
-        raise ValueError(f"{a.resume} is not a Labwright run directory (no readable run.json).") from None
+        raise ValueError(
+            f"{a.resume} is not a Labwright run directory (no readable run.json)."
+        ) from None
     if meta.get("status") in ("ok", "degraded"):
-        raise ValueError(f"The run in {a.resume} already finished ({meta['status']}); nothing to resume.")
+        raise ValueError(
+            f"The run in {a.resume} already finished ({meta['status']}); nothing to resume."
+        )
     data["out_dir"] = str(a.resume.resolve())
     problem = _check_folder(Path(data["folder"]))
     if problem:
@@ -103,6 +121,8 @@ def _config_from_args(a: argparse.Namespace):
         lang=a.lang,
         reflect=a.reflect,
         budget_tokens=a.budget_tokens,
+        budget_usd=a.budget_usd,
+        prices=_prices(a.price),
         compile=not a.no_compile,
         offline=a.offline,
     )
@@ -120,6 +140,20 @@ def _config_from_args(a: argparse.Namespace):
             f"No API key for {provider.name}. Set {names}, pass --api-key, or run with --offline."
         )
     return config
+
+
+def _prices(specs: list[str]) -> dict[str, dict[str, float]]:
+    prices = {}
+    for spec in specs:
+        model, _, pair = spec.partition("=")
+        try:
+            prompt, completion = (float(x) for x in pair.split(","))
+        except ValueError:
+            raise ValueError(
+                f"--price {spec!r}: write MODEL=PROMPT,COMPLETION (USD per 1M tokens)"
+            ) from None
+        prices[model.strip()] = {"prompt": prompt, "completion": completion}
+    return prices
 
 
 def _check_folder(folder: Path | None) -> str | None:
@@ -166,6 +200,66 @@ def cmd_run(a: argparse.Namespace) -> int:
     finally:
         signal.signal(signal.SIGINT, previous)
     return EXIT[status]
+
+
+EXIT_UNMATCHED = 10
+
+
+def cmd_verify(a: argparse.Namespace) -> int:
+    """Check the (possibly edited) report.tex of a run against the run's evidence."""
+    from labwright.core.verify import verify_run, write_numbers
+
+    run_dir: Path = a.run_dir
+    report = run_dir / "report.tex"
+    if not run_dir.is_dir() or not (run_dir / "run.json").is_file():
+        print(
+            f"labwright: {run_dir} is not a Labwright run directory (no run.json).", file=sys.stderr
+        )
+        return EXIT_USAGE
+    try:
+        tex = report.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as e:
+        print(f"labwright: cannot read {report}: {e}", file=sys.stderr)
+        return EXIT_USAGE
+    result = verify_run(run_dir, tex)
+    try:
+        write_numbers(run_dir, result)
+    except OSError as e:  # a read-only run directory still gets its answer
+        print(f"labwright: numbers.json not written: {e}", file=sys.stderr)
+    if a.json:
+        print(json.dumps(result.to_dict(), ensure_ascii=False, indent=1))
+    else:
+        print(_verify_text(result, show_matched=a.all))
+    return EXIT_UNMATCHED if result.unmatched else 0
+
+
+def _verify_text(result, *, show_matched: bool) -> str:
+    d = result.to_dict()
+    c = d["counts"]
+    traced = c["matched"] + c["derived"] + c["cited"]
+    lines = [
+        f"report.tex: {c['checked']} numbers checked · {traced} traced "
+        f"({c['matched']} in the material, {c['derived']} derived, {c['cited']} cited) · "
+        f"{c['unmatched']} not found · {c['skipped']} trivial, not checked"
+    ]
+    if d["unmatched"]:
+        lines.append("\nNot found in the material:")
+        for item in d["unmatched"]:
+            unit = f" {item['unit']}" if item.get("unit") else ""
+            lines.append(f"  line {item['line']}: {item['text']}{unit}")
+            lines.append(f"      {_short(item['sentence'], 160)}")
+            near = item.get("nearest")
+            if near:
+                lines.append(f"      closest: {near['text']} in {near['path']}, {near['location']}")
+    if show_matched and d["matched"]:
+        lines.append("\nTraced:")
+        for item in d["matched"]:
+            src = item.get("source")
+            where = f"{src['path']}, {src['location']}" if src else item.get("how", "")
+            lines.append(f"  line {item['line']}: {item['text']} ← {where} ({item.get('how', '')})")
+            if src and src.get("excerpt"):
+                lines.append(f"      {_short(src['excerpt'], 160)}")
+    return "\n".join(lines)
 
 
 class JsonPrinter:
@@ -246,8 +340,7 @@ def main(argv: list[str] | None = None) -> int:
         )
         return EXIT_USAGE
     if args.command == "verify":
-        print("labwright: verify is not built yet.", file=sys.stderr)
-        return EXIT_USAGE
+        return cmd_verify(args)
     return EXIT_USAGE
 
 

@@ -12,9 +12,13 @@ import json
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import openai
+if TYPE_CHECKING:
+    import openai
+
+# `openai` is imported on first use, not here: it costs half a second, and the
+# desktop window (which imports the core) must appear at once.
 
 
 class LLMError(Exception):
@@ -119,6 +123,8 @@ class LLM:
         timeout_s: float = 120.0,
         max_retries: int = 4,
     ) -> None:
+        import openai
+
         self._secret = api_key or ""
         # Local servers (Ollama, llama.cpp) accept any key; the client insists on one.
         self._client = openai.OpenAI(
@@ -151,7 +157,7 @@ class LLM:
         start = time.monotonic()
         try:
             resp = self._client.chat.completions.create(**kwargs)
-        except openai.OpenAIError as e:
+        except _openai().OpenAIError as e:
             raise self._explain(e) from None
         ms = int((time.monotonic() - start) * 1000)
         if not resp.choices:
@@ -203,7 +209,7 @@ class LLM:
                         if on_delta is not None:
                             on_delta(piece)
                     finish = choice.finish_reason or finish
-        except openai.OpenAIError as e:
+        except _openai().OpenAIError as e:
             raise self._explain(e) from None
         return Reply(
             "".join(parts),
@@ -218,11 +224,12 @@ class LLM:
     def list_models(self) -> list[str]:
         try:
             return sorted(m.id for m in self._client.models.list())
-        except openai.OpenAIError as e:
+        except _openai().OpenAIError as e:
             raise self._explain(e) from None
 
     def _explain(self, e: openai.OpenAIError) -> LLMError:
         """A message that says what to do; the key is scrubbed whatever the server echoed."""
+        openai = _openai()
         where = self.base_url
         if isinstance(e, openai.AuthenticationError):
             err = LLMError(
@@ -262,6 +269,12 @@ class LLM:
         if self._secret and self._secret in str(err):
             err = LLMError(str(err).replace(self._secret, "***"), kind=err.kind)
         return err
+
+
+def _openai() -> Any:
+    import openai
+
+    return openai
 
 
 def _short(text: str, limit: int = 300) -> str:

@@ -12,19 +12,20 @@ import json
 import threading
 import time
 from collections.abc import Callable, Generator, Iterator
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from . import __version__
-from .config import RunConfig, labwright_home
+from .config import RunConfig
 from .events import Done, Draft, Error, Event, Guard, Milestone
 from .explore import Cancelled, Exploration, explore
+from .guards import spent_usd
 from .latex import Engines, compile_tex, probe_engines
 from .llm import LLM, LLMError, RoleUsage, Usage
-from .runstore import RunStore, new_run_dir, read_journal
+from .runstore import RunStore, prepare_run_dir, read_journal
 from .templates import load_template
 from .tools import ToolContext
+from .verify import Verification, verify_report, write_numbers
 from .workspace import ScanResult, scan_folder
 from .writing import (
     Writer,
@@ -69,13 +70,6 @@ def _as_check(cancel: CancelFlag) -> Callable[[], bool]:
     if isinstance(cancel, threading.Event):
         return cancel.is_set
     return cancel
-
-
-def prepare_run_dir(config: RunConfig) -> RunConfig:
-    """The config with its run directory chosen (LABWRIGHT_HOME/runs/... by default)."""
-    if config.out_dir is not None:
-        return config
-    return replace(config, out_dir=new_run_dir(labwright_home() / "runs", config.folder))
 
 
 class _Run:
@@ -130,7 +124,7 @@ class _Run:
         self.reasons = [r for r in meta.get("reasons", []) if r != "cancelled"]
         self.extra = {
             k: meta[k]
-            for k in ("gaps", "unresolved_citations", "skeleton", "converged")
+            for k in ("gaps", "unresolved_citations", "skeleton", "converged", "numbers")
             if k in meta
         }
         for role, u in meta.get("usage", {}).items():
@@ -155,6 +149,9 @@ class _Run:
                 "usage": self.usage.to_dict(),
                 "calls": {role: u.calls for role, u in self.usage.by_role.items()},
                 "total_tokens": self.usage.total_tokens,
+                "cost_usd": round(spent_usd(self.config, self.usage), 6)
+                if self.config.prices
+                else None,
                 "config": self.config.public_dict(),
                 **self.extra,
             },
@@ -407,10 +404,38 @@ def _draft(run: _Run) -> Iterator[Event]:
             run.degrade("budget" if run.writer.exhausted else "draft_invalid")
             tex = _skeleton(run, e.findings or None)
     run.extra["skeleton"] = run.skeleton
+    numbers = _check_numbers(run, tex)
     yield run.save_report(tex)
-    yield run.milestone(
-        "draft", "end", {"version": run.version, "chars": len(tex), "skeleton": run.skeleton}
-    )
+    detail: dict[str, Any] = {"version": run.version, "chars": len(tex), "skeleton": run.skeleton}
+    if numbers is not None:
+        detail["numbers"] = {
+            "checked": numbers.summary()["checked"],
+            "unmatched": len(numbers.unmatched),
+        }
+    yield run.milestone("draft", "end", detail)
+
+
+def _numbers_reason(reason: str) -> bool:
+    return reason.endswith(" not found in the material")
+
+
+def _check_numbers(run: _Run, tex: str) -> Verification | None:
+    """Trace every number of a model's draft to the evidence (verify.py); numbers.json and
+    run.json list what could not be traced, and the draft is degraded while any remain.
+    A skeleton is not checked: its numbers are copied from the data by code."""
+    run.reasons = [r for r in run.reasons if not _numbers_reason(r)]
+    if run.skeleton:
+        run.extra["numbers"] = {
+            "checked": 0,
+            "skipped": "skeleton report: its numbers come from the data tables",
+        }
+        return None
+    result = verify_report(tex, run.exploration.evidence, run.config.folder)
+    write_numbers(run.dir, result)
+    run.extra["numbers"] = result.summary()
+    if result.reason:
+        run.degrade(result.reason)
+    return result
 
 
 def _reflect(run: _Run) -> Iterator[Event]:
@@ -429,12 +454,18 @@ def _reflect(run: _Run) -> Iterator[Event]:
         yield run.milestone("reflect", "skipped", {"round": n, "of": rounds, "reason": reason})
         return
     yield run.milestone("reflect", "start", {"round": n, "of": rounds})
+    # the current text's untraced numbers go to the critique (also after a resume)
+    checked = verify_report(run.tex, run.exploration.evidence, run.config.folder)
+    unmatched = [c.to_dict() for c in checked.unmatched]
     try:
-        tex, converged = yield from reflect_round(run.writer, run.tex, run.exploration.evidence)
+        tex, converged = yield from reflect_round(
+            run.writer, run.tex, run.exploration.evidence, unmatched
+        )
     except LLMError as err:
         yield run.model_failed("reflect", err)
         tex, converged = run.tex, True
     if tex != run.tex:
+        _check_numbers(run, tex)
         yield run.save_report(tex)
     if converged:
         run.extra["converged"] = n

@@ -12,9 +12,11 @@ import os
 import re
 import tempfile
 import time
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from .config import RunConfig, labwright_home
 from .events import Event
 
 
@@ -59,6 +61,13 @@ def new_run_dir(runs_root: Path, folder: Path) -> Path:
         n += 1
         candidate = base.with_name(f"{base.name}-{n}")
     return candidate
+
+
+def prepare_run_dir(config: RunConfig) -> RunConfig:
+    """The config with its run directory chosen (LABWRIGHT_HOME/runs/... by default)."""
+    if config.out_dir is not None:
+        return config
+    return replace(config, out_dir=new_run_dir(labwright_home() / "runs", config.folder))
 
 
 def is_within(child: Path, parent: Path) -> bool:

@@ -17,6 +17,7 @@ from typing import Any
 
 from .config import RunConfig, resources_dir
 from .events import Event, Guard, LLMCall
+from .guards import Budget
 from .llm import LLM, Reply, Usage
 from .templates import Template
 
@@ -90,13 +91,20 @@ class Writer:
     llm: LLM | None
     usage: Usage
     template: Template
-    warned: bool = False
     notes: list[str] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        # the run's token and money budgets (guards.Budget), counted over every stage
+        self.budget = Budget(self.config, self.usage)
 
     @property
     def exhausted(self) -> bool:
-        b = self.config.budget_tokens
-        return bool(b) and self.usage.total_tokens >= b  # type: ignore[operator]
+        return self.budget.exhausted
+
+    @property
+    def warned(self) -> bool:
+        """Past the wrap-up share of a budget: no more optional model work (reflection)."""
+        return self.budget.warned
 
     def ask(self, role: str, messages: list[dict[str, Any]]) -> Generator[Event, None, Reply]:
         assert self.llm is not None
@@ -104,13 +112,7 @@ class Writer:
         reply = self.llm.chat(model=model, messages=messages)
         self.usage.add(role, reply)
         yield LLMCall(role, reply.model, reply.prompt_tokens, reply.completion_tokens, reply.ms)
-        b = self.config.budget_tokens
-        if b and not self.warned and self.usage.total_tokens >= 0.9 * b:
-            self.warned = True
-            yield Guard(
-                "budget",
-                f"90% of the token budget used ({self.usage.total_tokens:,}); wrapping up.",
-            )
+        yield from self.budget.check().events  # the wrap-up warning once, then the stop
         return reply
 
     def ask_for_document(
@@ -277,26 +279,64 @@ def draft(
     return (yield from w.ask_for_document("write", messages))
 
 
+def numbers_text(unmatched: list[dict[str, Any]]) -> str:
+    """Untraced numbers for the model: each with its line, its sentence, the closest value."""
+    lines = []
+    for item in unmatched[:40]:
+        unit = f" {item['unit']}" if item.get("unit") else ""
+        near = item.get("nearest")
+        closest = ""
+        if near:
+            closest = (
+                f" Closest in the material: {near['text']} ({near['path']}, {near['location']})."
+            )
+        lines.append(
+            f'- line {item["line"]}: {item["text"]}{unit} in "{item["sentence"]}".{closest}'
+        )
+    if len(unmatched) > 40:
+        lines.append(f"- ... and {len(unmatched) - 40} more")
+    return "\n".join(lines)
+
+
 def reflect_round(
-    w: Writer, tex: str, evidence: list[dict]
+    w: Writer, tex: str, evidence: list[dict], unmatched: list[dict[str, Any]] | None = None
 ) -> Generator[Event, None, tuple[str, bool]]:
-    """One critique + revision. Returns (text, converged)."""
+    """One critique + revision. Returns (text, converged).
+
+    `unmatched` are the numbers the deterministic check could not trace to the evidence:
+    the critique must list them and the revision must fix or justify each one, so a round
+    with any of them never counts as converged on the critic's word alone.
+    """
+    unmatched = unmatched or []
+    shown = numbers_text(unmatched) if unmatched else "(none: every number was traced)"
     critique_msgs = [
         {
             "role": "user",
-            "content": prompt("critique", evidence=evidence_text(evidence, 30_000), draft=tex),
+            "content": prompt(
+                "critique", evidence=evidence_text(evidence, 30_000), draft=tex, numbers=shown
+            ),
         }
     ]
     critique = yield from w.ask("reflect", critique_msgs)
     issues = critique.content.strip()
-    if not issues or re.fullmatch(r"\W*no issues\W*", issues, re.I):
+    no_issues = not issues or re.fullmatch(r"\W*no issues\W*", issues, re.I)
+    if no_issues and not unmatched:
         return tex, True
+    if no_issues:
+        issues = ""
     revision = yield from w.ask_for_document(
         "reflect",
         [
             *critique_msgs,
-            {"role": "assistant", "content": issues},
-            {"role": "user", "content": prompt("revise", critique=issues)},
+            {"role": "assistant", "content": issues or "NO ISSUES"},
+            {
+                "role": "user",
+                "content": prompt(
+                    "revise",
+                    critique=issues or "(none besides the numbers below)",
+                    numbers=prompt("numbers", numbers=numbers_text(unmatched)) if unmatched else "",
+                ),
+            },
         ],
     )
     if revision is None:

@@ -1,0 +1,272 @@
+"""The number check: a report's numbers traced to the evidence (core/verify.py, evidence.py)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from labwright.cli import main
+from labwright.core.evidence import evidence_from_folder, evidence_numbers, parse_unit
+from labwright.core.readers import read_page
+from labwright.core.verify import extract_numbers, verify_report
+
+CSV = "length_m,t10_run1_s,t10_run2_s,t10_run3_s\n0.200,8.98,9.04,8.98\n1.000,20.16,20.16,20.08\n"
+EVIDENCE = [
+    {"path": "data/periods.csv", "kind": "csv", "offset": 0, "end": 3, "text": CSV.strip()},
+    {
+        "path": "data/setup.txt",
+        "kind": "text",
+        "offset": 0,
+        "end": 2,
+        "text": "Bob diameter 25.0 mm, mass 65.3 g.\nEfficiency ratio 0.124 of the launcher.",
+    },
+]
+
+
+def doc(body: str) -> str:
+    return (
+        "\\documentclass{article}\n\\usepackage{siunitx}\n\\begin{document}\n"
+        + body
+        + "\n\\end{document}\n"
+    )
+
+
+def statuses(result) -> dict[str, str]:
+    return {c.number.text: c.status for c in result.checks}
+
+
+def test_quoting_the_data_rounded_in_other_units_and_as_percentages_passes():
+    tex = doc(
+        "For $L = 0.200$\\,m ten periods took 8.98 s (a bob of 2.50 cm, \\SI{65.3}{\\gram}).\n"
+        "At 1.00 m ten periods took \\SI{20160}{\\milli\\second}, i.e.\\ 20.2 s.\n"
+        "The launcher's efficiency was 12.4\\,\\% and the length 200 mm.\n"
+    )
+    result = verify_report(tex, EVIDENCE)
+    assert result.unmatched == [], [c.to_dict() for c in result.unmatched]
+    hows = {c.number.text: c.how for c in result.checks}
+    assert hows["2.50"] == "2.50 cm = 25.0 mm" and hows["200"].startswith("200 mm = 0.200")
+    assert hows["12.4"] == "12.4 % = 0.124"
+    src = next(c.source for c in result.checks if c.number.text == "8.98")
+    assert (src.path, src.location) == ("data/periods.csv", "line 2, column 't10_run1_s'")
+    assert result.reason is None
+
+
+def test_an_invented_value_is_flagged_with_its_sentence_and_the_closest_value():
+    tex = doc("Ten periods took 8.98 s.\nThe measured period was 2.103 s, close to theory.\n")
+    result = verify_report(tex, EVIDENCE)
+    [bad] = result.unmatched
+    assert bad.number.text == "2.103" and bad.number.line == 5
+    assert bad.sentence == "The measured period was 2.103 s, close to theory."
+    assert result.reason == "1 number not found in the material"
+    item = result.to_dict()["open_items"][0]
+    assert item["kind"] == "number_not_found" and "2.103 s" in item["message"]
+
+
+def test_a_wrong_unit_prefix_is_flagged_where_the_material_states_the_unit():
+    result = verify_report(doc("Ten periods took 8.98 ms at 0.200 cm.\n"), EVIDENCE)
+    assert statuses(result) == {"8.98": "unmatched", "0.200": "unmatched"}
+
+
+def test_trivial_numbers_and_markup_are_not_checked():
+    tex = doc(
+        "\\section{Results 2024}\\label{sec:r42}\n"
+        "See Figure 12 and Table~\\ref{tab:77} (Eq. 14); in 2023 we took 3 runs % 99.9 hidden\n"
+        "\\includegraphics[width=0.83\\linewidth]{figures/fit13.pdf}\n"
+        "with $g = 9.81$ m/s$^2$ and $T = 2\\pi\\sqrt{L/g}$, $x^{2}$, $t_{10}$, file t10_run1.\n"
+    )
+    numbers = extract_numbers(tex)
+    assert {n.text for n in numbers if not n.trivial} == set()
+    assert "99.9" not in {n.text for n in numbers} and "0.83" not in {n.text for n in numbers}
+
+
+def test_latex_number_forms():
+    tex = doc(
+        "a $9.81\\times10^{-3}$ b 1.2e-3 c \\num{4.5e2} d 12,345 e $2.016 \\pm 0.004$\\,s "
+        "f \\SI{9.81(2)}{\\metre\\per\\second\\squared} g 45$^\\circ$ h 3.5\\%"
+    )
+    got = {n.text: (n.value, n.unit.text if n.unit else None, n.role) for n in extract_numbers(tex)}
+    assert got["9.81\\times10^{-3}"][0] == pytest.approx(9.81e-3)
+    assert got["1.2e-3"][0] == pytest.approx(1.2e-3)
+    assert got["4.5e2"][0] == pytest.approx(450)
+    assert got["12,345"][0] == 12345
+    assert got["0.004"] == (0.004, "s", "uncertainty") and got["2.016"][1] == "s"
+    assert got["2"][2] == "uncertainty" and got["2"][0] == pytest.approx(0.02)
+    assert got["45"][1] == "°" and got["3.5"][1] == "%"
+
+
+def test_units_parse_to_factor_and_dimensions():
+    assert parse_unit("mm").factor == pytest.approx(1e-3)
+    assert parse_unit("ms-1").dims == parse_unit("m/s").dims  # lab sheets' m·s⁻¹
+    assert parse_unit("ms").dims == (("s", 1),)
+    assert parse_unit(r"\metre\per\second\squared").dims == parse_unit("m s^{-2}").dims
+    assert parse_unit("the") is None
+
+
+def test_a_computation_shown_in_the_report_is_accepted_when_it_holds():
+    tex = doc(
+        "For 1.000 m ten periods took 20.16 s, so $T = 20.16/10 = 2.016$\\,s and\n"
+        "$g = 4\\pi^2 \\times 1.000/(2.016)^2 = 9.71$\\,m\\,s$^{-2}$.\n"
+        "The mean of 8.98, 9.04 and 8.98 s is 9.00 s.\n"
+        "Wrongly, $T = 20.16/10 = 2.106$ s.\n"
+    )
+    result = verify_report(tex, EVIDENCE)
+    s = {(c.number.line, c.number.text): (c.status, c.how) for c in result.checks}
+    assert s[(4, "2.016")][0] == "derived" and "20.16 / 10" in s[(4, "2.016")][1]
+    assert s[(5, "9.71")][0] == "derived"
+    assert s[(6, "9.00")][0] in ("derived", "matched")
+    assert s[(7, "2.106")][0] == "unmatched"
+
+
+def test_a_percentage_discrepancy_of_two_traced_numbers_is_derived():
+    ev = [{"path": "g.txt", "kind": "text", "offset": 0, "end": 1, "text": "g1 = 8.55 m/s^2"}]
+    ok = verify_report(doc("We found $g = 8.55$ m/s$^2$, 12.8\\,\\% below 9.81 m/s$^2$.\n"), ev)
+    assert statuses(ok)["12.8"] == "derived"
+    bad = verify_report(doc("We found $g = 8.55$ m/s$^2$, 14.7\\,\\% below 9.81 m/s$^2$.\n"), ev)
+    assert statuses(bad)["14.7"] == "unmatched"  # 14.7 % would divide by the measured value
+
+
+def test_a_table_column_computed_from_another_is_derived_row_by_row():
+    tex = doc(
+        "\\begin{tabular}{ccc}\n$L$ (m) & $t_{10}$ (s) & $T$ (s)\\\\\n"
+        "0.200 & 8.98 & 0.898 \\\\\n1.000 & 20.16 & 2.016 \\\\\n1.000 & 20.08 & 2.111 \\\\\n"
+        "\\end{tabular}"
+    )
+    result = verify_report(tex, EVIDENCE)
+    s = {(c.number.line, c.number.text): c for c in result.checks}
+    assert s[(6, "0.898")].status == "derived" and "1/10" in s[(6, "0.898")].how
+    assert s[(7, "2.016")].status == "derived"
+    assert s[(8, "2.111")].status == "unmatched"  # the invented cell breaks the formula
+    assert s[(6, "8.98")].source.column == "t10_run1_s"
+
+
+def test_a_slope_printed_by_the_figure_code_is_matched_to_that_figure():
+    ev = [
+        *EVIDENCE,
+        {
+            "path": "figures/t2_vs_l.pdf",
+            "kind": "figure_output",
+            "text": "slope = 4.0187 s^2/m\nintercept = 0.0123 s^2\n",
+            "inputs": ["data/periods.csv"],
+        },
+    ]
+    tex = doc(
+        "The fit of $T^2$ against $L$ has a slope of 4.02 s$^2$/m, so "
+        "$g = 4\\pi^2/4.02 = 9.82$\\,m/s$^2$.\n"
+    )
+    result = verify_report(tex, ev)
+    slope = next(c for c in result.checks if c.number.text == "4.02")
+    assert slope.status == "matched"
+    assert slope.source.path == "figures/t2_vs_l.pdf" and slope.source.kind == "figure_output"
+    assert slope.source.inputs == ("data/periods.csv",)
+    assert statuses(result)["9.82"] == "derived" and result.unmatched == []
+
+
+def test_a_number_cited_from_an_outside_source_is_justified():
+    result = verify_report(doc("Air density is 1.225 kg m$^{-3}$ \\cite{crc}.\n"), EVIDENCE)
+    assert statuses(result) == {"1.225": "cited"}
+    again = verify_report(doc("Air density is 1.225 kg \\cite{mat:manual}.\n"), EVIDENCE)
+    assert statuses(again) == {"1.225": "unmatched"}  # the material does not say so
+
+
+# -- real material ---------------------------------------------------------------
+
+PROJECTILE_REPORT = r"""\documentclass{article}
+\usepackage{siunitx,booktabs}
+\begin{document}
+\section{Results}
+For the first initial velocity ($d_1 = 0.050$\,m) the velocity at $25^\circ$ was
+\SI{2.32}{\metre\per\second} and the range 48.5\,cm, with a maximum height of 35 mm.
+At $45^\circ$ the range reached 0.59 m; with the third velocity $2.105 \pm 0.001$ m,
+about $2.105/0.59 = 3.57$ times as far.
+The heights at 65° were 0.25, 0.45 and 0.72 m, a mean of 0.473 m.
+\begin{tabular}{ccc}\toprule
+$\theta$ ($^\circ$) & $R$ (m) & $H$ (cm)\\\midrule
+25 & 1.095 & 8.0 \\
+35 & 1.22 & 19.0 \\
+45 & 1.23 & 29.0 \\
+\bottomrule\end{tabular}
+The range at 55° was 1.31 m.
+\end{document}
+"""
+
+
+def test_real_material_projectile_motion(projectile):
+    xlsx = projectile / "Data" / "Projectile motion.xlsx"
+    records, offset = [], 0
+    while True:  # the workbook as read_file pages it
+        page = read_page(xlsx, offset)
+        records.append(
+            {
+                "path": "Data/Projectile motion.xlsx",
+                "kind": page.kind,
+                "offset": page.offset,
+                "end": page.end,
+                "text": page.text,
+            }
+        )
+        if page.end >= (page.total or 0):
+            break
+        offset = page.end
+    result = verify_report(PROJECTILE_REPORT, records, projectile)
+    [bad] = result.unmatched  # 1.31 m is invented: the workbook has 1.17 m at 55°
+    assert bad.number.text == "1.31" and "55° was 1.31 m" in bad.sentence
+    by_text = {}
+    for c in result.checks:
+        by_text.setdefault(c.number.text, c)
+    r = by_text["48.5"]
+    assert r.status == "matched" and r.how == "48.5 cm = 0.485 m"
+    assert (r.source.sheet, r.source.cell, r.source.column) == ("Part A ", "E6", "Range, m")
+    assert by_text["35"].how == "35 mm = 0.035 m"
+    assert by_text["3.57"].status == "derived" and by_text["0.473"].status == "derived"
+    assert by_text["29.0"].how == "29.0 cm = 0.29 m"
+
+
+def test_evidence_numbers_know_their_workbook_cells(projectile):
+    records = evidence_from_folder(projectile, ["Data/Projectile motion.xlsx"])
+    import openpyxl
+
+    wb = openpyxl.load_workbook(projectile / "Data" / "Projectile motion.xlsx", data_only=True)
+    cells = [n for n in evidence_numbers(records, projectile) if n.source.cell and not n.derived]
+    assert len(cells) > 500
+    for n in cells[::37]:
+        value = wb[n.source.sheet][n.source.cell].value
+        if isinstance(value, str):  # a number inside a text cell ("Distance, d1 = 0.050m")
+            assert n.text in value, n
+        else:
+            assert float(value) == pytest.approx(n.value), n
+
+
+# -- labwright verify ----------------------------------------------------------------
+
+
+def make_run(tmp_path: Path, tex: str) -> Path:
+    run = tmp_path / "run"
+    run.mkdir()
+    (run / "run.json").write_text(json.dumps({"status": "ok", "config": {"folder": "/nowhere"}}))
+    (run / "evidence.jsonl").write_text("".join(json.dumps(e) + "\n" for e in EVIDENCE))
+    (run / "report.tex").write_text(tex)
+    return run
+
+
+def test_cli_verify_on_an_edited_report(tmp_path, capsys):
+    run = make_run(tmp_path, doc("Ten periods took 8.98 s.\n"))
+    assert main(["verify", str(run)]) == 0
+    assert "1 numbers checked · 1 traced" in capsys.readouterr().out
+    # the user edits the report and types a value the material does not have
+    (run / "report.tex").write_text(doc("Ten periods took 8.98 s, so T = 0.913 s.\n"))
+    assert main(["verify", str(run)]) == 10
+    out = capsys.readouterr().out
+    assert "line 4: 0.913 s" in out and "so T = 0.913 s" in out
+    numbers = json.loads((run / "numbers.json").read_text())
+    assert numbers["counts"]["unmatched"] == 1 and numbers["unmatched"][0]["text"] == "0.913"
+    assert main(["verify", str(run), "--json"]) == 10
+    assert json.loads(capsys.readouterr().out)["matched"][0]["source"]["path"] == "data/periods.csv"
+
+
+def test_cli_verify_bad_input(tmp_path, capsys):
+    assert main(["verify", str(tmp_path / "missing")]) == 2
+    (tmp_path / "run.json").write_text("{}")
+    assert main(["verify", str(tmp_path)]) == 2  # no report.tex
+    assert "cannot read" in capsys.readouterr().err
