@@ -509,10 +509,18 @@ def test_depth_beyond_the_recursion_limit(tmp_path: Path) -> None:
     for _ in range(depth):  # Path.mkdir(parents=True) and os.makedirs recurse themselves
         path = os.path.join(path, "d")
         os.mkdir(path)
-    _write(deep / "bottom.csv")
-    result = scan_folder(tmp_path)
-    assert result.dirs == depth
-    assert result.files == 1
+    try:
+        _write(deep / "bottom.csv")
+        result = scan_folder(tmp_path)
+        assert result.dirs == depth
+        assert result.files == 1
+    finally:
+        # pytest's tmp cleanup (shutil.rmtree) recurses once per level and would
+        # overflow on this tree: take it down level by level from the bottom
+        (deep / "bottom.csv").unlink(missing_ok=True)
+        while path != str(tmp_path):
+            os.rmdir(path)
+            path = os.path.dirname(path)
 
 
 def test_sample_is_capped_sorted_and_shallow_first(tmp_path: Path) -> None:
