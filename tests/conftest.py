@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 import threading
 import time
 from pathlib import Path
 
 import pytest
+
+# Qt must never need a screen in tests; set before anything imports Qt.
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 SHARED_DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
 PROJECTILE = SHARED_DATA / "projectile-motion"
@@ -22,6 +26,18 @@ def isolated_home(tmp_path_factory, monkeypatch) -> Path:
     for name in SECRET_ENV:
         monkeypatch.delenv(name, raising=False)
     return home
+
+
+@pytest.fixture(autouse=True)
+def no_real_keyring():
+    """No test may reach the OS keyring: by default there is none (tests that need one install a fake)."""
+    import keyring
+    from keyring.backends import fail
+
+    previous = keyring.get_keyring()
+    keyring.set_keyring(fail.Keyring())
+    yield
+    keyring.set_keyring(previous)
 
 
 @pytest.fixture(autouse=True)

@@ -1,0 +1,69 @@
+"""Start the desktop app: a qasync loop in the GUI thread, the main window, the translator."""
+
+from __future__ import annotations
+
+import sys
+import time
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from PySide6.QtWidgets import QApplication
+
+from labwright.core.settings import load_settings, save_settings, settings_problem
+
+from .i18n import install_language
+from .main_window import MainWindow
+
+if TYPE_CHECKING:
+    from asyncio import AbstractEventLoop
+
+
+def create_app(argv: list[str] | None = None) -> QApplication:
+    app = QApplication.instance() or QApplication(argv or sys.argv[:1])
+    app.setApplicationName("Labwright")
+    app.setOrganizationName("Labwright")
+    app.setStyle("Fusion")  # Fusion follows the system's light or dark scheme on every platform
+    return app
+
+
+def start(folder: Path | None = None) -> tuple[QApplication, MainWindow, AbstractEventLoop]:
+    """Everything up to the event loop: the window is on screen first, the loop made after."""
+    app = create_app()
+    settings = load_settings()
+    install_language(settings.ui_language)
+    window = MainWindow(None, settings)
+
+    def switch_language(lang: str) -> None:
+        install_language(lang)
+        window.retranslate()
+
+    window.language_changed.connect(switch_language)
+    window.show()
+    app.processEvents()  # paint it now
+    window.shown_at = time.time()  # what bench/bench_startup.py measures
+    import asyncio  # only now: the window is on screen while asyncio and qasync load
+
+    import qasync
+
+    loop = qasync.QEventLoop(app)
+    asyncio.set_event_loop(loop)
+    window.attach_loop(loop)
+    problem = settings_problem()
+    if problem:
+        window.show_banner(problem, warning=True)
+    if folder is not None:
+        window.load_folder(folder)
+    return app, window, loop
+
+
+def main(folder: Path | None = None) -> int:
+    import asyncio
+
+    app, window, loop = start(folder)
+    closed = asyncio.Event()
+    app.aboutToQuit.connect(closed.set)
+    with loop:
+        loop.run_until_complete(closed.wait())
+    # shutdown order: the window cancelled and joined the worker in closeEvent; now the loop is closed
+    save_settings(window.settings)
+    return 0

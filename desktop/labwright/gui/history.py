@@ -1,0 +1,55 @@
+"""Past runs, from LABWRIGHT_HOME/runs: each can be reopened from its run directory."""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import QListWidget, QListWidgetItem, QWidget
+
+from labwright.core.config import labwright_home
+
+from .qtcompat import emit
+
+STATUS_MARK = {"ok": "●", "degraded": "◐", "failed": "✗", "cancelled": "◌", "running": "◔"}
+
+
+def past_runs(limit: int = 200) -> list[tuple[Path, dict]]:
+    """(run dir, run.json) of the newest runs first; unreadable ones are skipped."""
+    root = labwright_home() / "runs"
+    if not root.is_dir():
+        return []
+    out = []
+    for d in sorted((p for p in root.iterdir() if p.is_dir()), key=lambda p: p.name, reverse=True)[
+        :limit
+    ]:
+        try:
+            out.append((d, json.loads((d / "run.json").read_text(encoding="utf-8"))))
+        except (OSError, ValueError):
+            continue
+    return out
+
+
+class HistoryList(QListWidget):
+    run_chosen = Signal(Path)
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.itemActivated.connect(self._activated)
+        self.refresh()
+
+    def refresh(self) -> None:
+        self.clear()
+        for run_dir, meta in past_runs():
+            folder = Path(meta.get("config", {}).get("folder", run_dir.name)).name
+            when = time.strftime("%Y-%m-%d %H:%M", time.localtime(meta.get("started") or 0))
+            status = meta.get("status", "?")
+            item = QListWidgetItem(f"{STATUS_MARK.get(status, '?')} {folder}  ·  {when}")
+            item.setToolTip(f"{run_dir}\n{status}: {', '.join(meta.get('reasons', [])) or '—'}")
+            item.setData(Qt.ItemDataRole.UserRole, str(run_dir))
+            self.addItem(item)
+
+    def _activated(self, item: QListWidgetItem) -> None:
+        emit(self.run_chosen, Path(item.data(Qt.ItemDataRole.UserRole)))

@@ -1,0 +1,78 @@
+"""The interface language: English source strings, translations from resources/translations/*.ts.
+
+Qt's .ts files are read directly (a QTranslator that looks strings up in the
+parsed XML), so no compiled .qm binaries are generated or shipped.
+"""
+
+from __future__ import annotations
+
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+from PySide6.QtCore import QCoreApplication, QLocale, QTranslator
+
+from labwright.core.config import resources_dir
+
+LANGUAGES = {"en": "English", "zh_CN": "简体中文"}
+
+
+def translations_dir() -> Path:
+    return resources_dir() / "translations"
+
+
+class TsTranslator(QTranslator):
+    """Translations straight from a Qt Linguist .ts file."""
+
+    def __init__(self, ts_file: Path) -> None:
+        super().__init__()
+        self._table: dict[tuple[str, str], str] = {}
+        root = ET.parse(ts_file).getroot()
+        for context in root.iter("context"):
+            name = context.findtext("name") or ""
+            for message in context.iter("message"):
+                source = message.findtext("source")
+                tr = message.find("translation")
+                if (
+                    source is None
+                    or tr is None
+                    or tr.get("type") in ("unfinished", "obsolete", "vanished")
+                ):
+                    continue
+                if tr.text:
+                    self._table[(name, source)] = tr.text
+
+    def translate(
+        self, context: str, source: str, disambiguation: str | None = None, n: int = -1
+    ) -> str:
+        return self._table.get((context, source), "")
+
+    def isEmpty(self) -> bool:
+        return not self._table
+
+    def __len__(self) -> int:
+        return len(self._table)
+
+
+def resolve_language(setting: str) -> str:
+    """ "system" follows the OS: Chinese locales get zh_CN, everything else English."""
+    if setting in LANGUAGES:
+        return setting
+    return "zh_CN" if QLocale.system().language() == QLocale.Language.Chinese else "en"
+
+
+_installed: list[QTranslator] = []
+
+
+def install_language(setting: str) -> str:
+    """Switch the application's translator; returns the language now in use."""
+    app = QCoreApplication.instance()
+    lang = resolve_language(setting)
+    for old in _installed:
+        app.removeTranslator(old)
+    _installed.clear()
+    ts = translations_dir() / f"labwright_{lang}.ts"
+    if lang != "en" and ts.is_file():
+        translator = TsTranslator(ts)
+        app.installTranslator(translator)
+        _installed.append(translator)
+    return lang

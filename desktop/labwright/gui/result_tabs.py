@@ -1,0 +1,159 @@
+"""After a run: the report source, the PDF, the figures and the findings."""
+
+from __future__ import annotations
+
+import html
+import json
+from pathlib import Path
+from typing import Any
+
+from PySide6.QtCore import QSize, Qt
+from PySide6.QtGui import QFontDatabase, QIcon, QPixmap
+from PySide6.QtPdf import QPdfDocument
+from PySide6.QtPdfWidgets import QPdfView
+from PySide6.QtWidgets import (
+    QLabel,
+    QListWidget,
+    QListWidgetItem,
+    QPlainTextEdit,
+    QSplitter,
+    QTabWidget,
+    QTextBrowser,
+    QVBoxLayout,
+    QWidget,
+)
+
+
+class ResultTabs(QTabWidget):
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        mono = QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont)
+        self.draft = QPlainTextEdit(readOnly=True)
+        self.draft.setFont(mono)
+
+        self.source = QPlainTextEdit(readOnly=True)
+        self.source.setFont(mono)
+
+        self.pdf_doc = QPdfDocument(self)
+        self.pdf_view = QPdfView(self)
+        self.pdf_view.setDocument(self.pdf_doc)
+        self.pdf_view.setPageMode(QPdfView.PageMode.MultiPage)
+        self.pdf_view.setZoomMode(QPdfView.ZoomMode.FitToWidth)
+        self.figures = QListWidget()
+        self.figures.setViewMode(QListWidget.ViewMode.IconMode)
+        self.figures.setIconSize(QSize(200, 150))
+        self.figures.setResizeMode(QListWidget.ResizeMode.Adjust)
+        self.figures.currentItemChanged.connect(self._show_figure)
+        self.figure_info = QPlainTextEdit(readOnly=True)
+        self.figure_info.setFont(mono)
+        self.findings = QTextBrowser()
+        figures_page = QSplitter(Qt.Orientation.Vertical)
+        figures_page.addWidget(self.figures)
+        figures_page.addWidget(self.figure_info)
+        self.pdf_note = QLabel("")
+        pdf_page = QWidget()
+        pdf_layout = QVBoxLayout(pdf_page)
+        pdf_layout.setContentsMargins(0, 0, 0, 0)
+        pdf_layout.addWidget(self.pdf_note)
+        pdf_layout.addWidget(self.pdf_view, 1)
+        for page in (self.draft, self.source, pdf_page, figures_page, self.findings):
+            self.addTab(page, "")
+        self.retranslate()
+
+    def retranslate(self) -> None:
+        self.draft.setPlaceholderText(self.tr("The draft appears here while it is written."))
+        self.source.setPlaceholderText(
+            self.tr("The report's LaTeX source appears here when the run has written it.")
+        )
+        titles = (
+            self.tr("Live draft"),
+            self.tr("Report"),
+            self.tr("PDF"),
+            self.tr("Figures"),
+            self.tr("Findings"),
+        )
+        for i, title in enumerate(titles):
+            self.setTabText(i, title)
+
+    def clear(self) -> None:
+        self.draft.clear()
+        self.source.clear()
+        self.pdf_doc.close()
+        self.pdf_note.setText("")
+        self.figures.clear()
+        self.figure_info.clear()
+        self.findings.clear()
+
+    def append_draft(self, text: str) -> None:
+        self.draft.moveCursor(self.draft.textCursor().MoveOperation.End)
+        self.draft.insertPlainText(text)
+
+    def load_run(self, run_dir: Path) -> None:
+        """Fill every tab from a run directory (a finished run, or one reopened from history)."""
+        report = run_dir / "report.tex"
+        if report.is_file():
+            self.source.setPlainText(report.read_text(encoding="utf-8", errors="replace"))
+        pdf = run_dir / "report.pdf"
+        if pdf.is_file():
+            self.pdf_doc.load(str(pdf))
+            self.pdf_note.setText("")
+        else:
+            self.pdf_note.setText(
+                self.tr("No PDF: the report was not compiled (see the timeline for why).")
+            )
+        self._load_figures(run_dir / "figures")
+        self._load_findings(run_dir)
+
+    def _load_figures(self, folder: Path) -> None:
+        self.figures.clear()
+        for png in sorted(folder.glob("*.png")):
+            meta = _read_json(png.with_suffix(".json")) or {}
+            item = QListWidgetItem(QIcon(QPixmap(str(png))), meta.get("caption") or png.stem)
+            item.setData(Qt.ItemDataRole.UserRole, meta)
+            item.setToolTip(meta.get("caption") or png.stem)
+            self.figures.addItem(item)
+
+    def _show_figure(self, item: QListWidgetItem | None) -> None:
+        if item is None:
+            self.figure_info.clear()
+            return
+        meta: dict[str, Any] = item.data(Qt.ItemDataRole.UserRole) or {}
+        inputs = ", ".join(i.get("path", "") for i in meta.get("inputs", []))
+        label = self.tr("Inputs:")
+        self.figure_info.setPlainText(
+            f"{meta.get('caption', '')}\n\n{label} {inputs or '—'}\n\n{meta.get('code', '')}"
+        )
+
+    def _load_findings(self, run_dir: Path) -> None:
+        f = _read_json(run_dir / "findings.json")
+        e = html.escape
+        if not f:
+            self.findings.setHtml("<p>" + e(self.tr("No findings yet.")) + "</p>")
+            return
+        parts = []
+        if f.get("experiment"):
+            parts.append(f"<h2>{e(f['experiment'])}</h2>")
+        else:
+            why = e(f.get("detail") or f.get("reason") or "")
+            parts.append("<p><b>" + e(self.tr("Exploration did not conclude:")) + f"</b> {why}</p>")
+        if f.get("goal"):
+            parts.append("<p><b>" + e(self.tr("Goal:")) + f"</b> {e(f['goal'])}</p>")
+        sections = (
+            (self.tr("Key findings"), f.get("key_findings")),
+            (self.tr("Requirements"), f.get("assignment_requirements")),
+            (self.tr("Files read"), f.get("files_read")),
+        )
+        for title, items in sections:
+            if items:
+                rows = "".join(f"<li>{e(str(x))}</li>" for x in items)
+                parts.append(f"<h3>{e(title)}</h3><ul>{rows}</ul>")
+        if f.get("method_approach"):
+            parts.append("<h3>" + e(self.tr("Method")) + f"</h3><p>{e(f['method_approach'])}</p>")
+        self.findings.setHtml("".join(parts))
+
+
+def _read_json(path: Path) -> Any:
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None

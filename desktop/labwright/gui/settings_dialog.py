@@ -1,0 +1,612 @@
+"""The settings dialog: provider and models, the API key, report defaults, budget and prices.
+
+Keys go to the OS keyring through `core.settings.set_api_key` on OK and are
+never shown again: the key field stays empty, its placeholder names where the
+stored key comes from and shows only a masked fragment of it.
+
+"Test connection" lists the server's models from a worker thread; the result
+comes back through a queued signal, so the GUI thread never waits on the
+network, and the dialog does not close before that thread has finished.
+"""
+
+from __future__ import annotations
+
+import itertools
+import os
+import threading
+from dataclasses import asdict
+
+from PySide6.QtCore import QObject, QStringListModel, Qt, Signal, Slot
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QComboBox,
+    QCompleter,
+    QDialog,
+    QDialogButtonBox,
+    QFormLayout,
+    QGroupBox,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QLineEdit,
+    QListWidget,
+    QListWidgetItem,
+    QPushButton,
+    QSpinBox,
+    QTableWidget,
+    QTableWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
+
+from ..core import templates
+from ..core.config import PROVIDERS
+from ..core.llm import LLM, LLMError
+from ..core.settings import (
+    CUSTOM,
+    KeyStoreError,
+    Settings,
+    get_api_key,
+    key_env_names,
+    keyring_available,
+    mask_key,
+    preset_settings,
+    save_settings,
+    set_api_key,
+)
+from .qtcompat import emit
+
+# A connection test should answer quickly or say why not; no retries behind the user's back.
+TEST_TIMEOUT_S = 15.0
+
+
+class _Invalid(Exception):
+    """A field the user must correct before the settings can be saved."""
+
+
+class _TestRelay(QObject):
+    """Carries the worker's answer to the GUI thread (a queued connection: emitted off-thread)."""
+
+    finished = Signal(object, str)  # models (list[str]) or None, error message
+
+
+def _probe(
+    relay: _TestRelay, base_url: str, key: str | None, key_lookup: tuple[str, str] | None
+) -> None:
+    """Worker thread: list the server's models. `key_lookup` = (provider, url) when the
+    stored key is to be used; it is fetched here, so the key itself never sits in a widget."""
+    if key is None and key_lookup is not None:
+        key = get_api_key(*key_lookup)[0]
+    models: list[str] | None = None
+    message = ""
+    try:
+        llm = LLM(base_url, key, timeout_s=TEST_TIMEOUT_S, max_retries=0)
+        try:
+            models = llm.list_models()
+        finally:
+            llm.close()
+    except LLMError as e:
+        message = str(e)  # already says what to do, with the key scrubbed
+    except Exception as e:  # e.g. a URL the HTTP client cannot even parse
+        message = f"The connection test failed ({type(e).__name__}). Check the URL."
+        if key:
+            message = message.replace(key, "***")
+    emit(relay.finished, models, message)
+
+
+class SettingsDialog(QDialog):
+    language_changed = Signal(str)  # on OK, when the interface language changed
+    connection_tested = Signal(bool)  # after a connection test: True when models were listed
+
+    def __init__(self, settings: Settings, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setWindowTitle(self.tr("Settings"))
+        self._original = Settings(**asdict(settings))
+        self._saved: Settings | None = None
+        # Keys typed or forgotten but not yet stored: provider -> key, None = forget.
+        self._pending_keys: dict[str, str | None] = {}
+        self._key_provider = settings.provider  # the provider the key field belongs to now
+        # What a custom URL had, so a trip through a preset does not lose it.
+        self._custom = preset_settings(CUSTOM, settings) if settings.provider == CUSTOM else None
+        self._worker: threading.Thread | None = None
+        self._relay: _TestRelay | None = None
+        self._close_with: int | None = None  # a close requested while the test was running
+
+        self._build(settings)
+        self._load(settings)
+
+    # --- layout ---------------------------------------------------------------
+
+    def _build(self, s: Settings) -> None:
+        # Provider
+        self.provider_combo = QComboBox()
+        for label, name in (
+            ("DeepSeek", "deepseek"),
+            ("OpenAI", "openai"),
+            (self.tr("Ollama (on this computer)"), "ollama"),
+            (self.tr("Custom URL"), CUSTOM),
+        ):
+            self.provider_combo.addItem(label, name)
+        self.url_edit = QLineEdit()
+        self.url_edit.setPlaceholderText("https://example.com/v1")
+        self.url_edit.setToolTip(
+            self.tr("Choose Custom URL to enter the address of another server.")
+        )
+        self.key_edit = QLineEdit()
+        self.key_edit.setEchoMode(QLineEdit.EchoMode.Password)
+        self.key_edit.setClearButtonEnabled(True)
+        # Wide enough for the whole hint "stored: sk-…f3a9 (keyring)".
+        self.key_edit.setMinimumWidth(self.key_edit.fontMetrics().horizontalAdvance("x" * 34))
+        self.key_edit.setToolTip(
+            self.tr(
+                "A key typed here replaces the stored one when you press OK. It is kept in the system keyring, never in a file."
+            )
+        )
+        self.forget_button = QPushButton(self.tr("Forget key"))
+        self.forget_button.setAutoDefault(False)
+        key_row = QHBoxLayout()
+        key_row.setContentsMargins(0, 0, 0, 0)
+        key_row.addWidget(self.key_edit, 1)
+        key_row.addWidget(self.forget_button)
+        provider_form = QFormLayout()
+        provider_form.addRow(self.tr("&Provider:"), self.provider_combo)
+        provider_form.addRow(self.tr("Base &URL:"), self.url_edit)
+        key_label = QLabel(self.tr("API &key:"))
+        key_label.setBuddy(self.key_edit)  # a row holding a layout gets no buddy by itself
+        provider_form.addRow(key_label, key_row)
+        provider_box = QGroupBox(self.tr("Model provider"))
+        provider_box.setLayout(provider_form)
+
+        # Models
+        self.explore_edit = QLineEdit()
+        self.write_edit = QLineEdit()
+        self.vision_edit = QLineEdit()
+        self.vision_edit.setPlaceholderText(self.tr("None (images are not examined)"))
+        self._model_names = QStringListModel(self)  # filled by a successful connection test
+        for edit in (self.explore_edit, self.write_edit, self.vision_edit):
+            completer = QCompleter(self._model_names, edit)
+            completer.setCaseSensitivity(Qt.CaseSensitivity.CaseInsensitive)
+            completer.setFilterMode(Qt.MatchFlag.MatchContains)
+            edit.setCompleter(completer)
+        models_form = QFormLayout()
+        models_form.addRow(self.tr("&Exploring:"), self.explore_edit)
+        models_form.addRow(self.tr("&Writing:"), self.write_edit)
+        models_form.addRow(self.tr("&Vision:"), self.vision_edit)
+        models_box = QGroupBox(self.tr("Model for each role"))
+        models_box.setLayout(models_form)
+
+        # Connection test
+        self.test_button = QPushButton(self.tr("&Test connection"))
+        self.test_button.setAutoDefault(False)
+        self.test_status = QLabel(
+            self.tr("Lists the models the server offers, using the key above.")
+        )
+        self.test_status.setWordWrap(True)
+        self.test_status.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.models_list = QListWidget()
+        self.models_list.setMinimumHeight(80)
+        self.models_list.setToolTip(self.tr("Double-click a model to use it for writing."))
+        test_layout = QVBoxLayout()
+        test_layout.addWidget(self.test_button, 0, Qt.AlignmentFlag.AlignLeft)
+        test_layout.addWidget(self.test_status)
+        test_layout.addWidget(self.models_list, 1)  # the list takes the spare height
+        test_box = QGroupBox(self.tr("Connection"))
+        test_box.setLayout(test_layout)
+
+        # Report defaults
+        self.template_combo = QComboBox()
+        self.template_combo.addItem(self.tr("Default for the report language"), None)
+        for name in templates.available():
+            self.template_combo.addItem(name, name)
+        if s.template and self.template_combo.findData(s.template) < 0:
+            self.template_combo.addItem(s.template, s.template)  # keep a template we cannot see
+        self.report_lang_combo = QComboBox()
+        self.report_lang_combo.addItem(self.tr("Automatic"), None)
+        self.report_lang_combo.addItem(self.tr("English"), "en")
+        self.report_lang_combo.addItem(self.tr("Chinese"), "zh")
+        self.reflect_spin = QSpinBox()
+        self.reflect_spin.setRange(-1, 10)
+        self.reflect_spin.setSpecialValueText(self.tr("Template default"))  # shown for -1
+        report_form = QFormLayout()
+        report_form.addRow(self.tr("Te&mplate:"), self.template_combo)
+        report_form.addRow(self.tr("Report &language:"), self.report_lang_combo)
+        report_form.addRow(self.tr("&Reflection rounds:"), self.reflect_spin)
+        report_box = QGroupBox(self.tr("Report defaults"))
+        report_box.setLayout(report_form)
+
+        # Budget and prices
+        self.budget_spin = QSpinBox()
+        self.budget_spin.setRange(0, 2_000_000_000)
+        self.budget_spin.setSingleStep(10_000)
+        self.budget_spin.setGroupSeparatorShown(True)
+        self.budget_spin.setSpecialValueText(self.tr("No limit"))  # shown for 0
+        self.prices_table = QTableWidget(0, 3)
+        self.prices_table.setHorizontalHeaderLabels(
+            [self.tr("Model"), self.tr("Prompt $/1M"), self.tr("Completion $/1M")]
+        )
+        for col, tip in (
+            (1, self.tr("US dollars per million prompt (input) tokens.")),
+            (2, self.tr("US dollars per million completion (output) tokens.")),
+        ):
+            self.prices_table.horizontalHeaderItem(col).setToolTip(tip)
+        header = self.prices_table.horizontalHeader()
+        header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
+        for col in (1, 2):
+            header.setSectionResizeMode(col, QHeaderView.ResizeMode.ResizeToContents)
+        self.prices_table.verticalHeader().setVisible(False)
+        self.prices_table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.prices_table.setTabKeyNavigation(False)  # Tab leaves the table, arrows move inside
+        self.prices_table.setMinimumHeight(120)
+        self.add_price_button = QPushButton(self.tr("Add price"))
+        self.remove_price_button = QPushButton(self.tr("Remove price"))
+        for b in (self.add_price_button, self.remove_price_button):
+            b.setAutoDefault(False)
+        price_buttons = QHBoxLayout()
+        price_buttons.addWidget(self.add_price_button)
+        price_buttons.addWidget(self.remove_price_button)
+        price_buttons.addStretch(1)
+        budget_form = QFormLayout()
+        budget_form.addRow(self.tr("Token &budget per run:"), self.budget_spin)
+        prices_label = QLabel(self.tr("Prices, to estimate the cost of a run:"))
+        prices_label.setWordWrap(True)
+        budget_form.addRow(prices_label)
+        budget_form.addRow(self.prices_table)
+        budget_form.addRow(price_buttons)
+        budget_box = QGroupBox(self.tr("Budget and prices"))
+        budget_box.setLayout(budget_form)
+
+        # Interface
+        self.ui_lang_combo = QComboBox()
+        self.ui_lang_combo.addItem(self.tr("System language"), "system")
+        self.ui_lang_combo.addItem("English", "en")  # language names in their own language
+        self.ui_lang_combo.addItem("简体中文", "zh_CN")
+        ui_form = QFormLayout()
+        ui_form.addRow(self.tr("&Interface language:"), self.ui_lang_combo)
+        ui_box = QGroupBox(self.tr("Interface"))
+        ui_box.setLayout(ui_form)
+
+        # Messages and buttons
+        self.error_label = QLabel()
+        self.error_label.setWordWrap(True)
+        self.error_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        font = self.error_label.font()
+        font.setBold(True)  # stands out without a colour that would clash with a dark palette
+        self.error_label.setFont(font)
+        self.error_label.hide()
+        self.buttons = QDialogButtonBox(
+            QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel
+        )
+        self.buttons.button(QDialogButtonBox.StandardButton.Ok).setDefault(True)
+
+        left = QVBoxLayout()
+        left.addWidget(provider_box)
+        left.addWidget(models_box)
+        left.addWidget(test_box, 1)
+        right = QVBoxLayout()
+        right.addWidget(report_box)
+        right.addWidget(budget_box, 1)
+        right.addWidget(ui_box)
+        columns = QHBoxLayout()
+        columns.addLayout(left, 1)
+        columns.addLayout(right, 1)
+        root = QVBoxLayout(self)
+        root.addLayout(columns, 1)
+        root.addWidget(self.error_label)
+        root.addWidget(self.buttons)
+
+        order = [
+            self.provider_combo,
+            self.url_edit,
+            self.key_edit,
+            self.forget_button,
+            self.explore_edit,
+            self.write_edit,
+            self.vision_edit,
+            self.test_button,
+            self.models_list,
+            self.template_combo,
+            self.report_lang_combo,
+            self.reflect_spin,
+            self.budget_spin,
+            self.prices_table,
+            self.add_price_button,
+            self.remove_price_button,
+            self.ui_lang_combo,
+            self.buttons,
+        ]
+        for a, b in itertools.pairwise(order):
+            QWidget.setTabOrder(a, b)
+        hint = self.sizeHint()
+        self.resize(max(hint.width(), 880), hint.height())
+
+        self.provider_combo.currentIndexChanged.connect(self._on_provider_changed)
+        self.url_edit.editingFinished.connect(self._refresh_key_hint)
+        self.key_edit.textChanged.connect(self._on_key_typed)
+        self.forget_button.clicked.connect(self._forget_key)
+        self.test_button.clicked.connect(self._start_test)
+        self.models_list.itemDoubleClicked.connect(self._use_listed_model)
+        self.add_price_button.clicked.connect(self._new_price_row)
+        self.remove_price_button.clicked.connect(self._remove_price_rows)
+        self.buttons.accepted.connect(self.accept)
+        self.buttons.rejected.connect(self.reject)
+
+    def _load(self, s: Settings) -> None:
+        self.provider_combo.blockSignals(True)  # filling in, not the user choosing a preset
+        self.provider_combo.setCurrentIndex(max(0, self.provider_combo.findData(s.provider)))
+        self.provider_combo.blockSignals(False)
+        self._show_models(s)
+        self.template_combo.setCurrentIndex(max(0, self.template_combo.findData(s.template)))
+        self.report_lang_combo.setCurrentIndex(
+            max(0, self.report_lang_combo.findData(s.report_lang))
+        )
+        self.reflect_spin.setValue(-1 if s.reflect is None else s.reflect)
+        self.budget_spin.setValue(s.budget_tokens or 0)
+        for model, price in sorted(s.prices.items()):
+            self._add_price_row(model, price["prompt"], price["completion"])
+        self.ui_lang_combo.setCurrentIndex(max(0, self.ui_lang_combo.findData(s.ui_language)))
+        self._refresh_key_hint()
+
+    def _show_models(self, s: Settings) -> None:
+        self.url_edit.setText(s.base_url)
+        self.url_edit.setReadOnly(s.provider != CUSTOM)
+        self.explore_edit.setText(s.explore_model)
+        self.write_edit.setText(s.write_model)
+        self.vision_edit.setText(s.vision_model or "")
+
+    # --- provider and key -------------------------------------------------------
+
+    def _provider(self) -> str:
+        return self.provider_combo.currentData()
+
+    @Slot(int)
+    def _on_provider_changed(self, _index: int) -> None:
+        current = self._widget_settings()
+        if current.provider != CUSTOM and self._key_provider == CUSTOM:
+            self._custom = preset_settings(CUSTOM, current)
+        if current.provider == CUSTOM:
+            # Custom keeps what the user typed for it before, else starts from what is shown.
+            chosen = self._custom or preset_settings(CUSTOM, current)
+        else:
+            chosen = preset_settings(current.provider, current)
+        self._key_provider = current.provider
+        self._show_models(chosen)
+        # A key typed for one provider stays with it; the field now shows the new provider's.
+        self.key_edit.blockSignals(True)
+        self.key_edit.setText(self._pending_keys.get(current.provider) or "")
+        self.key_edit.blockSignals(False)
+        self._refresh_key_hint()
+
+    @Slot(str)
+    def _on_key_typed(self, text: str) -> None:
+        provider = self._key_provider
+        if text.strip():
+            self._pending_keys[provider] = text.strip()
+        elif self._pending_keys.get(provider):
+            del self._pending_keys[provider]  # typed, then erased: keep the stored key
+        self._refresh_key_hint()
+
+    @Slot()
+    def _forget_key(self) -> None:
+        self.key_edit.blockSignals(True)
+        self.key_edit.clear()
+        self.key_edit.blockSignals(False)
+        self._pending_keys[self._key_provider] = None
+        self._refresh_key_hint()
+
+    @Slot()
+    def _refresh_key_hint(self) -> None:
+        """The placeholder says where the key comes from, with a masked fragment at most."""
+        provider = self._key_provider
+        pending = self._pending_keys.get(provider, "")
+        preset = PROVIDERS.get(provider)
+        if provider in self._pending_keys and pending is None:
+            hint = self.tr("The stored key will be forgotten when you press OK.")
+            can_forget = False
+        else:
+            key, where = get_api_key(provider, self.url_edit.text().strip() or None)
+            if where == "keyring":
+                hint = self.tr("stored: {key} (keyring)").format(key=mask_key(key))
+            elif where.startswith("environment:"):
+                hint = self.tr("from {name}").format(name=where.split(":", 1)[1])
+            elif preset is not None and not preset.needs_key:
+                hint = self.tr("Not needed for this provider")
+            elif not keyring_available():
+                hint = self.tr("No system keyring. Set LABWRIGHT_API_KEY instead.")
+            else:
+                hint = self.tr("No key stored. Paste your API key here.")
+            can_forget = where == "keyring" or bool(pending)
+        self.key_edit.setPlaceholderText(hint)
+        self.forget_button.setEnabled(can_forget)
+
+    @Slot(QListWidgetItem)
+    def _use_listed_model(self, item: QListWidgetItem) -> None:
+        self.write_edit.setText(item.text())
+
+    # --- connection test --------------------------------------------------------
+
+    @Slot()
+    def _start_test(self) -> None:
+        if self._worker is not None:
+            return
+        url = self.url_edit.text().strip()
+        if not url:
+            self.test_status.setText(self.tr("Enter the server's base URL first."))
+            return
+        provider = self._key_provider
+        typed = self._pending_keys.get(provider)
+        lookup: tuple[str, str] | None = (provider, url)
+        if provider in self._pending_keys and typed is None:
+            # The stored key is about to be forgotten: test with the environment's key only.
+            typed = _env_key(provider, url)
+            lookup = None
+        self._relay = _TestRelay()  # no parent: it lives as long as the worker needs it
+        self._relay.finished.connect(self._on_tested, Qt.ConnectionType.QueuedConnection)
+        self._worker = threading.Thread(
+            target=_probe,
+            args=(self._relay, url, typed, lookup),
+            name="labwright-connection-test",
+            daemon=True,
+        )
+        self.test_button.setEnabled(False)
+        self.models_list.clear()
+        self.test_status.setText(self.tr("Connecting to {url}…").format(url=url))
+        self._worker.start()
+
+    @Slot(object, str)
+    def _on_tested(self, models: list[str] | None, message: str) -> None:
+        assert self._worker is not None
+        self._worker.join()  # it emitted as its last act: this returns at once
+        self._worker = None
+        self._relay = None
+        self.test_button.setEnabled(True)
+        if models is None:
+            self.test_status.setText(message)
+        elif not models:
+            self.test_status.setText(self.tr("Connected, but the server lists no models."))
+        else:
+            self.test_status.setText(
+                self.tr("Connected. The server offers {n} models.").format(n=len(models))
+            )
+            self.models_list.addItems(models)
+            self._model_names.setStringList(models)
+        emit(self.connection_tested, models is not None)
+        if self._close_with is not None:
+            super().done(self._close_with)
+
+    def done(self, result: int) -> None:
+        # Never block the GUI on the network: a close during a test waits for its answer.
+        if self._worker is not None:
+            self._close_with = result
+            self.setEnabled(False)
+            self.test_status.setText(self.tr("Closing when the connection test answers…"))
+            return
+        super().done(result)
+
+    # --- prices -------------------------------------------------------------------
+
+    def _add_price_row(self, model: str, prompt: float | None, completion: float | None) -> None:
+        row = self.prices_table.rowCount()
+        self.prices_table.insertRow(row)
+        cells = [model] + ["" if v is None else f"{v:g}" for v in (prompt, completion)]
+        for col, text in enumerate(cells):
+            item = QTableWidgetItem(text)
+            if col:
+                item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+            self.prices_table.setItem(row, col, item)
+
+    @Slot()
+    def _new_price_row(self) -> None:
+        # Most likely the user wants to price a model they use and have not priced yet.
+        priced = set(self._prices(strict=False))
+        used = [self.explore_edit.text().strip(), self.write_edit.text().strip()]
+        model = next((m for m in used if m and m not in priced), "")
+        self._add_price_row(model, None, None)
+        row = self.prices_table.rowCount() - 1
+        column = 1 if model else 0
+        self.prices_table.setCurrentCell(row, column)
+        self.prices_table.editItem(self.prices_table.item(row, column))
+
+    @Slot()
+    def _remove_price_rows(self) -> None:
+        rows = {i.row() for i in self.prices_table.selectedIndexes()}
+        if not rows and self.prices_table.currentRow() >= 0:
+            rows = {self.prices_table.currentRow()}
+        for row in sorted(rows, reverse=True):
+            self.prices_table.removeRow(row)
+
+    def _prices(self, strict: bool) -> dict[str, dict[str, float]]:
+        """The price table; `strict` raises _Invalid for a row the user must fix."""
+        out: dict[str, dict[str, float]] = {}
+        for row in range(self.prices_table.rowCount()):
+            texts = [
+                (self.prices_table.item(row, c).text() if self.prices_table.item(row, c) else "")
+                .strip()
+                .replace(",", ".")
+                for c in range(3)
+            ]
+            model, prompt, completion = texts
+            if not any(texts):
+                continue  # an empty row is no price
+            try:
+                if not model:
+                    raise ValueError
+                values = float(prompt), float(completion)
+                if any(v < 0 or v != v or v == float("inf") for v in values):
+                    raise ValueError
+            except ValueError:
+                if strict:
+                    raise _Invalid(
+                        self.tr(
+                            "Price row {row}: enter a model name and two prices in dollars "
+                            "per million tokens (for example 0.27 and 1.10)."
+                        ).format(row=row + 1)
+                    ) from None
+                continue
+            out[model] = {"prompt": values[0], "completion": values[1]}
+        return out
+
+    # --- result -------------------------------------------------------------------
+
+    def _widget_settings(self, strict: bool = False) -> Settings:
+        explore = self.explore_edit.text().strip()
+        write = self.write_edit.text().strip()
+        if strict and not (explore and write):
+            raise _Invalid(self.tr("Enter a model for exploring and one for writing."))
+        if strict and not self.url_edit.text().strip():
+            raise _Invalid(self.tr("Enter the server's base URL."))
+        reflect = self.reflect_spin.value()
+        return Settings(
+            provider=self._provider(),
+            base_url=self.url_edit.text().strip() or self._original.base_url,
+            explore_model=explore or self._original.explore_model,
+            write_model=write or self._original.write_model,
+            vision_model=self.vision_edit.text().strip() or None,
+            template=self.template_combo.currentData(),
+            report_lang=self.report_lang_combo.currentData(),
+            reflect=None if reflect < 0 else reflect,
+            ui_language=self.ui_lang_combo.currentData(),
+            budget_tokens=self.budget_spin.value() or None,
+            prices=self._prices(strict),
+            recent_folders=list(self._original.recent_folders),  # not edited here
+        )
+
+    def result_settings(self) -> Settings:
+        """What OK saved; before that, what the dialog currently shows."""
+        return self._saved if self._saved is not None else self._widget_settings()
+
+    def accept(self) -> None:
+        try:
+            s = self._widget_settings(strict=True)
+        except _Invalid as e:
+            return self._show_error(str(e))
+        # Keys first: when the keyring refuses, nothing is half-saved and the dialog stays.
+        for provider, key in list(self._pending_keys.items()):
+            try:
+                set_api_key(provider, key)
+            except KeyStoreError as e:
+                return self._show_error(str(e))
+            del self._pending_keys[provider]
+        try:
+            save_settings(s)
+        except OSError as e:
+            return self._show_error(
+                self.tr("Could not save the settings ({reason}).").format(
+                    reason=e.strerror or type(e).__name__
+                )
+            )
+        self._saved = s
+        self.error_label.hide()
+        if s.ui_language != self._original.ui_language:
+            emit(self.language_changed, s.ui_language)
+        super().accept()
+
+    def _show_error(self, message: str) -> None:
+        self.error_label.setText(message)
+        self.error_label.show()
+
+
+def _env_key(provider: str, base_url: str) -> str | None:
+    for name in key_env_names(provider, base_url):
+        if os.environ.get(name):
+            return os.environ[name]
+    return None

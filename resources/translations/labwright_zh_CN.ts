@@ -1,0 +1,610 @@
+<?xml version='1.0' encoding='utf-8'?>
+<TS version="2.1" language="zh_CN">
+<context>
+    <name>DropZone</name>
+    <message>
+        <source>“{0}” does not exist any more.</source>
+        <translation>“{0}”已不存在。</translation>
+    </message>
+    <message>
+        <source>“{0}” is a file. Please drop the folder that holds your experiment material.</source>
+        <translation>“{0}”是一个文件。请拖入存放实验材料的文件夹。</translation>
+    </message>
+    <message>
+        <source>Labwright is not allowed to read “{0}”. Check its permissions.</source>
+        <translation>Labwright 无权读取“{0}”，请检查其权限。</translation>
+    </message>
+    <message>
+        <source>Drop a folder of experiment material</source>
+        <translation>将实验材料文件夹拖到这里</translation>
+    </message>
+    <message>
+        <source>Measurements, the lab manual, photos — Labwright reads them and drafts your report. It never changes your files.</source>
+        <translation>测量数据、实验讲义、照片——Labwright 会阅读它们并起草你的报告，绝不修改你的文件。</translation>
+    </message>
+    <message>
+        <source>Open Folder…</source>
+        <translation>打开文件夹…</translation>
+    </message>
+    <message>
+        <source>Please drop one folder at a time, from this computer.</source>
+        <translation>请一次拖入一个本机上的文件夹。</translation>
+    </message>
+</context>
+<context>
+    <name>MainWindow</name>
+    <message>
+        <source>Labwright</source>
+        <translation>Labwright</translation>
+    </message>
+    <message>
+        <source>Recent folders</source>
+        <translation>最近的文件夹</translation>
+    </message>
+    <message>
+        <source>Template</source>
+        <translation>模板</translation>
+    </message>
+    <message>
+        <source>Language</source>
+        <translation>语言</translation>
+    </message>
+    <message>
+        <source>Revisions</source>
+        <translation>修订轮数</translation>
+    </message>
+    <message>
+        <source>Offline (no model)</source>
+        <translation>离线（不用模型）</translation>
+    </message>
+    <message>
+        <source>Write a skeleton report from the data alone, with no language model.</source>
+        <translation>只根据数据生成报告框架，不调用语言模型。</translation>
+    </message>
+    <message>
+        <source>Start</source>
+        <translation>开始</translation>
+    </message>
+    <message>
+        <source>Cancel</source>
+        <translation>取消</translation>
+    </message>
+    <message>
+        <source>History</source>
+        <translation>历史记录</translation>
+    </message>
+    <message>
+        <source>&amp;Open Folder…</source>
+        <translation>打开文件夹(&amp;O)…</translation>
+    </message>
+    <message>
+        <source>&amp;Start</source>
+        <translation>开始(&amp;S)</translation>
+    </message>
+    <message>
+        <source>&amp;Cancel Run</source>
+        <translation>取消运行(&amp;C)</translation>
+    </message>
+    <message>
+        <source>S&amp;ettings…</source>
+        <translation>设置(&amp;E)…</translation>
+    </message>
+    <message>
+        <source>&amp;Quit</source>
+        <translation>退出(&amp;Q)</translation>
+    </message>
+    <message>
+        <source>&amp;File</source>
+        <translation>文件(&amp;F)</translation>
+    </message>
+    <message>
+        <source>&amp;View</source>
+        <translation>视图(&amp;V)</translation>
+    </message>
+    <message>
+        <source>Ready</source>
+        <translation>就绪</translation>
+    </message>
+    <message>
+        <source>Choose the folder of experiment material</source>
+        <translation>选择实验材料文件夹</translation>
+    </message>
+    <message>
+        <source>A run is going; cancel it before opening another folder.</source>
+        <translation>正在运行，请先取消再打开其他文件夹。</translation>
+    </message>
+    <message>
+        <source>Scanning…</source>
+        <translation>正在扫描…</translation>
+    </message>
+    <message>
+        <source>The folder could not be scanned: {0}</source>
+        <translation>无法扫描该文件夹：{0}</translation>
+    </message>
+    <message>
+        <source>{0} files: {1} documents, {2} images, {3} data, {4} other</source>
+        <translation>{0} 个文件：{1} 个文档，{2} 张图片，{3} 个数据文件，{4} 个其他文件</translation>
+    </message>
+    <message>
+        <source>{0} hidden</source>
+        <translation>{0} 个隐藏</translation>
+    </message>
+    <message>
+        <source>{0} too large to read</source>
+        <translation>{0} 个过大无法读取</translation>
+    </message>
+    <message>
+        <source>{0} skipped</source>
+        <translation>{0} 个已跳过</translation>
+    </message>
+    <message>
+        <source>No API key is set for {0}. Open Settings (Ctrl+,) to add one, or tick “Offline” to write a skeleton report without a model.</source>
+        <translation>尚未为 {0} 设置 API 密钥。请打开设置（Ctrl+,）添加，或勾选“离线”以不用模型生成报告框架。</translation>
+    </message>
+    <message>
+        <source>Starting…</source>
+        <translation>正在启动…</translation>
+    </message>
+    <message>
+        <source>Cancelling…</source>
+        <translation>正在取消…</translation>
+    </message>
+    <message>
+        <source>Done</source>
+        <translation>完成</translation>
+    </message>
+    <message>
+        <source>Done — needs review</source>
+        <translation>完成——需要审阅</translation>
+    </message>
+    <message>
+        <source>Failed</source>
+        <translation>失败</translation>
+    </message>
+    <message>
+        <source>Cancelled</source>
+        <translation>已取消</translation>
+    </message>
+    <message>
+        <source>This draft needs your review: {0}.</source>
+        <translation>这份草稿需要你审阅：{0}。</translation>
+    </message>
+    <message>
+        <source>A run is going; cancel it before opening another.</source>
+        <translation>正在运行，请先取消再打开其他运行。</translation>
+    </message>
+    <message>
+        <source>This run cannot be opened: {0}</source>
+        <translation>无法打开这次运行：{0}</translation>
+    </message>
+    <message>
+        <source>{0:,} tokens</source>
+        <translation>{0:,} 个词元</translation>
+    </message>
+</context>
+<context>
+    <name>ResultTabs</name>
+    <message>
+        <source>The draft appears here while it is written.</source>
+        <translation>草稿会在撰写时显示在这里。</translation>
+    </message>
+    <message>
+        <source>The report's LaTeX source appears here when the run has written it.</source>
+        <translation>运行写出报告后，其 LaTeX 源码会显示在这里。</translation>
+    </message>
+    <message>
+        <source>Live draft</source>
+        <translation>实时草稿</translation>
+    </message>
+    <message>
+        <source>Report</source>
+        <translation>报告</translation>
+    </message>
+    <message>
+        <source>PDF</source>
+        <translation>PDF</translation>
+    </message>
+    <message>
+        <source>Figures</source>
+        <translation>图表</translation>
+    </message>
+    <message>
+        <source>Findings</source>
+        <translation>发现</translation>
+    </message>
+    <message>
+        <source>No PDF: the report was not compiled (see the timeline for why).</source>
+        <translation>没有 PDF：报告未编译（原因见左侧时间线）。</translation>
+    </message>
+    <message>
+        <source>Inputs:</source>
+        <translation>输入：</translation>
+    </message>
+    <message>
+        <source>No findings yet.</source>
+        <translation>尚无发现。</translation>
+    </message>
+    <message>
+        <source>Exploration did not conclude:</source>
+        <translation>探索未得出结论：</translation>
+    </message>
+    <message>
+        <source>Goal:</source>
+        <translation>目标：</translation>
+    </message>
+    <message>
+        <source>Key findings</source>
+        <translation>主要发现</translation>
+    </message>
+    <message>
+        <source>Requirements</source>
+        <translation>要求</translation>
+    </message>
+    <message>
+        <source>Files read</source>
+        <translation>已读文件</translation>
+    </message>
+    <message>
+        <source>Method</source>
+        <translation>方法</translation>
+    </message>
+</context>
+<context>
+    <name>SettingsDialog</name>
+    <message>
+        <source>Settings</source>
+        <translation>设置</translation>
+    </message>
+    <message>
+        <source>Ollama (on this computer)</source>
+        <translation>Ollama（本机）</translation>
+    </message>
+    <message>
+        <source>Custom URL</source>
+        <translation>自定义地址</translation>
+    </message>
+    <message>
+        <source>Choose Custom URL to enter the address of another server.</source>
+        <translation>选择“自定义地址”以填写其他服务器的地址。</translation>
+    </message>
+    <message>
+        <source>A key typed here replaces the stored one when you press OK. It is kept in the system keyring, never in a file.</source>
+        <translation>在此输入的密钥会在按“确定”后替换已保存的密钥。密钥保存在系统钥匙串中，绝不写入文件。</translation>
+    </message>
+    <message>
+        <source>Forget key</source>
+        <translation>删除密钥</translation>
+    </message>
+    <message>
+        <source>&amp;Provider:</source>
+        <translation>服务商(&amp;P)：</translation>
+    </message>
+    <message>
+        <source>Base &amp;URL:</source>
+        <translation>基础地址(&amp;U)：</translation>
+    </message>
+    <message>
+        <source>API &amp;key:</source>
+        <translation>API 密钥(&amp;K)：</translation>
+    </message>
+    <message>
+        <source>Model provider</source>
+        <translation>模型服务商</translation>
+    </message>
+    <message>
+        <source>None (images are not examined)</source>
+        <translation>无（不查看图片）</translation>
+    </message>
+    <message>
+        <source>&amp;Exploring:</source>
+        <translation>探索(&amp;E)：</translation>
+    </message>
+    <message>
+        <source>&amp;Writing:</source>
+        <translation>写作(&amp;W)：</translation>
+    </message>
+    <message>
+        <source>&amp;Vision:</source>
+        <translation>视觉(&amp;V)：</translation>
+    </message>
+    <message>
+        <source>Model for each role</source>
+        <translation>各角色使用的模型</translation>
+    </message>
+    <message>
+        <source>&amp;Test connection</source>
+        <translation>测试连接(&amp;T)</translation>
+    </message>
+    <message>
+        <source>Lists the models the server offers, using the key above.</source>
+        <translation>用上面的密钥列出服务器提供的模型。</translation>
+    </message>
+    <message>
+        <source>Double-click a model to use it for writing.</source>
+        <translation>双击一个模型，将其用于写作。</translation>
+    </message>
+    <message>
+        <source>Connection</source>
+        <translation>连接</translation>
+    </message>
+    <message>
+        <source>Default for the report language</source>
+        <translation>按报告语言默认</translation>
+    </message>
+    <message>
+        <source>Automatic</source>
+        <translation>自动</translation>
+    </message>
+    <message>
+        <source>English</source>
+        <translation>English</translation>
+    </message>
+    <message>
+        <source>Chinese</source>
+        <translation>中文</translation>
+    </message>
+    <message>
+        <source>Template default</source>
+        <translation>模板默认</translation>
+    </message>
+    <message>
+        <source>Te&amp;mplate:</source>
+        <translation>模板(&amp;M)：</translation>
+    </message>
+    <message>
+        <source>Report &amp;language:</source>
+        <translation>报告语言(&amp;L)：</translation>
+    </message>
+    <message>
+        <source>&amp;Reflection rounds:</source>
+        <translation>修订轮数(&amp;R)：</translation>
+    </message>
+    <message>
+        <source>Report defaults</source>
+        <translation>报告默认值</translation>
+    </message>
+    <message>
+        <source>No limit</source>
+        <translation>不限</translation>
+    </message>
+    <message>
+        <source>Model</source>
+        <translation>模型</translation>
+    </message>
+    <message>
+        <source>Prompt $/1M</source>
+        <translation>输入 $/百万</translation>
+    </message>
+    <message>
+        <source>Completion $/1M</source>
+        <translation>输出 $/百万</translation>
+    </message>
+    <message>
+        <source>US dollars per million prompt (input) tokens.</source>
+        <translation>每百万输入词元的美元价格。</translation>
+    </message>
+    <message>
+        <source>US dollars per million completion (output) tokens.</source>
+        <translation>每百万输出词元的美元价格。</translation>
+    </message>
+    <message>
+        <source>Add price</source>
+        <translation>添加价格</translation>
+    </message>
+    <message>
+        <source>Remove price</source>
+        <translation>删除价格</translation>
+    </message>
+    <message>
+        <source>Token &amp;budget per run:</source>
+        <translation>每次运行的词元预算(&amp;B)：</translation>
+    </message>
+    <message>
+        <source>Prices, to estimate the cost of a run:</source>
+        <translation>价格（用于估算一次运行的费用）：</translation>
+    </message>
+    <message>
+        <source>Budget and prices</source>
+        <translation>预算与价格</translation>
+    </message>
+    <message>
+        <source>System language</source>
+        <translation>跟随系统</translation>
+    </message>
+    <message>
+        <source>&amp;Interface language:</source>
+        <translation>界面语言(&amp;I)：</translation>
+    </message>
+    <message>
+        <source>Interface</source>
+        <translation>界面</translation>
+    </message>
+    <message>
+        <source>The stored key will be forgotten when you press OK.</source>
+        <translation>按“确定”后将删除已保存的密钥。</translation>
+    </message>
+    <message>
+        <source>stored: {key} (keyring)</source>
+        <translation>已保存：{key}（钥匙串）</translation>
+    </message>
+    <message>
+        <source>from {name}</source>
+        <translation>来自 {name}</translation>
+    </message>
+    <message>
+        <source>Not needed for this provider</source>
+        <translation>此服务商无需密钥</translation>
+    </message>
+    <message>
+        <source>No system keyring. Set LABWRIGHT_API_KEY instead.</source>
+        <translation>没有系统钥匙串，请改为设置环境变量 LABWRIGHT_API_KEY。</translation>
+    </message>
+    <message>
+        <source>No key stored. Paste your API key here.</source>
+        <translation>尚未保存密钥，请在此粘贴你的 API 密钥。</translation>
+    </message>
+    <message>
+        <source>Enter the server's base URL first.</source>
+        <translation>请先填写服务器的基础地址。</translation>
+    </message>
+    <message>
+        <source>Connecting to {url}…</source>
+        <translation>正在连接 {url}…</translation>
+    </message>
+    <message>
+        <source>Connected, but the server lists no models.</source>
+        <translation>已连接，但服务器没有列出任何模型。</translation>
+    </message>
+    <message>
+        <source>Connected. The server offers {n} models.</source>
+        <translation>已连接，服务器提供 {n} 个模型。</translation>
+    </message>
+    <message>
+        <source>Closing when the connection test answers…</source>
+        <translation>连接测试返回后将关闭…</translation>
+    </message>
+    <message>
+        <source>Price row {row}: enter a model name and two prices in dollars per million tokens (for example 0.27 and 1.10).</source>
+        <translation>价格第 {row} 行：请填写模型名称和两个价格（美元/百万词元，例如 0.27 和 1.10）。</translation>
+    </message>
+    <message>
+        <source>Enter a model for exploring and one for writing.</source>
+        <translation>请填写一个用于探索的模型和一个用于写作的模型。</translation>
+    </message>
+    <message>
+        <source>Enter the server's base URL.</source>
+        <translation>请填写服务器的基础地址。</translation>
+    </message>
+    <message>
+        <source>Could not save the settings ({reason}).</source>
+        <translation>无法保存设置（{reason}）。</translation>
+    </message>
+</context>
+<context>
+    <name>Timeline</name>
+    <message>
+        <source>Scan the folder</source>
+        <translation>扫描文件夹</translation>
+    </message>
+    <message>
+        <source>Explore the material</source>
+        <translation>探索材料</translation>
+    </message>
+    <message>
+        <source>Figures</source>
+        <translation>图表</translation>
+    </message>
+    <message>
+        <source>Check the requirements</source>
+        <translation>核对要求</translation>
+    </message>
+    <message>
+        <source>Write the draft</source>
+        <translation>撰写草稿</translation>
+    </message>
+    <message>
+        <source>Review and revise</source>
+        <translation>审阅与修订</translation>
+    </message>
+    <message>
+        <source>Bibliography</source>
+        <translation>参考文献</translation>
+    </message>
+    <message>
+        <source>Compile the PDF</source>
+        <translation>编译 PDF</translation>
+    </message>
+    <message>
+        <source>The model asked for something it already had; it got the earlier answer instead.</source>
+        <translation>模型请求了已有的内容，直接返回了之前的结果。</translation>
+    </message>
+    <message>
+        <source>The model kept repeating itself and was asked to move on or finish.</source>
+        <translation>模型一再重复，已提醒它换个方向或结束。</translation>
+    </message>
+    <message>
+        <source>The model was stuck in a loop; exploration stopped and the report is written from what was read.</source>
+        <translation>模型陷入循环，探索已停止，报告将根据已读内容撰写。</translation>
+    </message>
+    <message>
+        <source>The model re-read lines it had already read.</source>
+        <translation>模型重复读取了已读过的行。</translation>
+    </message>
+    <message>
+        <source>A tool failed three times in a row and was withdrawn.</source>
+        <translation>某个工具连续失败三次，已被停用。</translation>
+    </message>
+    <message>
+        <source>The model tried to finish without reading anything; it was refused.</source>
+        <translation>模型未读任何内容就想结束，已被拒绝。</translation>
+    </message>
+    <message>
+        <source>The step budget is used up; the model must finish now.</source>
+        <translation>步数预算已用完，模型必须现在结束。</translation>
+    </message>
+    <message>
+        <source>The model did not finish in time; exploration stopped.</source>
+        <translation>模型未能按时结束，探索已停止。</translation>
+    </message>
+    <message>
+        <source>The token budget is nearly or fully used.</source>
+        <translation>词元预算即将或已经用完。</translation>
+    </message>
+    <message>
+        <source>The model's answer was not a usable LaTeX document; it was asked again.</source>
+        <translation>模型的回答不是可用的 LaTeX 文档，已要求重写。</translation>
+    </message>
+    <message>
+        <source>The model asked for a path outside the folder; it was refused.</source>
+        <translation>模型请求了文件夹之外的路径，已被拒绝。</translation>
+    </message>
+    <message>
+        <source>Figure code tried something not allowed; it was refused.</source>
+        <translation>绘图代码尝试了不允许的操作，已被拒绝。</translation>
+    </message>
+    <message>
+        <source>The model went round in a circle of the same few calls.</source>
+        <translation>模型在几次相同的调用之间兜圈子。</translation>
+    </message>
+    <message>
+        <source>The model kept making calls that brought nothing new.</source>
+        <translation>模型不断进行没有新信息的调用。</translation>
+    </message>
+    <message>
+        <source>A tool kept failing with the same error and was withdrawn.</source>
+        <translation>某个工具反复报同一错误，已被停用。</translation>
+    </message>
+    <message>
+        <source>The report did not compile; the model was asked to fix it.</source>
+        <translation>报告编译失败，已要求模型修复。</translation>
+    </message>
+    <message>
+        <source>A guard stepped in.</source>
+        <translation>防护机制介入了。</translation>
+    </message>
+    <message>
+        <source> (earlier result)</source>
+        <translation>（之前的结果）</translation>
+    </message>
+    <message>
+        <source>Error</source>
+        <translation>错误</translation>
+    </message>
+    <message>
+        <source>Draft version {0}</source>
+        <translation>草稿第 {0} 版</translation>
+    </message>
+    <message>
+        <source>{0} characters</source>
+        <translation>{0} 个字符</translation>
+    </message>
+    <message>
+        <source>Step</source>
+        <translation>步骤</translation>
+    </message>
+    <message>
+        <source>Detail</source>
+        <translation>详情</translation>
+    </message>
+</context>
+</TS>

@@ -1,0 +1,161 @@
+"""Screenshots of the app for a person to look at: empty, running and finished, in English and Chinese.
+
+    .venv/bin/python scripts/screenshots.py [OUT_DIR]
+
+Starts its own Xvfb (a real X server, so fonts, styles and the PDF view render
+as a user sees them) unless DISPLAY is already set, plays a run against the
+fake model server from tests/fakes, and saves PNGs to OUT_DIR (default
+screenshots/, which git ignores). Settings and runs go to a temporary
+LABWRIGHT_HOME; nothing of the user's is touched.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path[:0] = [str(ROOT / "tests"), str(ROOT / "desktop")]
+
+
+def start_xvfb() -> subprocess.Popen | None:
+    if os.environ.get("DISPLAY"):
+        return None
+    if not shutil.which("Xvfb"):
+        sys.exit("Xvfb is not installed (Debian/Ubuntu: apt-get install xvfb).")
+    display = ":97"
+    proc = subprocess.Popen(["Xvfb", display, "-screen", "0", "1400x900x24", "-nolisten", "tcp"],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    os.environ["DISPLAY"] = display
+    time.sleep(0.8)
+    return proc
+
+
+def main() -> None:
+    out = Path(sys.argv[1] if len(sys.argv) > 1 else ROOT / "screenshots").resolve()
+    out.mkdir(parents=True, exist_ok=True)
+    home = Path(tempfile.mkdtemp(prefix="labwright-shots-"))
+    os.environ["LABWRIGHT_HOME"] = str(home)
+    os.environ["LABWRIGHT_API_KEY"] = "sk-screenshot"
+    os.environ.pop("QT_QPA_PLATFORM", None)
+    xvfb = start_xvfb()
+    try:
+        shoot(out)
+    finally:
+        if xvfb is not None:
+            xvfb.terminate()
+            xvfb.wait(5)
+        shutil.rmtree(home, ignore_errors=True)
+
+
+def shoot(out: Path) -> None:
+    import asyncio
+
+    import qasync
+    from fakes import FakeLLM, call, delay, text, tool_calls
+    from PySide6.QtWidgets import QApplication
+
+    from labwright.core.settings import Settings
+    from labwright.gui.app import create_app
+    from labwright.gui.i18n import install_language
+    from labwright.gui.main_window import MainWindow
+
+    folder = ROOT.parent / "shared" / "data" / "projectile-motion"
+    if not folder.is_dir():
+        folder = ROOT / "examples" / "pendulum"
+    findings = {"experiment": "Projectile motion", "goal": "Range and height against angle and speed",
+                "key_findings": ["Data/Projectile motion.xlsx: range peaks near 45°"]}
+
+    def model(body: dict, n: int):
+        if body["model"] == "fake-write":
+            prompt = str(body["messages"][-1].get("content", ""))
+            if "JSON only" in prompt:
+                return text("[]")
+            if "NO ISSUES" in prompt:
+                return text("NO ISSUES")
+            if "BibTeX" in prompt:
+                return text("")
+            return delay(0.6, text(DOC))
+        explore = [
+            tool_calls(call("list_dir", {"path": "."})),
+            tool_calls(call("list_dir", {"path": "Data"})),
+            tool_calls(call("read_file", {"path": "Data/Projectile motion.xlsx", "limit": 40})),
+            tool_calls(call("read_file", {"path": "Data/Projectile motion.xlsx", "limit": 40})),
+            tool_calls(call("read_file", {"path": "Manual/1GP2 Projectile Motion - Lab Manual.docx"})),
+            tool_calls(call("finish_exploration", findings)),
+        ]
+        return delay(0.35, explore[min(explore_calls(body), len(explore) - 1)])
+
+    app = create_app()
+    with FakeLLM(model) as llm:
+        for lang in ("en", "zh_CN"):
+            install_language(lang)
+            loop = qasync.QEventLoop(app)
+            asyncio.set_event_loop(loop)
+            s = Settings(provider="custom", base_url=llm.base_url, explore_model="fake-explore",
+                         write_model="fake-write", reflect=1, ui_language=lang)
+            w = MainWindow(loop, s)
+            w.resize(1300, 820)
+            w.show()
+            settle(app, 0.5)
+            w.grab().save(str(out / f"empty-{lang}.png"))
+            w.load_folder(folder)
+            settle(app, 1.0)
+            w.start_run()
+            wait_until(app, lambda: w.timeline.current_stage == "explore" and w.timeline.rowCount() > 1, 20)
+            settle(app, 1.6)
+            w.grab().save(str(out / f"running-{lang}.png"))
+            wait_until(app, lambda: not w.bridge.running, 120)
+            settle(app, 1.0)
+            w.grab().save(str(out / f"finished-{lang}.png"))
+            w.results.setCurrentIndex(2)
+            settle(app, 1.0)
+            w.grab().save(str(out / f"finished-pdf-{lang}.png"))
+            w.close()
+            asyncio.set_event_loop(None)
+            loop.close()
+    QApplication.processEvents()
+    print("\n".join(str(p) for p in sorted(out.glob("*.png"))))
+
+
+DOC = r"""\documentclass{article}
+\usepackage{graphicx}
+\begin{document}
+\title{Lab Report: Projectile Motion}\maketitle
+\section{Introduction}
+The range $R$ of a projectile launched at speed $v$ and angle $\theta$ is $R = v^2 \sin 2\theta / g$.
+\section{Results}
+At $45^\circ$ the measured range was 0.59 m (Data/Projectile motion.xlsx, Part A).
+\end{document}
+"""
+
+
+
+def explore_calls(body: dict) -> int:
+    """How many explore turns this conversation has had (its assistant messages)."""
+    return sum(1 for m in body["messages"] if m.get("role") == "assistant")
+
+
+def settle(app, seconds: float) -> None:
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        app.processEvents()
+        time.sleep(0.01)
+
+
+def wait_until(app, cond, timeout: float) -> None:
+    end = time.monotonic() + timeout
+    while not cond():
+        if time.monotonic() > end:
+            raise TimeoutError("the app did not get there in time")
+        app.processEvents()
+        time.sleep(0.01)
+
+
+if __name__ == "__main__":
+    main()

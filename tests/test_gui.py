@@ -1,0 +1,236 @@
+"""The desktop app through pytest-qt (offscreen) and the fake model server."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+
+import pytest
+import qasync
+from PySide6.QtCore import QMimeData, QPointF, Qt, QUrl
+from PySide6.QtGui import QDropEvent
+
+from agent_helpers import FINISH_ARGS, route
+from fakes import FakeLLM, call, delay, tool_calls
+from labwright.core.events import Guard, Milestone, ToolCall, ToolResult
+from labwright.core.settings import Settings
+from labwright.gui.main_window import MainWindow
+from labwright.gui.timeline import KindRole, StatusRole, TimelineModel
+
+EXPLORE_XLSX = [
+    tool_calls(call("list_dir", {"path": "Data"})),
+    tool_calls(call("read_file", {"path": "Data/Projectile motion.xlsx", "limit": 60})),
+    tool_calls(call("finish_exploration", {**FINISH_ARGS, "experiment": "Projectile motion"})),
+]
+
+
+@pytest.fixture
+def qloop(qapp):
+    loop = qasync.QEventLoop(qapp, already_running=False)
+    asyncio.set_event_loop(loop)
+    yield loop
+    asyncio.set_event_loop(None)
+    loop.close()
+
+
+@pytest.fixture
+def window_for(qtbot, qloop, monkeypatch):
+    """A main window whose settings point at a fake model server."""
+    windows = []
+
+    def make(llm: FakeLLM | None = None) -> MainWindow:
+        s = Settings(
+            provider="custom", explore_model="fake-explore", write_model="fake-write", reflect=0
+        )
+        if llm is not None:
+            s.base_url = llm.base_url
+        monkeypatch.setenv("LABWRIGHT_API_KEY", "sk-test-gui")
+        w = MainWindow(qloop, s)
+        qtbot.addWidget(w)
+        w.show()
+        windows.append(w)
+        return w
+
+    yield make
+    for w in windows:
+        w.close()  # cancel and join any worker, as a user closing the window would
+
+
+def drop(widget, paths: list[Path]) -> None:
+    mime = QMimeData()
+    mime.setUrls([QUrl.fromLocalFile(str(p)) for p in paths])
+    event = QDropEvent(
+        QPointF(10, 10),
+        Qt.DropAction.CopyAction,
+        mime,
+        Qt.MouseButton.LeftButton,
+        Qt.KeyboardModifier.NoModifier,
+    )
+    widget.dropEvent(event)
+
+
+def top_rows(model: TimelineModel) -> list[tuple[str, str]]:
+    return [
+        (model.index(r, 0).data(), model.index(r, 0).data(StatusRole))
+        for r in range(model.rowCount())
+    ]
+
+
+def children(model: TimelineModel, row: int) -> list:
+    parent = model.index(row, 0)
+    return [model.index(r, 0, parent) for r in range(model.rowCount(parent))]
+
+
+def run_and_wait(qtbot, w: MainWindow, timeout: int = 60_000) -> object:
+    with qtbot.waitSignal(w.bridge.finished, timeout=timeout) as blocker:
+        qtbot.mouseClick(w.start_button, Qt.MouseButton.LeftButton)
+    return blocker.args[0]
+
+
+def test_empty_window_explains_itself(window_for):
+    w = window_for()
+    assert w.stack.currentIndex() == 0
+    assert "Drop a folder" in w.drop_zone.title.text()
+    assert w.drop_zone.open_button.isVisible()
+    assert not w.start_button.isEnabled()
+
+
+def test_dropping_a_file_or_two_things_says_why_politely(window_for, material):
+    w = window_for()
+    drop(w.drop_zone, [material / "manual.txt"])
+    assert "is a file" in w.drop_zone.message.text()
+    drop(w.drop_zone, [material, material / "data"])
+    assert "one folder" in w.drop_zone.message.text()
+    assert w.stack.currentIndex() == 0 and w.folder is None
+
+
+def test_dropping_projectile_motion_runs_to_a_report(qtbot, window_for, projectile):
+    with FakeLLM(route(EXPLORE_XLSX)) as llm:
+        w = window_for(llm)
+        drop(w.drop_zone, [projectile])
+        assert w.stack.currentIndex() == 1
+        qtbot.waitUntil(lambda: "documents" in w.scan_label.text(), timeout=10_000)
+        assert "4 documents" in w.scan_label.text() and "16 data" in w.scan_label.text()
+        done = run_and_wait(qtbot, w)
+    assert done.status == "ok"
+    rows = top_rows(w.timeline)
+    assert [status for _, status in rows] == ["done"] * len(rows)
+    assert len(rows) == len(w.timeline.plan) and w.timeline.plan[0] == "scan"
+    assert w.progress.value() == w.progress.maximum() == len(rows)
+    explore_row = w.timeline.plan.index("explore")
+    tools = [i.data() for i in children(w.timeline, explore_row) if i.data(KindRole) == "tool"]
+    assert any("read_file" in t and "Projectile motion.xlsx" in t for t in tools)
+    assert "\\documentclass" in w.results.source.toPlainText()
+    assert w.history.count() == 1
+    assert str(projectile) in w.settings.recent_folders
+
+
+def test_a_run_whose_breaker_fires_shows_the_guard_and_ends_degraded(qtbot, window_for, material):
+    with FakeLLM(
+        route(lambda body, n: tool_calls(call("read_file", {"path": "manual.txt"})))
+    ) as llm:
+        w = window_for(llm)
+        w.load_folder(material)
+        qtbot.waitUntil(lambda: "files" in w.scan_label.text(), timeout=10_000)
+        done = run_and_wait(qtbot, w)
+    assert done.status == "degraded"
+    explore_row = w.timeline.plan.index("explore")
+    guards = [i for i in children(w.timeline, explore_row) if i.data(KindRole) == "guard"]
+    assert [g.data(StatusRole) for g in guards][-1] == "loop_stop"
+    assert guards[-1].data(Qt.ItemDataRole.BackgroundRole) is not None  # highlighted
+    assert "loop" in guards[-1].data().lower()  # explained in plain words
+    assert w.banner.isVisible() and "review" in w.banner.text()
+
+
+def test_cancel_mid_exploration_stops_the_worker_and_marks_the_run(qtbot, window_for, material):
+    def slow(body, n):
+        page = {"path": "data/log.txt", "offset": n * 5, "limit": 5}
+        return delay(1.0, tool_calls(call("read_file", page)))
+
+    with FakeLLM(route(slow)) as llm:
+        w = window_for(llm)
+        w.load_folder(material)
+        qtbot.waitUntil(lambda: "files" in w.scan_label.text(), timeout=10_000)
+        qtbot.mouseClick(w.start_button, Qt.MouseButton.LeftButton)
+        qtbot.waitUntil(lambda: w.timeline.current_stage == "explore", timeout=10_000)
+        with qtbot.waitSignal(w.bridge.finished, timeout=2_500) as blocker:
+            qtbot.mouseClick(w.cancel_button, Qt.MouseButton.LeftButton)
+    assert blocker.args[0].status == "cancelled"
+    assert not w.bridge.running
+    meta = json.loads((w.run_dir / "run.json").read_text())
+    assert meta["status"] == "cancelled"
+    assert (w.run_dir / "findings.json").is_file()  # what was gathered is kept
+
+
+def test_no_key_says_what_to_do(qtbot, window_for, material, monkeypatch):
+    w = window_for()
+    w.settings.provider = "deepseek"
+    monkeypatch.delenv("LABWRIGHT_API_KEY")
+    w.load_folder(material)
+    qtbot.mouseClick(w.start_button, Qt.MouseButton.LeftButton)
+    assert not w.bridge.running
+    assert "No API key" in w.banner.text() and "Settings" in w.banner.text()
+
+
+def test_history_reopens_a_past_run(qtbot, window_for, material):
+    w = window_for()
+    w.load_folder(material)
+    w.offline_check.setChecked(True)
+    run_and_wait(qtbot, w)
+    run_dir = w.run_dir
+    w2 = window_for()
+    assert w2.history.count() == 1
+    w2.open_run(run_dir)
+    assert [s for _, s in top_rows(w2.timeline)] == ["done", "skipped"] + ["done"] * (
+        len(w2.timeline.plan) - 2
+    )
+    assert "TODO" in w2.results.source.toPlainText()
+
+
+def test_timeline_model_passes_the_model_tester(qtmodeltester):
+    model = TimelineModel()
+    plan = ["scan", "explore", "draft", "reflect", "reflect", "bib"]
+    events = [
+        Milestone("scan", 1, 6, "start", {"plan": plan}),
+        Milestone("scan", 1, 6, "end", {"summary": "3 files"}),
+        Milestone("explore", 2, 6, "start"),
+        ToolCall(1, "c1", "read_file", {"path": "a.csv"}),
+        ToolResult("c1", "read_file", True, True, False, "a.csv lines 0–10"),
+        Guard("dedup", "read_file(a.csv) repeated"),
+        Milestone("explore", 2, 6, "end"),
+        Milestone("draft", 3, 6, "start"),
+        Milestone("draft", 3, 6, "end"),
+        Milestone("reflect", 4, 6, "skipped"),
+        Milestone("reflect", 5, 6, "skipped"),
+    ]
+    model.apply(events)
+    qtmodeltester.check(model)
+    assert [model.index(r, 0).data(StatusRole) for r in range(6)] == [
+        "done",
+        "done",
+        "done",
+        "skipped",
+        "skipped",
+        "pending",
+    ]
+    assert model.index(3, 0).data().endswith("Review and revise 1/2")
+    assert model.done_count == 5
+
+
+def test_emitting_thousands_of_signals_keeps_true_alive(qapp):
+    """PySide6 6.12 drops a reference to True on every Python emit; ours must not (see qtcompat)."""
+    import sys
+
+    from PySide6.QtCore import QObject, Signal
+
+    from labwright.gui.qtcompat import emit
+
+    class Pinger(QObject):
+        ping = Signal(int)
+
+    pinger = Pinger()
+    before = sys.getrefcount(True)
+    for i in range(5000):
+        emit(pinger.ping, i)
+    assert abs(sys.getrefcount(True) - before) < 50
