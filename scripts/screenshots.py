@@ -1,4 +1,4 @@
-"""Screenshots of the app for a person to look at: empty, running and finished, in English and Chinese.
+"""Screenshots of the app for a person to look at: empty, running, finished and review, in English and Chinese.
 
     .venv/bin/python scripts/screenshots.py [OUT_DIR]
 
@@ -29,8 +29,11 @@ def start_xvfb() -> subprocess.Popen | None:
     if not shutil.which("Xvfb"):
         sys.exit("Xvfb is not installed (Debian/Ubuntu: apt-get install xvfb).")
     display = ":97"
-    proc = subprocess.Popen(["Xvfb", display, "-screen", "0", "1400x900x24", "-nolisten", "tcp"],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    proc = subprocess.Popen(
+        ["Xvfb", display, "-screen", "0", "1400x900x24", "-nolisten", "tcp"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     os.environ["DISPLAY"] = display
     time.sleep(0.8)
     return proc
@@ -57,9 +60,9 @@ def shoot(out: Path) -> None:
     import asyncio
 
     import qasync
-    from fakes import FakeLLM, call, delay, text, tool_calls
     from PySide6.QtWidgets import QApplication
 
+    from fakes import FakeLLM, call, delay, text, tool_calls
     from labwright.core.settings import Settings
     from labwright.gui.app import create_app
     from labwright.gui.i18n import install_language
@@ -68,8 +71,11 @@ def shoot(out: Path) -> None:
     folder = ROOT.parent / "shared" / "data" / "projectile-motion"
     if not folder.is_dir():
         folder = ROOT / "examples" / "pendulum"
-    findings = {"experiment": "Projectile motion", "goal": "Range and height against angle and speed",
-                "key_findings": ["Data/Projectile motion.xlsx: range peaks near 45°"]}
+    findings = {
+        "experiment": "Projectile motion",
+        "goal": "Range and height against angle and speed",
+        "key_findings": ["Data/Projectile motion.xlsx: range peaks near 45°"],
+    }
 
     def model(body: dict, n: int):
         if body["model"] == "fake-write":
@@ -86,7 +92,9 @@ def shoot(out: Path) -> None:
             tool_calls(call("list_dir", {"path": "Data"})),
             tool_calls(call("read_file", {"path": "Data/Projectile motion.xlsx", "limit": 40})),
             tool_calls(call("read_file", {"path": "Data/Projectile motion.xlsx", "limit": 40})),
-            tool_calls(call("read_file", {"path": "Manual/1GP2 Projectile Motion - Lab Manual.docx"})),
+            tool_calls(
+                call("read_file", {"path": "Manual/1GP2 Projectile Motion - Lab Manual.docx"})
+            ),
             tool_calls(call("finish_exploration", findings)),
         ]
         return delay(0.35, explore[min(explore_calls(body), len(explore) - 1)])
@@ -97,8 +105,14 @@ def shoot(out: Path) -> None:
             install_language(lang)
             loop = qasync.QEventLoop(app)
             asyncio.set_event_loop(loop)
-            s = Settings(provider="custom", base_url=llm.base_url, explore_model="fake-explore",
-                         write_model="fake-write", reflect=1, ui_language=lang)
+            s = Settings(
+                provider="custom",
+                base_url=llm.base_url,
+                explore_model="fake-explore",
+                write_model="fake-write",
+                reflect=1,
+                ui_language=lang,
+            )
             w = MainWindow(loop, s)
             w.resize(1300, 820)
             w.show()
@@ -107,15 +121,30 @@ def shoot(out: Path) -> None:
             w.load_folder(folder)
             settle(app, 1.0)
             w.start_run()
-            wait_until(app, lambda: w.timeline.current_stage == "explore" and w.timeline.rowCount() > 1, 20)
+            wait_until(
+                app,
+                lambda w=w: w.timeline.current_stage == "explore" and w.timeline.rowCount() > 1,
+                20,
+            )
             settle(app, 1.6)
             w.grab().save(str(out / f"running-{lang}.png"))
-            wait_until(app, lambda: not w.bridge.running, 120)
+            wait_until(app, lambda w=w: not w.bridge.running, 120)
             settle(app, 1.0)
             w.grab().save(str(out / f"finished-{lang}.png"))
             w.results.setCurrentIndex(2)
             settle(app, 1.0)
             w.grab().save(str(out / f"finished-pdf-{lang}.png"))
+            # a degraded draft: an offline run opens the review pane by itself
+            w.offline_check.setChecked(True)
+            w.start_run()
+            wait_until(app, lambda w=w: not w.bridge.running and w.review is not None, 120)
+            settle(app, 1.5)
+            w.review.editor.go_to_line(12)
+            settle(app, 0.5)
+            w.grab().save(str(out / f"review-{lang}.png"))
+            w.review.right_tabs.setCurrentIndex(1)
+            settle(app, 0.5)
+            w.grab().save(str(out / f"review-changes-{lang}.png"))
             w.close()
             asyncio.set_event_loop(None)
             loop.close()
@@ -133,7 +162,6 @@ The range $R$ of a projectile launched at speed $v$ and angle $\theta$ is $R = v
 At $45^\circ$ the measured range was 0.59 m (Data/Projectile motion.xlsx, Part A).
 \end{document}
 """
-
 
 
 def explore_calls(body: dict) -> int:

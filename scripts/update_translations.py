@@ -26,7 +26,9 @@ from zh_CN import ZH_CN  # noqa: E402
 def main() -> None:
     lupdate = shutil.which("pyside6-lupdate", path=str(Path(sys.executable).parent))
     sources = sorted(str(p) for p in (ROOT / "desktop" / "labwright" / "gui").glob("*.py"))
-    subprocess.run([lupdate, *sources, "-ts", str(TS), "-no-obsolete", "-locations", "none"], check=True)
+    subprocess.run(
+        [lupdate, *sources, "-ts", str(TS), "-no-obsolete", "-locations", "none"], check=True
+    )
     tree = ET.parse(TS)
     missing = []
     for message in tree.getroot().iter("message"):

@@ -53,6 +53,11 @@ def test_the_window_speaks_chinese_and_switches_back(qtbot):
         w = MainWindow(None, Settings())
         qtbot.addWidget(w)
         assert w.start_button.text() == "开始"
+        assert [w.results.tabText(i) for i in range(3)] == [
+            "实时草稿",
+            "报告",
+            "PDF",
+        ]  # same in both
         assert w.drop_zone.title.text() == "将实验材料文件夹拖到这里"
         assert (
             w.timeline.headerData(0, __import__("PySide6.QtCore").QtCore.Qt.Orientation.Horizontal)
@@ -77,4 +82,4 @@ def test_translator_reads_the_ts_file():
     t = TsTranslator(TS)
     assert len(t) > 100
     assert t.translate("MainWindow", "Cancel") == "取消"
-    assert t.translate("MainWindow", "not a string of ours") == ""
+    assert t.translate("MainWindow", "not a string of ours") is None  # a null QString: not found

@@ -1,4 +1,4 @@
-"""`labwright` on the command line: run, gui, verify (DESIGN.md, "Command line")."""
+"""`labwright` on the command line: run, gui, verify, export (DESIGN.md, "Command line")."""
 
 from __future__ import annotations
 
@@ -67,6 +67,11 @@ def _parser() -> argparse.ArgumentParser:
     v.add_argument(
         "--all", action="store_true", help="list the matched numbers too, with their sources"
     )
+
+    x = sub.add_parser("export", help="export a run's report as a folder or .zip (Overleaf-ready)")
+    x.add_argument("run_dir", type=Path)
+    x.add_argument("dest", type=Path, help="a new or empty folder, or the .zip file with --zip")
+    x.add_argument("--zip", action="store_true", help="write one .zip file instead of a folder")
     return p
 
 
@@ -233,6 +238,27 @@ def cmd_verify(a: argparse.Namespace) -> int:
     return EXIT_UNMATCHED if result.unmatched else 0
 
 
+def cmd_export(a: argparse.Namespace) -> int:
+    """Export report.tex, refs.bib, the figures it includes and report.pdf; say what is open."""
+    from labwright.core.export import ExportError, export_report, export_warnings
+
+    if not (a.run_dir / "run.json").is_file():
+        print(
+            f"labwright: {a.run_dir} is not a Labwright run directory (no run.json).",
+            file=sys.stderr,
+        )
+        return EXIT_USAGE
+    for warning in export_warnings(a.run_dir):
+        print(f"labwright: note: {warning}", file=sys.stderr)
+    try:
+        path = export_report(a.run_dir, a.dest, as_zip=a.zip)
+    except ExportError as e:
+        print(f"labwright: {e}", file=sys.stderr)
+        return EXIT_USAGE
+    print(path)
+    return 0
+
+
 def _verify_text(result, *, show_matched: bool) -> str:
     d = result.to_dict()
     c = d["counts"]
@@ -341,6 +367,8 @@ def main(argv: list[str] | None = None) -> int:
         return EXIT_USAGE
     if args.command == "verify":
         return cmd_verify(args)
+    if args.command == "export":
+        return cmd_export(args)
     return EXIT_USAGE
 
 

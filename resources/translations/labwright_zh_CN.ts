@@ -1,6 +1,21 @@
 <?xml version='1.0' encoding='utf-8'?>
 <TS version="2.1" language="zh_CN">
 <context>
+    <name>DiffView</name>
+    <message>
+        <source>No changes from the generated draft</source>
+        <translation>与生成的草稿相比没有改动</translation>
+    </message>
+    <message>
+        <source>+{0} −{1} lines</source>
+        <translation>+{0} −{1} 行</translation>
+    </message>
+    <message>
+        <source>… {0} unchanged lines …</source>
+        <translation>… {0} 行未改动 …</translation>
+    </message>
+</context>
+<context>
     <name>DropZone</name>
     <message>
         <source>“{0}” does not exist any more.</source>
@@ -29,6 +44,57 @@
     <message>
         <source>Please drop one folder at a time, from this computer.</source>
         <translation>请一次拖入一个本机上的文件夹。</translation>
+    </message>
+</context>
+<context>
+    <name>FindBar</name>
+    <message>
+        <source>Find</source>
+        <translation>查找</translation>
+    </message>
+    <message>
+        <source>Previous match (Shift+Enter)</source>
+        <translation>上一个（Shift+Enter）</translation>
+    </message>
+    <message>
+        <source>Next match (Enter)</source>
+        <translation>下一个（Enter）</translation>
+    </message>
+    <message>
+        <source>Match case</source>
+        <translation>区分大小写</translation>
+    </message>
+    <message>
+        <source>Close (Esc)</source>
+        <translation>关闭（Esc）</translation>
+    </message>
+    <message>
+        <source>Replace with</source>
+        <translation>替换为</translation>
+    </message>
+    <message>
+        <source>Replace</source>
+        <translation>替换</translation>
+    </message>
+    <message>
+        <source>Replace All</source>
+        <translation>全部替换</translation>
+    </message>
+    <message>
+        <source>No matches</source>
+        <translation>没有匹配</translation>
+    </message>
+    <message>
+        <source>{0} of {1}</source>
+        <translation>第 {0} 个，共 {1} 个</translation>
+    </message>
+    <message>
+        <source>{0} matches</source>
+        <translation>{0} 个匹配</translation>
+    </message>
+    <message>
+        <source>{0} replaced</source>
+        <translation>已替换 {0} 处</translation>
     </message>
 </context>
 <context>
@@ -64,6 +130,10 @@
     <message>
         <source>Start</source>
         <translation>开始</translation>
+    </message>
+    <message>
+        <source>Review and export…</source>
+        <translation>审阅与导出…</translation>
     </message>
     <message>
         <source>Cancel</source>
@@ -247,6 +317,101 @@
     <message>
         <source>Method</source>
         <translation>方法</translation>
+    </message>
+</context>
+<context>
+    <name>ReviewPane</name>
+    <message>
+        <source>Open items</source>
+        <translation>待处理事项</translation>
+    </message>
+    <message>
+        <source>Recompile (Ctrl+B)</source>
+        <translation>重新编译（Ctrl+B）</translation>
+    </message>
+    <message>
+        <source>Recompile on save</source>
+        <translation>保存时重新编译</translation>
+    </message>
+    <message>
+        <source>Show line in PDF</source>
+        <translation>在 PDF 中显示此行</translation>
+    </message>
+    <message>
+        <source>Re-draft…</source>
+        <translation>重新撰写…</translation>
+    </message>
+    <message>
+        <source>Export…</source>
+        <translation>导出…</translation>
+    </message>
+    <message>
+        <source>Back to the run</source>
+        <translation>返回运行</translation>
+    </message>
+    <message>
+        <source>Preview</source>
+        <translation>预览</translation>
+    </message>
+    <message>
+        <source>Changes</source>
+        <translation>改动</translation>
+    </message>
+    <message>
+        <source>line {0}</source>
+        <translation>第 {0} 行</translation>
+    </message>
+    <message>
+        <source>Compiling…</source>
+        <translation>正在编译…</translation>
+    </message>
+    <message>
+        <source>Compile failed: {0}</source>
+        <translation>编译失败：{0}</translation>
+    </message>
+    <message>
+        <source>Compiled in {0:.1f} s</source>
+        <translation>编译用时 {0:.1f} 秒</translation>
+    </message>
+    <message>
+        <source>{0} compile error(s): the preview shows the last good PDF</source>
+        <translation>{0} 个编译错误：预览显示的是上一次成功的 PDF</translation>
+    </message>
+    <message>
+        <source>SyncTeX has no position for this line.</source>
+        <translation>SyncTeX 没有这一行的位置。</translation>
+    </message>
+    <message>
+        <source>Re-draft</source>
+        <translation>重新撰写</translation>
+    </message>
+    <message>
+        <source>Write the report again from what was read (no new exploration). A note for the writer, optional (e.g. “use SI units”, “shorter”):</source>
+        <translation>根据已读内容重新撰写报告（不再重新探索）。可选：给写作模型的说明（例如“使用国际单位制”“写短一些”）：</translation>
+    </message>
+    <message>
+        <source>Export the report</source>
+        <translation>导出报告</translation>
+    </message>
+    <message>
+        <source>Zip archive (*.zip);;Folder (*)</source>
+        <translation>Zip 压缩包 (*.zip);;文件夹 (*)</translation>
+    </message>
+    <message>
+        <source>Export failed: {0}</source>
+        <translation>导出失败：{0}</translation>
+    </message>
+    <message>
+        <source>Exported to {0}</source>
+        <translation>已导出到 {0}</translation>
+    </message>
+    <message>
+        <source>Export a draft that needs review?</source>
+        <translation>导出一份仍需审阅的草稿？</translation>
+    </message>
+    <message>
+        <source>Export anyway?</source>
+        <translation>仍然导出吗？</translation>
     </message>
 </context>
 <context>

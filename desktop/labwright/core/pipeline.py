@@ -91,6 +91,7 @@ class _Run:
         self.started = time.time()
         self.llm: LLM | None = None
         self.done_stages: set[int] = set()
+        self.note: str | None = None  # the person's note for a re-draft's write model
         if resume:
             self._load_journal()
         self.writer = Writer(self.config, None, self.usage, self.template)
@@ -130,10 +131,26 @@ class _Run:
         for role, u in meta.get("usage", {}).items():
             self.usage.by_role[role] = RoleUsage(**u)
         for ev in read_journal(self.dir):
-            if ev.get("type") == "milestone" and ev.get("status") in ("end", "skipped"):
+            if ev.get("type") != "milestone":
+                continue
+            detail = ev.get("detail")
+            if ev.get("status") == "start" and isinstance(detail, dict) and detail.get("redraft"):
+                # A re-draft runs this stage and the later ones again: what they did
+                # before it no longer counts (a killed re-draft resumes as a re-draft).
+                self.done_stages = {i for i in self.done_stages if i < ev["index"] - 1}
+                self.note = detail.get("note")
+            elif ev.get("status") in ("end", "skipped"):
                 self.done_stages.add(ev["index"] - 1)
 
+    def total_usage(self) -> Usage:
+        """What run.json reports: every model call of the run."""
+        return self.usage
+
+    def after_reload(self) -> None:
+        """Hook for a subclass, once `_reload` has loaded what earlier stages left."""
+
     def write_run_json(self, status: str) -> None:
+        usage = self.total_usage()
         self.store.write_json(
             "run.json",
             {
@@ -146,12 +163,10 @@ class _Run:
                 "engines": self.engines.to_dict(),
                 "started": self.started,
                 "finished": time.time() if status != "running" else None,
-                "usage": self.usage.to_dict(),
-                "calls": {role: u.calls for role, u in self.usage.by_role.items()},
-                "total_tokens": self.usage.total_tokens,
-                "cost_usd": round(spent_usd(self.config, self.usage), 6)
-                if self.config.prices
-                else None,
+                "usage": usage.to_dict(),
+                "calls": {role: u.calls for role, u in usage.by_role.items()},
+                "total_tokens": usage.total_tokens,
+                "cost_usd": round(spent_usd(self.config, usage), 6) if self.config.prices else None,
                 "config": self.config.public_dict(),
                 **self.extra,
             },
@@ -187,7 +202,11 @@ def run_agent(
     config: RunConfig, cancel: CancelFlag = None, *, resume: bool = False
 ) -> Iterator[Event]:
     """Run the pipeline, yielding every event as it happens (each already journaled)."""
-    run = _Run(config, _as_check(cancel), resume)
+    yield from _drive(_Run(config, _as_check(cancel), resume), reload=resume)
+
+
+def _drive(run: _Run, *, reload: bool) -> Iterator[Event]:
+    """Run the stages of `run.plan` not done yet, then end with a `done` event."""
     run.write_run_json("running")
     stages: dict[str, Callable[[_Run], Generator[Event, None, None]]] = {
         "scan": _scan,
@@ -200,8 +219,9 @@ def run_agent(
         "compile": _compile,
     }
     try:
-        if resume:
+        if reload:
             _reload(run)
+            run.after_reload()
         while run.cursor < len(run.plan):
             stage = run.plan[run.cursor]
             if run.cursor in run.done_stages:
@@ -396,7 +416,7 @@ def _draft(run: _Run) -> Iterator[Event]:
         refs = material_refs(_documents(run))
         try:
             tex = yield from draft(
-                run.writer, e.to_findings(), e.evidence, run.figures, run.gaps, refs
+                run.writer, e.to_findings(), e.evidence, run.figures, run.gaps, refs, run.note
             )
         except LLMError as err:
             yield run.model_failed("draft", err)
@@ -584,3 +604,153 @@ def _reload(run: _Run) -> None:
     if (d / "report.pdf").is_file():
         run.pdf = d / "report.pdf"
     run.skeleton = bool(run.extra.get("skeleton"))
+
+
+# -- re-draft -----------------------------------------------------------------
+
+
+class RedraftError(ValueError):
+    """A run that cannot be re-drafted; the message says why and what to do."""
+
+
+def redraft(
+    run_dir: Path,
+    *,
+    note: str | None = None,
+    api_key: str | None = None,
+    cancel: CancelFlag = None,
+) -> Iterator[Event]:
+    """Run the drafting stages of a finished run again, without exploring again.
+
+    draft → reflect×N → bib → [compile], from what the earlier stages left in the
+    run directory (findings, evidence, figures, gaps). `note` ("use SI units",
+    "shorter") reaches the write model in the draft prompt. The events go to the
+    same journal with the same plan numbering; the first one, the draft's `start`
+    milestone, says {"redraft": true, "note": ...}. A report.tex the person
+    edited is kept as drafts/edited-<n>.tex before it is replaced. The run ends
+    with a `done` event like any run. Raises RedraftError (before any event)
+    when the run cannot be re-drafted.
+    """
+    config = _redraft_config(Path(run_dir).resolve(), api_key)
+    assert config.out_dir is not None
+    _keep_edit(config.out_dir)
+    run = _Redraft(config, _as_check(cancel), note)
+    yield from _drive(run, reload=True)
+
+
+def _redraft_config(run_dir: Path, api_key: str | None) -> RunConfig:
+    from .config import config_from_public, key_from_env, provider_for_url
+
+    try:
+        meta = json.loads((run_dir / "run.json").read_text(encoding="utf-8"))
+        data = dict(meta["config"])
+        journal = read_journal(run_dir)
+    except (OSError, ValueError, KeyError, TypeError):
+        raise RedraftError(f"{run_dir} is not a Labwright run directory.") from None
+    if meta.get("status") == "running":
+        raise RedraftError(
+            "This run is still running, or it was stopped midway: finish it first "
+            "(labwright run --resume)."
+        )
+    if data.get("offline"):
+        raise RedraftError(
+            "This run was offline: no model explored the material, so there is nothing to "
+            "draft from. Start a new run with a model instead."
+        )
+    plan = meta.get("plan") or []
+    ended = {
+        e.get("stage")
+        for e in journal
+        if e.get("type") == "milestone" and e.get("status") in ("end", "skipped")
+    }
+    before = plan[: plan.index("draft")] if "draft" in plan else ["draft"]
+    missing = [s for s in before if s not in ended]
+    if missing:
+        raise RedraftError(
+            f"The run stopped before drafting ({', '.join(missing)} did not finish): "
+            "resume it instead (labwright run --resume)."
+        )
+    folder = Path(data.get("folder", ""))
+    if not folder.is_dir():
+        raise RedraftError(f"The run's material folder {folder} is gone; it is needed to draft.")
+    data["out_dir"] = str(run_dir)
+    key = api_key or key_from_env(data.get("base_url"))
+    provider = provider_for_url(data.get("base_url"))
+    if not key and provider.needs_key and provider.name != "custom":
+        raise RedraftError(
+            f"No API key for {provider.name}: add one in Settings or set "
+            f"{' or '.join(provider.key_env)}."
+        )
+    return config_from_public(data, key)
+
+
+def _keep_edit(run_dir: Path) -> Path | None:
+    """Keep the person's report.tex as drafts/edited-<n>.tex when it differs from the
+    last generated draft: a re-draft replaces report.tex, never the person's work."""
+    from .review import generated_draft
+    from .runstore import atomic_write_text
+
+    report = run_dir / "report.tex"
+    if not report.is_file():
+        return None
+    text = report.read_text(encoding="utf-8")
+    if text == generated_draft(run_dir):
+        return None
+    taken = [
+        int(p.stem.rpartition("-")[2])
+        for p in (run_dir / "drafts").glob("edited-*.tex")
+        if p.stem.rpartition("-")[2].isdigit()
+    ]
+    path = run_dir / "drafts" / f"edited-{max(taken, default=0) + 1}.tex"
+    atomic_write_text(path, text)
+    return path
+
+
+class _Redraft(_Run):
+    """A run that starts again at the draft stage, from what the journal says was done."""
+
+    def __init__(self, config: RunConfig, cancelled: Callable[[], bool], note: str | None) -> None:
+        try:
+            super().__init__(config, cancelled, resume=True)
+        except ValueError as e:  # the plan of this configuration is not the run's plan
+            raise RedraftError(str(e)) from None
+        self.note = note.strip() if note and note.strip() else None
+        first = self.plan.index("draft")
+        self.done_stages = set(range(first))
+        self.announced = False
+        # The budgets cover this re-draft: the person asked for new work, and a run
+        # whose budget was spent would otherwise fall straight back to the skeleton.
+        self.prior_usage = self.usage
+        self.usage = Usage()
+        self.writer = Writer(self.config, None, self.usage, self.template)
+        for key in ("converged", "numbers", "unresolved_citations", "compile", "skeleton"):
+            self.extra.pop(key, None)
+        try:
+            meta = json.loads((self.dir / "run.json").read_text(encoding="utf-8"))
+            self.started = meta.get("started", self.started)
+        except (OSError, ValueError):
+            pass
+
+    def total_usage(self) -> Usage:
+        total = Usage()
+        for usage in (self.prior_usage, self.usage):
+            for role, u in usage.by_role.items():
+                t = total.by_role.setdefault(role, RoleUsage())
+                t.calls += u.calls
+                t.prompt_tokens += u.prompt_tokens
+                t.completion_tokens += u.completion_tokens
+                t.ms += u.ms
+        return total
+
+    def after_reload(self) -> None:
+        # The drafting stages decide their reasons again; the exploration's stay.
+        self.skeleton = False
+        e = self.exploration
+        self.reasons = [e.reason or "cut_short"] if e.status != "finished" else []
+
+    def milestone(self, stage: str, status: str, detail: Any = None) -> Event:
+        if not self.announced:
+            self.announced = True
+            detail = {**(detail if isinstance(detail, dict) else {}), "redraft": True}
+            detail["note"] = self.note
+        return super().milestone(stage, status, detail)

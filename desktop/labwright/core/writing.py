@@ -250,7 +250,9 @@ def draft(
     figures: list[dict],
     gaps: list[dict],
     refs: list[dict[str, str]],
+    note: str | None = None,
 ) -> Generator[Event, None, str | None]:
+    """The first draft. `note` is the person's instruction for a re-draft ("use SI units")."""
     t = w.template
     summary = {
         k: v
@@ -274,6 +276,7 @@ def draft(
         figures=figures_text(figures),
         references="\n".join(f"- {r['key']}: {r['title']} ({r['path']})" for r in refs) or "(none)",
         evidence=evidence_text(evidence),
+        notes=prompt("draft_note", note=note.strip()) if note and note.strip() else "",
     )
     messages = [{"role": "system", "content": system}, {"role": "user", "content": user}]
     return (yield from w.ask_for_document("write", messages))

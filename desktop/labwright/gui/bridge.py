@@ -10,7 +10,8 @@ steps. Shutdown: cancel, join with a timeout.
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -20,8 +21,6 @@ from PySide6.QtCore import QObject, Signal
 
 from labwright.core.config import RunConfig
 from labwright.core.events import Done, Error, Event
-
-from .qtcompat import emit
 
 FLUSH_S = 0.04
 MAX_BATCH = 400  # a flood is handed over in slices, so the GUI thread breathes between them
@@ -87,14 +86,21 @@ class RunBridge(QObject):
         return self._thread is not None and self._thread.is_alive()
 
     def start(self, config: RunConfig) -> None:
+        """Run the pipeline on `config` in the worker thread."""
+        self.start_job(partial(_run_agent, config), config.out_dir)
+
+    def start_job(
+        self, job: Callable[[threading.Event], Iterator[Event]], run_dir: Any = None
+    ) -> None:
+        """Run any generator of core events (a run, a re-draft) in the worker thread."""
         if self.running:
             raise RuntimeError("a run is already going")
         if self._batcher is None:
             raise RuntimeError("no event loop attached")
         self._cancel = threading.Event()
-        self.run_dir = config.out_dir
+        self.run_dir = run_dir
         self._thread = threading.Thread(
-            target=self._work, args=(config, self._cancel), name="labwright-run", daemon=True
+            target=self._work, args=(job, self._cancel), name="labwright-run", daemon=True
         )
         self._thread.start()
 
@@ -112,14 +118,14 @@ class RunBridge(QObject):
             return not alive
         return True
 
-    def _work(self, config: RunConfig, cancel: threading.Event) -> None:  # worker thread
-        from labwright.core.pipeline import run_agent  # imported here, off the GUI thread
-
-        batcher = self._batcher
+    def _work(
+        self, job: Callable[[threading.Event], Iterator[Event]], cancel: threading.Event
+    ) -> None:
+        batcher = self._batcher  # (worker thread)
         assert batcher is not None
         done: Event | None = None
         try:
-            for event in run_agent(config, cancel):
+            for event in job(cancel):
                 batcher.put(event)
                 if isinstance(event, Done):
                     done = event
@@ -132,13 +138,19 @@ class RunBridge(QObject):
     def _deliver(self, items: list[Any]) -> None:  # GUI thread
         events = [i for i in items if not isinstance(i, _End)]
         if events:
-            emit(self.events, events)
+            self.events.emit(events)
         for item in items:
             if isinstance(item, _End):
                 if self._thread is not None:
                     self._thread.join(1.0)
                     self._thread = None
-                emit(self.finished, item.done)
+                self.finished.emit(item.done)
+
+
+def _run_agent(config: RunConfig, cancel: threading.Event) -> Iterator[Event]:
+    from labwright.core.pipeline import run_agent  # imported here, off the GUI thread
+
+    return run_agent(config, cancel)
 
 
 class _End:

@@ -11,8 +11,6 @@ from PySide6.QtWidgets import QListWidget, QListWidgetItem, QWidget
 
 from labwright.core.config import labwright_home
 
-from .qtcompat import emit
-
 STATUS_MARK = {"ok": "●", "degraded": "◐", "failed": "✗", "cancelled": "◌", "running": "◔"}
 
 
@@ -52,4 +50,4 @@ class HistoryList(QListWidget):
             self.addItem(item)
 
     def _activated(self, item: QListWidgetItem) -> None:
-        emit(self.run_chosen, Path(item.data(Qt.ItemDataRole.UserRole)))
+        self.run_chosen.emit(Path(item.data(Qt.ItemDataRole.UserRole)))

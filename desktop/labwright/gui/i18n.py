@@ -43,8 +43,10 @@ class TsTranslator(QTranslator):
 
     def translate(
         self, context: str, source: str, disambiguation: str | None = None, n: int = -1
-    ) -> str:
-        return self._table.get((context, source), "")
+    ) -> str | None:
+        # None (a null QString), not "": Qt then keeps the source text, and PySide's tr()
+        # can walk on to base-class contexts instead of taking "" for a translation
+        return self._table.get((context, source))
 
     def isEmpty(self) -> bool:
         return not self._table

@@ -40,12 +40,11 @@ from labwright.core.workspace import ScanResult, scan_folder
 
 from .bridge import RunBridge, call_in_thread
 from .history import HistoryList
-from .qtcompat import emit
 from .result_tabs import ResultTabs
 from .timeline import TimelineModel
 from .widgets import DropZone, folder_problem
 
-WELCOME, RUN = 0, 1
+WELCOME, RUN, REVIEW = 0, 1, 2
 
 
 class MainWindow(QMainWindow):
@@ -77,6 +76,8 @@ class MainWindow(QMainWindow):
         """The asyncio loop of the GUI thread (the app shows the window before making it)."""
         self.loop = loop
         self.bridge.attach_loop(loop)
+        if self.review is not None:
+            self.review.loop = loop
 
     # -- construction -------------------------------------------------------
 
@@ -150,6 +151,9 @@ class MainWindow(QMainWindow):
         ):
             settings_row.addWidget(w)
         settings_row.addStretch(1)
+        self.review_button = QPushButton()
+        self.review_button.clicked.connect(self.open_review)
+        settings_row.addWidget(self.review_button)
         settings_row.addWidget(self.start_button)
         settings_row.addWidget(self.cancel_button)
         progress_row = QHBoxLayout()
@@ -168,6 +172,7 @@ class MainWindow(QMainWindow):
         rl.addLayout(progress_row)
         rl.addWidget(split, 1)
         self.stack.addWidget(run_page)
+        self.review = None  # the review pane is built the first time it is opened
 
         # history of past runs
         self.history = HistoryList()
@@ -209,7 +214,7 @@ class MainWindow(QMainWindow):
         self.setWindowTitle(self.tr("Labwright"))
         self.drop_zone.retranslate()
         self.results.retranslate()
-        emit(self.timeline.headerDataChanged, Qt.Orientation.Horizontal, 0, 1)
+        self.timeline.headerDataChanged.emit(Qt.Orientation.Horizontal, 0, 1)
         self.recent_label.setText(self.tr("Recent folders"))
         self.template_label.setText(self.tr("Template"))
         self.lang_label.setText(self.tr("Language"))
@@ -219,6 +224,9 @@ class MainWindow(QMainWindow):
             self.tr("Write a skeleton report from the data alone, with no language model.")
         )
         self.start_button.setText(self.tr("Start"))
+        self.review_button.setText(self.tr("Review and export…"))
+        if self.review is not None:
+            self.review.retranslate()
         self.cancel_button.setText(self.tr("Cancel"))
         self.history_dock.setWindowTitle(self.tr("History"))
         self.open_action.setText(self.tr("&Open Folder…"))
@@ -401,6 +409,49 @@ class MainWindow(QMainWindow):
                 self.results.setCurrentWidget(self.results.source)
         self.history.refresh()
         self._update_buttons()
+        if (
+            status == "degraded"
+            and self.run_dir is not None
+            and (self.run_dir / "report.tex").is_file()
+        ):
+            self.open_review()  # a degraded draft must be read before it is used
+
+    def open_review(self) -> None:
+        """The review pane on the current run's report."""
+        if (
+            self.run_dir is None
+            or not (self.run_dir / "report.tex").is_file()
+            or self.bridge.running
+        ):
+            return
+        if self.review is None:
+            from .review_pane import ReviewPane  # the editor and diff load only when needed
+
+            self.review = ReviewPane(self.loop)
+            self.review.closed.connect(self._review_closed)
+            self.review.redraft_requested.connect(self.redraft)
+            self.stack.addWidget(self.review)
+        self.review.open_run(self.run_dir)
+        self.stack.setCurrentIndex(REVIEW)
+
+    def _review_closed(self) -> None:
+        if self.review is not None:
+            self.review.flush_saves()
+        if self.run_dir is not None:
+            self.results.load_run(self.run_dir)
+        self.stack.setCurrentIndex(RUN)
+
+    def redraft(self, note: str) -> None:
+        """Write the report again from the journal, with the person's note; no new exploration."""
+        if self.run_dir is None or self.bridge.running:
+            return
+
+        key, _where = get_api_key(self.settings.provider, self.settings.base_url)
+        self.stack.setCurrentIndex(RUN)
+        self.hide_banner()
+        self.results.clear()
+        self.bridge.start_job(partial(_redraft_job, self.run_dir, note or None, key), self.run_dir)
+        self._update_buttons()
 
     def open_run(self, run_dir: Path) -> None:
         """Reopen a past run from its directory: its journal replays into the timeline."""
@@ -468,6 +519,8 @@ class MainWindow(QMainWindow):
         self.start_button.setEnabled(self.folder is not None and not running)
         self.start_action.setEnabled(self.folder is not None and not running)
         self.cancel_button.setEnabled(running)
+        has_report = self.run_dir is not None and (self.run_dir / "report.tex").is_file()
+        self.review_button.setEnabled(has_report and not running)
         self.cancel_action.setEnabled(running)
         for w in (self.template_combo, self.lang_combo, self.reflect_spin, self.offline_check):
             w.setEnabled(not running)
@@ -484,9 +537,17 @@ class MainWindow(QMainWindow):
     def closeEvent(self, event: QCloseEvent) -> None:
         # shutdown order: cancel, join with a timeout; the app closes the loop after
         self.bridge.shutdown(timeout_s=5.0)
+        if self.review is not None:
+            self.review.shutdown()
         for t in self._io_threads:
             t.join(2.0)
         super().closeEvent(event)
+
+
+def _redraft_job(run_dir: Path, note: str | None, key: str | None, cancel: Any) -> Any:
+    from labwright.core.pipeline import redraft
+
+    return redraft(run_dir, note=note, api_key=key, cancel=cancel)
 
 
 def _read(path: Path) -> str:

@@ -54,7 +54,6 @@ from ..core.settings import (
     save_settings,
     set_api_key,
 )
-from .qtcompat import emit
 
 # A connection test should answer quickly or say why not; no retries behind the user's back.
 TEST_TIMEOUT_S = 15.0
@@ -91,7 +90,7 @@ def _probe(
         message = f"The connection test failed ({type(e).__name__}). Check the URL."
         if key:
             message = message.replace(key, "***")
-    emit(relay.finished, models, message)
+    relay.finished.emit(models, message)
 
 
 class SettingsDialog(QDialog):
@@ -469,7 +468,7 @@ class SettingsDialog(QDialog):
             )
             self.models_list.addItems(models)
             self._model_names.setStringList(models)
-        emit(self.connection_tested, models is not None)
+        self.connection_tested.emit(models is not None)
         if self._close_with is not None:
             super().done(self._close_with)
 
@@ -597,7 +596,7 @@ class SettingsDialog(QDialog):
         self._saved = s
         self.error_label.hide()
         if s.ui_language != self._original.ui_language:
-            emit(self.language_changed, s.ui_language)
+            self.language_changed.emit(s.ui_language)
         super().accept()
 
     def _show_error(self, message: str) -> None:

@@ -15,8 +15,6 @@ from PySide6.QtGui import QBrush, QColor
 
 from labwright.core.events import Event
 
-from .qtcompat import emit
-
 KindRole = Qt.ItemDataRole.UserRole + 1  # "milestone", "tool", "guard", "error", "draft", "note"
 StatusRole = (
     Qt.ItemDataRole.UserRole + 2
@@ -264,7 +262,7 @@ class TimelineModel(QAbstractItemModel):
     def _changed(self, node: Node) -> None:
         left = self.createIndex(node.row(), 0, node)
         right = self.createIndex(node.row(), self.COLUMNS - 1, node)
-        emit(self.dataChanged, left, right)
+        self.dataChanged.emit(left, right)
 
     # -- QAbstractItemModel -----------------------------------------------
 

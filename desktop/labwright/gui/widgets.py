@@ -9,8 +9,6 @@ from PySide6.QtCore import QCoreApplication, Qt, Signal
 from PySide6.QtGui import QDragEnterEvent, QDropEvent
 from PySide6.QtWidgets import QFrame, QLabel, QPushButton, QVBoxLayout, QWidget
 
-from .qtcompat import emit
-
 
 def folder_problem(path: Path) -> str | None:
     """Why `path` cannot be used as the material folder, politely; None when it can."""
@@ -108,4 +106,4 @@ class DropZone(QFrame):
             return
         self.show_message("")
         event.acceptProposedAction()
-        emit(self.folder_dropped, local[0])
+        self.folder_dropped.emit(local[0])

@@ -1,7 +1,10 @@
 """Compile a .tex file to PDF in a build folder of its own.
 
 The run directory only ever gains `<stem>.pdf`, replaced atomically after a
-successful build; a failed build never touches the last good PDF.
+successful build; a failed build never touches the last good PDF. Every build
+also writes `<stem>.synctex.gz` in its build folder (SyncTeX: PDF <-> source);
+`publish=False` builds without touching the run directory at all, for callers
+that publish the result themselves (the review pane's recompile).
 """
 
 from __future__ import annotations
@@ -158,6 +161,7 @@ def _latexmk_cmd(latexmk: str, engine: str, tex: str, outdir: str) -> list[str]:
         "-interaction=nonstopmode",
         "-halt-on-error",
         "-file-line-error",
+        "-synctex=1",
         f"-outdir={outdir}",
         tex,
     ]
@@ -177,6 +181,7 @@ def _run_direct(
         "-interaction=nonstopmode",
         "-halt-on-error",
         "-file-line-error",
+        "-synctex=1",
         f"-output-directory={outdir}",
         tex_path.name,
     ]
@@ -215,9 +220,11 @@ def _tail(text: str, lines: int = _LOG_TAIL_LINES) -> str:
     return "\n".join(text.splitlines()[-lines:])
 
 
-def _publish(built: Path, final: Path) -> None:
-    """Copy `built` to `final` atomically: readers see the old or the new PDF."""
-    fd, tmp_name = tempfile.mkstemp(dir=final.parent, prefix=f".{final.stem}.", suffix=".pdf.tmp")
+def publish_file(built: Path, final: Path) -> None:
+    """Copy `built` to `final` atomically: readers see the old or the new file."""
+    fd, tmp_name = tempfile.mkstemp(
+        dir=final.parent, prefix=f".{final.stem}.", suffix=f"{final.suffix}.tmp"
+    )
     tmp = Path(tmp_name)
     try:
         with os.fdopen(fd, "wb") as out, built.open("rb") as src:
@@ -275,9 +282,12 @@ def compile_tex(
     build_dir: Path | None = None,
     timeout_s: float = 180,
     cancel: Callable[[], bool] | None = None,
+    publish: bool = True,
 ) -> CompileResult:
     """Compile `tex_path`; on success publish `<stem>.pdf` beside it.
 
+    With `publish=False` nothing beside the .tex is touched: the result's `pdf`
+    is the build folder's PDF after a success and None after a failure.
     Never raises for TeX problems: errors, a missing engine, a timeout or a
     cancel all come back as `ok=False` with a message in `errors`.
     """
@@ -285,7 +295,7 @@ def compile_tex(
     tex_path = Path(tex_path).resolve()
     cwd = tex_path.parent
     final_pdf = cwd / f"{tex_path.stem}.pdf"
-    last_good = final_pdf if final_pdf.is_file() else None
+    last_good = final_pdf if publish and final_pdf.is_file() else None
     engine = engines.engine
     tex_name = tex_path.name
 
@@ -344,7 +354,9 @@ def compile_tex(
             message = f"{engine} failed (exit code {code}); see the log.\n{output_tail}"
             errors = [LogError(file=tex_name, line=None, message=message, context="")]
         return _result(False, last_good, start, engine, errors, warnings, tail)
-    _publish(built_pdf, final_pdf)
+    if not publish:
+        return _result(True, built_pdf, start, engine, [], warnings, tail)
+    publish_file(built_pdf, final_pdf)
     return _result(True, final_pdf, start, engine, [], warnings, tail)
 
 

@@ -1,0 +1,164 @@
+"""The review pane: the banner, open items, autosave, recompile and preview, export."""
+
+from __future__ import annotations
+
+import asyncio
+import zipfile
+from pathlib import Path
+
+import pytest
+import qasync
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QShortcut
+
+from agent_helpers import route
+from fakes import FakeLLM, call, tool_calls
+from labwright.cli import main as cli_main
+from labwright.core.latex import probe_engines
+from labwright.core.settings import Settings
+from labwright.gui.main_window import REVIEW, MainWindow
+
+needs_tex = pytest.mark.skipif(not probe_engines().can_compile, reason="no TeX engine")
+
+
+@pytest.fixture
+def qloop(qapp):
+    loop = qasync.QEventLoop(qapp, already_running=False)
+    asyncio.set_event_loop(loop)
+    yield loop
+    asyncio.set_event_loop(None)
+    loop.close()
+
+
+@pytest.fixture
+def windows(qtbot, qloop, monkeypatch):
+    made = []
+    monkeypatch.setenv("LABWRIGHT_API_KEY", "sk-test-review")
+
+    def make(llm: FakeLLM | None = None) -> MainWindow:
+        s = Settings(
+            provider="custom", explore_model="fake-explore", write_model="fake-write", reflect=0
+        )
+        if llm is not None:
+            s.base_url = llm.base_url
+        w = MainWindow(qloop, s)
+        qtbot.addWidget(w)
+        w.show()
+        made.append(w)
+        return w
+
+    yield make
+    for w in made:
+        w.close()
+
+
+@pytest.fixture
+def offline_run(tmp_path, material) -> Path:
+    """A finished offline run (degraded: offline) with a compiled PDF."""
+    run_dir = tmp_path / "run"
+    assert cli_main(["run", str(material), "--offline", "--out", str(run_dir)]) == 10
+    return run_dir
+
+
+def item_kinds(pane) -> list[str]:
+    return [
+        pane.items.item(i).data(Qt.ItemDataRole.UserRole + 1) for i in range(pane.items.count())
+    ]
+
+
+def test_a_degraded_run_opens_the_review_with_the_reason_and_open_items(qtbot, windows, material):
+    with FakeLLM(
+        route(lambda body, n: tool_calls(call("read_file", {"path": "manual.txt"})))
+    ) as llm:
+        w = windows(llm)
+        w.load_folder(material)
+        qtbot.waitUntil(lambda: "files" in w.scan_label.text(), timeout=10_000)
+        w.offline_check.setChecked(False)
+        with qtbot.waitSignal(w.bridge.finished, timeout=60_000):
+            w.start_run()
+    assert w.stack.currentIndex() == REVIEW
+    pane = w.review
+    assert pane.banner.isVisible()
+    assert "read_file(manual.txt)" in pane.banner.text() and "5 times" in pane.banner.text()
+    assert "figure_unused" in item_kinds(pane)  # the table plot the minimal draft never shows
+    assert "\\documentclass" in pane.editor.text()
+
+
+def test_typing_reaches_the_file_within_a_second_and_a_new_window_shows_it(
+    qtbot, windows, offline_run
+):
+    w = windows()
+    w.open_run(offline_run)
+    assert w.stack.currentIndex() == REVIEW  # offline is degraded: review opens by itself
+    editor = w.review.editor
+    editor.go_to_line(3)
+    qtbot.keyClicks(editor, "% checked by Ada")
+    qtbot.keyClick(editor, Qt.Key.Key_Return)
+    qtbot.waitUntil(
+        lambda: "checked by Ada" in (offline_run / "report.tex").read_text(), timeout=1_000
+    )
+    assert (
+        "checked by Ada" not in (offline_run / "drafts" / "v1.tex").read_text()
+    )  # the generated draft is kept
+    w.close()
+    w2 = windows()
+    w2.open_run(offline_run)
+    assert "checked by Ada" in w2.review.editor.text()
+    assert "+1" in w2.review.diff.toPlainText()
+
+
+@needs_tex
+def test_a_compile_error_is_listed_clicking_it_jumps_and_a_fix_reloads_the_pdf(
+    qtbot, windows, offline_run
+):
+    w = windows()
+    w.open_run(offline_run)
+    pane, editor = w.review, w.review.editor
+    pdf = offline_run / "report.pdf"
+    good = pdf.read_bytes()
+    lines = editor.text().splitlines()
+    bad_line = next(n for n, text in enumerate(lines, 1) if text.startswith("\\section"))
+    lines.insert(bad_line, "\\undefinedmacro")
+    editor.set_text("\n".join(lines))
+    editor.document().setModified(True)
+    (recompile_key,) = [s for s in pane.findChildren(QShortcut) if s.key().toString() == "Ctrl+B"]
+    with qtbot.waitSignal(pane.compiled, timeout=60_000) as failed:
+        recompile_key.activated.emit()  # what Ctrl+B does (offscreen windows get no shortcuts)
+    assert failed.args == [False]
+    assert pdf.read_bytes() == good  # the last good PDF stays
+    errors = [
+        pane.items.item(i)
+        for i in range(pane.items.count())
+        if pane.items.item(i).data(Qt.ItemDataRole.UserRole + 1) == "compile_error"
+    ]
+    assert errors and errors[0].data(Qt.ItemDataRole.UserRole) == bad_line + 1
+    editor.go_to_line(1)
+    rect = pane.items.visualItemRect(errors[0])
+    qtbot.mouseClick(pane.items.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())
+    assert editor.current_line() == bad_line + 1
+    del lines[bad_line]
+    lines.insert(bad_line, "% fixed")
+    editor.set_text("\n".join(lines))
+    editor.document().setModified(True)
+    with qtbot.waitSignal(pane.compiled, timeout=60_000) as fixed:
+        pane.recompile()
+    assert fixed.args == [True]
+    assert pdf.read_bytes() != good and pane.pdf_doc.pageCount() >= 1
+    assert "compile_error" not in item_kinds(pane)
+
+
+def test_export_asks_first_for_a_degraded_draft_then_writes_a_zip(
+    qtbot, windows, offline_run, tmp_path
+):
+    w = windows()
+    w.open_run(offline_run)
+    asked = []
+    assert (
+        w.review.export(tmp_path / "out.zip", confirm=lambda text: asked.append(text) or False)
+        is None
+    )
+    assert asked and "offline" in asked[0].lower()
+    assert not (tmp_path / "out.zip").exists()
+    out = w.review.export(tmp_path / "out.zip", confirm=lambda text: True)
+    names = zipfile.ZipFile(out).namelist()
+    assert "report.tex" in names and any(n.startswith("figures/") for n in names)
