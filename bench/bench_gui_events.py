@@ -36,7 +36,7 @@ N = int(sys.argv[1]) if len(sys.argv) > 1 else 10_000
 PLAN = ["scan", "explore", "draft", "bib"]
 
 
-def fake_run(config, cancel):
+def fake_run(config, cancel, on_text=None):
     yield Milestone("scan", 1, 4, "start", {"plan": PLAN})
     yield Milestone("scan", 1, 4, "end", {"summary": "fake"})
     yield Milestone("explore", 2, 4, "start")

@@ -112,6 +112,8 @@ def test_dropping_projectile_motion_runs_to_a_report(qtbot, window_for, projecti
         assert w.stack.currentIndex() == 1
         qtbot.waitUntil(lambda: "documents" in w.scan_label.text(), timeout=10_000)
         assert "4 documents" in w.scan_label.text() and "16 data" in w.scan_label.text()
+        streamed = []
+        w.bridge.text.connect(lambda restart, pieces: streamed.append((restart, pieces)))
         done = run_and_wait(qtbot, w)
     assert done.status == "ok"
     rows = top_rows(w.timeline)
@@ -122,6 +124,8 @@ def test_dropping_projectile_motion_runs_to_a_report(qtbot, window_for, projecti
     tools = [i.data() for i in children(w.timeline, explore_row) if i.data(KindRole) == "tool"]
     assert any("read_file" in t and "Projectile motion.xlsx" in t for t in tools)
     assert "\\documentclass" in w.results.source.toPlainText()
+    assert streamed and streamed[0][0] is True  # the live draft started fresh, then grew
+    assert "\\documentclass" in w.results.draft.toPlainText()
     assert w.history.count() == 1
     assert str(projectile) in w.settings.recent_folders
 

@@ -373,3 +373,19 @@ def test_money_is_priced_in_run_json_and_a_money_budget_stops_the_run(material, 
 def test_a_malformed_price_is_bad_input(material, capsys):
     assert main(["run", str(material), "--offline", "--price", "gpt=cheap"]) == 2
     assert "MODEL=PROMPT,COMPLETION" in capsys.readouterr().err
+
+
+def test_the_draft_streams_through_on_text_as_the_model_writes_it(material, tmp_path):
+    seen: list[tuple[str, str]] = []
+    with FakeLLM(route(EXPLORE)) as llm:
+        config = config_for(llm, material, tmp_path / "run")
+        events = list(run_agent(config, on_text=lambda kind, text: seen.append((kind, text))))
+        streamed = [r for r in llm.requests if r.get("stream")]
+    assert seen[0] == ("start", "write")
+    pieces = [text for kind, text in seen if kind == "delta"]
+    assert len(pieces) > 3  # it arrived in pieces, not at the end
+    assert "".join(pieces) == MINIMAL_REPORT
+    assert len(streamed) == 1 and streamed[0]["stream_options"] == {"include_usage": True}
+    assert of_type(events, "done")[-1].status == "ok"
+    journal = (tmp_path / "run" / "events.jsonl").read_text()
+    assert "delta" not in journal  # the journal keeps drafts, not keystrokes

@@ -199,10 +199,21 @@ class _Run:
 
 
 def run_agent(
-    config: RunConfig, cancel: CancelFlag = None, *, resume: bool = False
+    config: RunConfig,
+    cancel: CancelFlag = None,
+    *,
+    resume: bool = False,
+    on_text: Callable[[str, str], None] | None = None,
 ) -> Iterator[Event]:
-    """Run the pipeline, yielding every event as it happens (each already journaled)."""
-    yield from _drive(_Run(config, _as_check(cancel), resume), reload=resume)
+    """Run the pipeline, yielding every event as it happens (each already journaled).
+
+    `on_text(kind, text)` sees documents as the write model streams them
+    ("start" with the role, then "delta" pieces), from this thread; the journal
+    keeps only the finished drafts.
+    """
+    run = _Run(config, _as_check(cancel), resume)
+    run.writer.on_text = on_text
+    yield from _drive(run, reload=resume)
 
 
 def _drive(run: _Run, *, reload: bool) -> Iterator[Event]:
@@ -619,6 +630,7 @@ def redraft(
     note: str | None = None,
     api_key: str | None = None,
     cancel: CancelFlag = None,
+    on_text: Callable[[str, str], None] | None = None,
 ) -> Iterator[Event]:
     """Run the drafting stages of a finished run again, without exploring again.
 
@@ -635,6 +647,7 @@ def redraft(
     assert config.out_dir is not None
     _keep_edit(config.out_dir)
     run = _Redraft(config, _as_check(cancel), note)
+    run.writer.on_text = on_text
     yield from _drive(run, reload=True)
 
 

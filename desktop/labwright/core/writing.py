@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Generator
+from collections.abc import Callable, Generator
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
 from .config import RunConfig, resources_dir
@@ -92,6 +93,9 @@ class Writer:
     usage: Usage
     template: Template
     notes: list[str] = field(default_factory=list)
+    # Sees a document as the model writes it: ("start", role) before each streamed
+    # answer, then ("delta", piece)s. The app shows the draft growing; None: no streaming.
+    on_text: Callable[[str, str], None] | None = None
 
     def __post_init__(self) -> None:
         # the run's token and money budgets (guards.Budget), counted over every stage
@@ -106,10 +110,18 @@ class Writer:
         """Past the wrap-up share of a budget: no more optional model work (reflection)."""
         return self.budget.warned
 
-    def ask(self, role: str, messages: list[dict[str, Any]]) -> Generator[Event, None, Reply]:
+    def ask(
+        self, role: str, messages: list[dict[str, Any]], *, stream: bool = False
+    ) -> Generator[Event, None, Reply]:
         assert self.llm is not None
         model = self.config.write_model
-        reply = self.llm.chat(model=model, messages=messages)
+        if stream and self.on_text is not None:
+            self.on_text("start", role)
+            reply = self.llm.stream(
+                model=model, messages=messages, on_delta=partial(self.on_text, "delta")
+            )
+        else:
+            reply = self.llm.chat(model=model, messages=messages)
         self.usage.add(role, reply)
         yield LLMCall(role, reply.model, reply.prompt_tokens, reply.completion_tokens, reply.ms)
         yield from self.budget.check().events  # the wrap-up warning once, then the stop
@@ -123,7 +135,7 @@ class Writer:
         for attempt in range(MAX_FORMAT_RETRIES + 1):
             if self.exhausted:
                 return None
-            reply = yield from self.ask(role, messages)
+            reply = yield from self.ask(role, messages, stream=True)
             text = strip_fences(reply.content)
             problems = latex_problems(text)
             if not problems:

@@ -64,6 +64,7 @@ class RunBridge(QObject):
     """Starts a run in a worker thread and re-emits its events as Qt signals."""
 
     events = Signal(list)  # a batch of core events, in the GUI thread
+    text = Signal(bool, str)  # streamed document text: (starts anew, the pieces of this batch)
     finished = Signal(object)  # the Done event (None if the worker died)
 
     def __init__(
@@ -89,10 +90,15 @@ class RunBridge(QObject):
         """Run the pipeline on `config` in the worker thread."""
         self.start_job(partial(_run_agent, config), config.out_dir)
 
-    def start_job(
-        self, job: Callable[[threading.Event], Iterator[Event]], run_dir: Any = None
-    ) -> None:
-        """Run any generator of core events (a run, a re-draft) in the worker thread."""
+    def stream_text(self, kind: str, text: str) -> None:
+        """The core's on_text callback (worker thread): batched like the events."""
+        assert self._batcher is not None
+        self._batcher.put(_Text(kind == "start", "" if kind == "start" else text))
+
+    def start_job(self, job: Callable[..., Iterator[Event]], run_dir: Any = None) -> None:
+        """Run any generator of core events (a run, a re-draft) in the worker thread.
+
+        `job(cancel, on_text)` gets the cancel flag and the streaming callback."""
         if self.running:
             raise RuntimeError("a run is already going")
         if self._batcher is None:
@@ -125,7 +131,7 @@ class RunBridge(QObject):
         assert batcher is not None
         done: Event | None = None
         try:
-            for event in job(cancel):
+            for event in job(cancel, self.stream_text):
                 batcher.put(event)
                 if isinstance(event, Done):
                     done = event
@@ -136,9 +142,14 @@ class RunBridge(QObject):
         batcher.put(_End(done))
 
     def _deliver(self, items: list[Any]) -> None:  # GUI thread
-        events = [i for i in items if not isinstance(i, _End)]
+        events = [i for i in items if not isinstance(i, (_End, _Text))]
         if events:
             self.events.emit(events)
+        texts = [i for i in items if isinstance(i, _Text)]
+        if texts:
+            restart = max((n for n, t in enumerate(texts) if t.restart), default=-1)
+            pieces = "".join(t.text for t in texts[restart + 1 if restart >= 0 else 0 :])
+            self.text.emit(restart >= 0, pieces)
         for item in items:
             if isinstance(item, _End):
                 if self._thread is not None:
@@ -147,10 +158,17 @@ class RunBridge(QObject):
                 self.finished.emit(item.done)
 
 
-def _run_agent(config: RunConfig, cancel: threading.Event) -> Iterator[Event]:
+def _run_agent(config: RunConfig, cancel: threading.Event, on_text: Any) -> Iterator[Event]:
     from labwright.core.pipeline import run_agent  # imported here, off the GUI thread
 
-    return run_agent(config, cancel)
+    return run_agent(config, cancel, on_text=on_text)
+
+
+class _Text:
+    """A piece of streamed document text; `restart` when a new document begins."""
+
+    def __init__(self, restart: bool, text: str) -> None:
+        self.restart, self.text = restart, text
 
 
 class _End:

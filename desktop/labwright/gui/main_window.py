@@ -65,6 +65,7 @@ class MainWindow(QMainWindow):
         self.bridge = RunBridge(None, self)
         self.bridge.events.connect(self.on_events)
         self.bridge.finished.connect(self.on_finished)
+        self.bridge.text.connect(self.on_text)
         self._build()
         self.retranslate()
         if loop is not None:
@@ -387,6 +388,13 @@ class MainWindow(QMainWindow):
             self.progress.setFormat(f"{self.timeline.done_count}/{len(plan)} · {stage}")
         self._show_usage()
 
+    def on_text(self, restart: bool, pieces: str) -> None:
+        """The draft as the model writes it, every 40 ms."""
+        if restart:
+            self.results.draft.clear()
+            self.results.setCurrentWidget(self.results.draft)
+        self.results.append_draft(pieces)
+
     def on_finished(self, done: Any) -> None:
         status = getattr(done, "status", "failed")
         words = {
@@ -544,10 +552,12 @@ class MainWindow(QMainWindow):
         super().closeEvent(event)
 
 
-def _redraft_job(run_dir: Path, note: str | None, key: str | None, cancel: Any) -> Any:
+def _redraft_job(
+    run_dir: Path, note: str | None, key: str | None, cancel: Any, on_text: Any
+) -> Any:
     from labwright.core.pipeline import redraft
 
-    return redraft(run_dir, note=note, api_key=key, cancel=cancel)
+    return redraft(run_dir, note=note, api_key=key, cancel=cancel, on_text=on_text)
 
 
 def _read(path: Path) -> str:
