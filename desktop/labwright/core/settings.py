@@ -22,7 +22,6 @@ from pathlib import Path
 from typing import Any
 
 from .config import DEFAULT_PROVIDER, PROVIDERS, RunConfig, labwright_home, provider_for_url
-from .runstore import atomic_write_json
 
 KEYRING_SERVICE = "labwright"
 CUSTOM = "custom"  # the provider name of "any OpenAI-compatible URL"
@@ -139,6 +138,8 @@ def _move_aside(path: Path, reason: Exception) -> str:
 
 def save_settings(s: Settings) -> None:
     """Write settings.json atomically. Settings hold no key, so none can reach the file."""
+    from .runstore import atomic_write_json  # the run store's imports are not needed to start
+
     atomic_write_json(settings_path(), {"version": SETTINGS_VERSION, **asdict(s)})
 
 

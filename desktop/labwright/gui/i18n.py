@@ -6,7 +6,6 @@ parsed XML), so no compiled .qm binaries are generated or shipped.
 
 from __future__ import annotations
 
-import xml.etree.ElementTree as ET
 from pathlib import Path
 
 from PySide6.QtCore import QCoreApplication, QLocale, QTranslator
@@ -24,6 +23,8 @@ class TsTranslator(QTranslator):
     """Translations straight from a Qt Linguist .ts file."""
 
     def __init__(self, ts_file: Path) -> None:
+        import xml.etree.ElementTree as ET  # only when a translation is in use
+
         super().__init__()
         self._table: dict[tuple[str, str], str] = {}
         root = ET.parse(ts_file).getroot()

@@ -10,6 +10,8 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     import asyncio
 
+    from labwright.core.workspace import ScanResult
+
 from PySide6.QtCore import QModelIndex, QPersistentModelIndex, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
 from PySide6.QtWidgets import (
@@ -34,9 +36,7 @@ from PySide6.QtWidgets import (
 from labwright.core import templates
 from labwright.core.config import PROVIDERS, provider_for_url
 from labwright.core.events import Event
-from labwright.core.runstore import prepare_run_dir
 from labwright.core.settings import Settings, get_api_key, load_settings, run_config, save_settings
-from labwright.core.workspace import ScanResult, scan_folder
 
 from .bridge import RunBridge, call_in_thread
 from .history import HistoryList
@@ -295,6 +295,10 @@ class MainWindow(QMainWindow):
         self.progress.setValue(0)
         self.progress.setFormat(self.tr("Ready"))
         self.stack.setCurrentIndex(RUN)
+        from labwright.core.workspace import (
+            scan_folder,  # loaded on first use: start-up stays quick
+        )
+
         self._io_threads = [t for t in self._io_threads if t.is_alive()]
         self._io_threads.append(
             call_in_thread(self.loop, partial(scan_folder, self.folder), self._scanned)
@@ -348,6 +352,8 @@ class MainWindow(QMainWindow):
             reflect=self.reflect_spin.value(),
             offline=offline,
         )
+        from labwright.core.runstore import prepare_run_dir
+
         config = prepare_run_dir(config)
         self.run_dir = config.out_dir
         self.timeline.clear()
