@@ -81,3 +81,46 @@ def material(tmp_path) -> Path:
         encoding="utf-8",
     )
     return root
+
+
+# -- the desktop app -------------------------------------------------------------
+
+
+@pytest.fixture
+def qloop(qapp):
+    """The qasync loop the app runs in the GUI thread."""
+    import asyncio
+
+    import qasync
+
+    loop = qasync.QEventLoop(qapp, already_running=False)
+    asyncio.set_event_loop(loop)
+    yield loop
+    asyncio.set_event_loop(None)
+    loop.close()
+
+
+@pytest.fixture
+def window_for(qtbot, qloop, monkeypatch):
+    """Main windows whose settings point at a fake model server (or at none)."""
+    from labwright.core.settings import Settings
+    from labwright.gui.main_window import MainWindow
+
+    windows = []
+
+    def make(llm=None):
+        s = Settings(
+            provider="custom", explore_model="fake-explore", write_model="fake-write", reflect=0
+        )
+        if llm is not None:
+            s.base_url = llm.base_url
+        monkeypatch.setenv("LABWRIGHT_API_KEY", "sk-test-gui")
+        w = MainWindow(qloop, s)
+        qtbot.addWidget(w)
+        w.show()
+        windows.append(w)
+        return w
+
+    yield make
+    for w in windows:
+        w.close()  # cancel and join any worker, as a user closing the window would

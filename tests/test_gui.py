@@ -2,19 +2,15 @@
 
 from __future__ import annotations
 
-import asyncio
 import json
 from pathlib import Path
 
-import pytest
-import qasync
 from PySide6.QtCore import QMimeData, QPointF, Qt, QUrl
 from PySide6.QtGui import QDropEvent
 
 from agent_helpers import FINISH_ARGS, route
 from fakes import FakeLLM, call, delay, tool_calls
 from labwright.core.events import Guard, Milestone, ToolCall, ToolResult
-from labwright.core.settings import Settings
 from labwright.gui.main_window import REVIEW, MainWindow
 from labwright.gui.timeline import KindRole, StatusRole, TimelineModel
 
@@ -23,38 +19,6 @@ EXPLORE_XLSX = [
     tool_calls(call("read_file", {"path": "Data/Projectile motion.xlsx", "limit": 60})),
     tool_calls(call("finish_exploration", {**FINISH_ARGS, "experiment": "Projectile motion"})),
 ]
-
-
-@pytest.fixture
-def qloop(qapp):
-    loop = qasync.QEventLoop(qapp, already_running=False)
-    asyncio.set_event_loop(loop)
-    yield loop
-    asyncio.set_event_loop(None)
-    loop.close()
-
-
-@pytest.fixture
-def window_for(qtbot, qloop, monkeypatch):
-    """A main window whose settings point at a fake model server."""
-    windows = []
-
-    def make(llm: FakeLLM | None = None) -> MainWindow:
-        s = Settings(
-            provider="custom", explore_model="fake-explore", write_model="fake-write", reflect=0
-        )
-        if llm is not None:
-            s.base_url = llm.base_url
-        monkeypatch.setenv("LABWRIGHT_API_KEY", "sk-test-gui")
-        w = MainWindow(qloop, s)
-        qtbot.addWidget(w)
-        w.show()
-        windows.append(w)
-        return w
-
-    yield make
-    for w in windows:
-        w.close()  # cancel and join any worker, as a user closing the window would
 
 
 def drop(widget, paths: list[Path]) -> None:

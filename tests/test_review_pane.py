@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-import asyncio
 import zipfile
 from pathlib import Path
 
 import pytest
-import qasync
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QShortcut
 
@@ -15,41 +13,9 @@ from agent_helpers import route
 from fakes import FakeLLM, call, tool_calls
 from labwright.cli import main as cli_main
 from labwright.core.latex import probe_engines
-from labwright.core.settings import Settings
-from labwright.gui.main_window import REVIEW, MainWindow
+from labwright.gui.main_window import REVIEW
 
 needs_tex = pytest.mark.skipif(not probe_engines().can_compile, reason="no TeX engine")
-
-
-@pytest.fixture
-def qloop(qapp):
-    loop = qasync.QEventLoop(qapp, already_running=False)
-    asyncio.set_event_loop(loop)
-    yield loop
-    asyncio.set_event_loop(None)
-    loop.close()
-
-
-@pytest.fixture
-def windows(qtbot, qloop, monkeypatch):
-    made = []
-    monkeypatch.setenv("LABWRIGHT_API_KEY", "sk-test-review")
-
-    def make(llm: FakeLLM | None = None) -> MainWindow:
-        s = Settings(
-            provider="custom", explore_model="fake-explore", write_model="fake-write", reflect=0
-        )
-        if llm is not None:
-            s.base_url = llm.base_url
-        w = MainWindow(qloop, s)
-        qtbot.addWidget(w)
-        w.show()
-        made.append(w)
-        return w
-
-    yield make
-    for w in made:
-        w.close()
 
 
 @pytest.fixture
@@ -66,11 +32,13 @@ def item_kinds(pane) -> list[str]:
     ]
 
 
-def test_a_degraded_run_opens_the_review_with_the_reason_and_open_items(qtbot, windows, material):
+def test_a_degraded_run_opens_the_review_with_the_reason_and_open_items(
+    qtbot, window_for, material
+):
     with FakeLLM(
         route(lambda body, n: tool_calls(call("read_file", {"path": "manual.txt"})))
     ) as llm:
-        w = windows(llm)
+        w = window_for(llm)
         w.load_folder(material)
         qtbot.waitUntil(lambda: "files" in w.scan_label.text(), timeout=10_000)
         w.offline_check.setChecked(False)
@@ -85,9 +53,9 @@ def test_a_degraded_run_opens_the_review_with_the_reason_and_open_items(qtbot, w
 
 
 def test_typing_reaches_the_file_within_a_second_and_a_new_window_shows_it(
-    qtbot, windows, offline_run
+    qtbot, window_for, offline_run
 ):
-    w = windows()
+    w = window_for()
     w.open_run(offline_run)
     assert w.stack.currentIndex() == REVIEW  # offline is degraded: review opens by itself
     editor = w.review.editor
@@ -101,7 +69,7 @@ def test_typing_reaches_the_file_within_a_second_and_a_new_window_shows_it(
         "checked by Ada" not in (offline_run / "drafts" / "v1.tex").read_text()
     )  # the generated draft is kept
     w.close()
-    w2 = windows()
+    w2 = window_for()
     w2.open_run(offline_run)
     assert "checked by Ada" in w2.review.editor.text()
     assert "+1" in w2.review.diff.toPlainText()
@@ -109,9 +77,9 @@ def test_typing_reaches_the_file_within_a_second_and_a_new_window_shows_it(
 
 @needs_tex
 def test_a_compile_error_is_listed_clicking_it_jumps_and_a_fix_reloads_the_pdf(
-    qtbot, windows, offline_run
+    qtbot, window_for, offline_run
 ):
-    w = windows()
+    w = window_for()
     w.open_run(offline_run)
     pane, editor = w.review, w.review.editor
     pdf = offline_run / "report.pdf"
@@ -123,7 +91,7 @@ def test_a_compile_error_is_listed_clicking_it_jumps_and_a_fix_reloads_the_pdf(
     editor.document().setModified(True)
     (recompile_key,) = [s for s in pane.findChildren(QShortcut) if s.key().toString() == "Ctrl+B"]
     with qtbot.waitSignal(pane.compiled, timeout=60_000) as failed:
-        recompile_key.activated.emit()  # what Ctrl+B does (offscreen windows get no shortcuts)
+        recompile_key.activated.emit()  # what Ctrl+B does (offscreen window_for get no shortcuts)
     assert failed.args == [False]
     assert pdf.read_bytes() == good  # the last good PDF stays
     errors = [
@@ -148,9 +116,9 @@ def test_a_compile_error_is_listed_clicking_it_jumps_and_a_fix_reloads_the_pdf(
 
 
 def test_export_asks_first_for_a_degraded_draft_then_writes_a_zip(
-    qtbot, windows, offline_run, tmp_path
+    qtbot, window_for, offline_run, tmp_path
 ):
-    w = windows()
+    w = window_for()
     w.open_run(offline_run)
     asked = []
     assert (

@@ -21,7 +21,7 @@ from .events import Error, Event, Guard, LLMCall, ToolCall, ToolResult
 from .guards import Budget, Guards, describe_call, fingerprint
 from .llm import LLM, LLMError, RoleUsage, Usage
 from .tools import FINISH, Tool, ToolContext, ToolOutcome, build_tools
-from .tools.base import error
+from .tools.base import Refused, error
 from .workspace import ScanResult
 
 MAX_PARALLEL = 4
@@ -341,6 +341,8 @@ def _safe_run(slot: _Slot, ctx: ToolContext) -> ToolOutcome:
     assert slot.tool is not None
     try:
         return slot.tool.run(slot.args, ctx)
+    except Refused as e:  # a fence said no: the model gets the reason
+        return e.outcome
     except ValueError as e:  # a bad argument, phrased for the model
         return error(f"{slot.name}: {e}", f"Call not run: {e}. Fix the call and try again.")
     except Exception as e:  # a tool must never take the run down; the model is told

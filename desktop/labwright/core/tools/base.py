@@ -53,6 +53,24 @@ class Tool:
         raise NotImplementedError
 
 
+class Refused(Exception):
+    """A call a fence refused; `outcome` is what the model reads (the loop returns it)."""
+
+    def __init__(self, outcome: ToolOutcome) -> None:
+        super().__init__(outcome.summary)
+        self.outcome = outcome
+
+
+def resolve(ctx: ToolContext, rel: str) -> Path:
+    """A tool path inside the picked folder, or Refused with the fence's reason."""
+    from ..workspace import PathDenied, resolve_in_folder
+
+    try:
+        return resolve_in_folder(ctx.root, rel)
+    except PathDenied as e:
+        raise Refused(error(f"refused path {rel!r}", str(e), denied="path_denied")) from None
+
+
 def rel_key(root: Path, target: Path) -> str:
     """One spelling per file ('./a.csv' and 'a.csv' are the same file)."""
     try:

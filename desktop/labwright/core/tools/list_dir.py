@@ -5,8 +5,8 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from ..workspace import PathDenied, bucket_of, resolve_in_folder
-from .base import Tool, ToolContext, ToolOutcome, error, str_arg
+from ..workspace import bucket_of
+from .base import Tool, ToolContext, ToolOutcome, error, resolve, str_arg
 
 MAX_ENTRIES = 300
 
@@ -41,10 +41,7 @@ class ListDir(Tool):
 
     def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolOutcome:
         rel = str_arg(args, "path", ".") or "."
-        try:
-            target = resolve_in_folder(ctx.root, rel)
-        except PathDenied as e:
-            return error(f"refused path {rel!r}", str(e), denied="path_denied")
+        target = resolve(ctx, rel)
         if not target.exists():
             return error(
                 f"{rel}: no such folder",

@@ -5,8 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..readers import ReadError, read_page
-from ..workspace import PathDenied, resolve_in_folder
-from .base import Tool, ToolContext, ToolOutcome, error, int_arg, rel_key, str_arg
+from .base import Tool, ToolContext, ToolOutcome, error, int_arg, rel_key, resolve, str_arg
 
 
 class ReadFile(Tool):
@@ -34,10 +33,7 @@ class ReadFile(Tool):
         limit = int_arg(args, "limit", None)
         if limit == 0:
             limit = None
-        try:
-            target = resolve_in_folder(ctx.root, rel)
-        except PathDenied as e:
-            return error(f"refused path {rel!r}", str(e), denied="path_denied")
+        target = resolve(ctx, rel)
         try:
             page = read_page(target, offset, limit)
         except ReadError as e:

@@ -8,8 +8,7 @@ from typing import Any
 
 from ..events import LLMCall
 from ..llm import LLMError
-from ..workspace import PathDenied, resolve_in_folder
-from .base import Tool, ToolContext, ToolOutcome, error, rel_key, str_arg
+from .base import Tool, ToolContext, ToolOutcome, error, rel_key, resolve, str_arg
 
 MAX_SIDE = 1568  # what vision APIs resample to anyway; more only costs tokens
 MAX_PIXELS = 80_000_000  # beyond this Pillow would refuse it as a decompression bomb
@@ -62,10 +61,7 @@ class ReadImage(Tool):
     def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolOutcome:
         rel = str_arg(args, "path")
         question = str_arg(args, "question", "Describe this image for a lab report.")
-        try:
-            target = resolve_in_folder(ctx.root, rel)
-        except PathDenied as e:
-            return error(f"refused path {rel!r}", str(e), denied="path_denied")
+        target = resolve(ctx, rel)
         if not target.is_file():
             return error(
                 f"{rel}: no such file",
