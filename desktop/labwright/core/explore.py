@@ -19,7 +19,7 @@ from typing import Any
 from .config import RunConfig, resources_dir
 from .events import Error, Event, Guard, LLMCall, ToolCall, ToolResult
 from .guards import Budget, Guards, describe_call, fingerprint
-from .llm import LLM, LLMError, RoleUsage, Usage
+from .llm import LLM, LLMError, Usage
 from .tools import FINISH, Tool, ToolContext, ToolOutcome, build_tools
 from .tools.base import Refused, error
 from .workspace import ScanResult
@@ -195,7 +195,9 @@ def explore(
                     reply.tool_calls, iteration, tools, guards, ctx, messages, result, cancelled
                 ):
                     if isinstance(event, LLMCall):  # the vision model, asked by read_image
-                        _account(usage, event)
+                        usage.add_call(
+                            event.role, event.prompt_tokens, event.completion_tokens, event.ms
+                        )
                     yield event
                 if result.status == "finished":
                     break
@@ -219,15 +221,6 @@ USE_TOOLS = (
     "Use the tools to read the material, or call finish_exploration when you know the "
     "experiment, its goal and the key findings."
 )
-
-
-def _account(usage: Usage, event: LLMCall) -> None:
-    """Count a model call made inside a tool, so budgets and run.json see it."""
-    u = usage.by_role.setdefault(event.role, RoleUsage())
-    u.calls += 1
-    u.prompt_tokens += event.prompt_tokens
-    u.completion_tokens += event.completion_tokens
-    u.ms += event.ms
 
 
 def _open_window(config: RunConfig, guards: Guards, messages: list[dict]) -> Guard:

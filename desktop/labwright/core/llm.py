@@ -90,11 +90,14 @@ class Usage:
     by_role: dict[str, RoleUsage] = field(default_factory=dict)
 
     def add(self, role: str, reply: Reply) -> None:
+        self.add_call(role, reply.prompt_tokens, reply.completion_tokens, reply.ms)
+
+    def add_call(self, role: str, prompt_tokens: int, completion_tokens: int, ms: int) -> None:
         u = self.by_role.setdefault(role, RoleUsage())
         u.calls += 1
-        u.prompt_tokens += reply.prompt_tokens
-        u.completion_tokens += reply.completion_tokens
-        u.ms += reply.ms
+        u.prompt_tokens += prompt_tokens
+        u.completion_tokens += completion_tokens
+        u.ms += ms
 
     @property
     def total_tokens(self) -> int:
