@@ -208,3 +208,30 @@ def test_thousands_of_emits_and_void_calls_cannot_free_true_or_none(qapp):
             assert sys.getrefcount(obj) > qtcompat.PINNED // 2  # spent, but never near zero
         else:
             assert abs(sys.getrefcount(obj) - before[name]) < 100  # this PySide6 keeps them
+
+
+def test_labwright_gui_folder_opens_the_window_with_the_folder_loaded(qtbot, monkeypatch, material):
+    """`labwright gui FOLDER` goes to the app, which shows the window with the folder loaded."""
+    from labwright import cli
+    from labwright.gui import app as gui_app
+
+    started = {}
+
+    def fake_main(folder):
+        app, window, loop = gui_app.start(folder)  # everything `labwright gui` does before the loop
+        qtbot.addWidget(window)
+        started.update(window=window, loop=loop)
+        return 0
+
+    monkeypatch.setattr(gui_app, "main", fake_main)
+    assert cli.main(["gui", str(material)]) == 0
+    window, loop = started["window"], started["loop"]
+    try:
+        assert window.isVisible() and window.folder == material.resolve()
+        qtbot.waitUntil(lambda: "files" in window.scan_label.text(), timeout=10_000)
+    finally:
+        window.close()
+        import asyncio
+
+        asyncio.set_event_loop(None)
+        loop.close()

@@ -360,11 +360,10 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "run":
         return cmd_run(args)
     if args.command in (None, "gui"):
-        print(
-            "labwright: the desktop app is not built yet; use `labwright run FOLDER`.",
-            file=sys.stderr,
-        )
-        return EXIT_USAGE
+        from labwright.gui.app import main as gui_main  # Qt loads only for the window
+
+        folder = getattr(args, "folder", None)
+        return gui_main(folder.expanduser().resolve() if folder else None)
     if args.command == "verify":
         return cmd_verify(args)
     if args.command == "export":
