@@ -130,3 +130,27 @@ def test_export_asks_first_for_a_degraded_draft_then_writes_a_zip(
     out = w.review.export(tmp_path / "out.zip", confirm=lambda text: True)
     names = zipfile.ZipFile(out).namelist()
     assert "report.tex" in names and any(n.startswith("figures/") for n in names)
+
+
+@needs_tex
+def test_a_recompile_keeps_the_page_and_zoom_of_the_preview(qtbot, window_for, offline_run):
+    from PySide6.QtCore import QPointF
+    from PySide6.QtPdfWidgets import QPdfView
+
+    w = window_for()
+    w.open_run(offline_run)
+    pane = w.review
+    assert pane.pdf_doc.pageCount() >= 2
+    pane.pdf_view.setZoomMode(QPdfView.ZoomMode.Custom)
+    pane.pdf_view.setZoomFactor(1.7)
+    pane.pdf_view.pageNavigator().jump(1, QPointF(), 1.7)
+    pane.editor.set_text(
+        pane.editor.text().replace("\\end{document}", "One more line.\n\\end{document}")
+    )
+    pane.editor.document().setModified(True)
+    with qtbot.waitSignal(pane.compiled, timeout=60_000) as done:
+        pane.recompile()
+    assert done.args == [True]
+    assert pane.pdf_view.zoomMode() == QPdfView.ZoomMode.Custom
+    assert pane.pdf_view.zoomFactor() == pytest.approx(1.7)
+    assert pane.pdf_view.pageNavigator().currentPage() == 1

@@ -161,6 +161,7 @@ class ReviewPane(QWidget):
         self.back_button.setText(self.tr("Back to the run"))
         self.right_tabs.setTabText(0, self.tr("Preview"))
         self.right_tabs.setTabText(1, self.tr("Changes"))
+        self.panel.find_bar.retranslate()
 
     # -- a run ------------------------------------------------------------------
 
