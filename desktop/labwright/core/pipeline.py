@@ -451,7 +451,7 @@ def _numbers_reason(reason: str) -> bool:
 
 
 def _check_numbers(run: _Run, tex: str) -> Verification | None:
-    """Trace every number of a model's draft to the evidence (verify.py); numbers.json and
+    """Trace every number of a model's draft to the evidence (core/verify); numbers.json and
     run.json list what could not be traced, and the draft is degraded while any remain.
     A skeleton is not checked: its numbers are copied from the data by code."""
     run.reasons = [r for r in run.reasons if not _numbers_reason(r)]
