@@ -282,7 +282,7 @@ def test_a_refusing_keyring_raises_without_the_key(monkeypatch):
 
 def test_mask_key():
     assert mask_key(None) == "" and mask_key("") == ""
-    assert mask_key("sk-0123456789abcdeff3a9") == "sk-…f3a9"
+    assert mask_key("sk-fake-0123456789abcd-f3a9") == "sk-…f3a9"
     for short in ("a", "abc", "sk-12345", "sk-1234567"):
         masked = mask_key(short)
         assert short not in masked and len(masked) <= 3
