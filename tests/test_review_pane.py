@@ -154,3 +154,29 @@ def test_a_recompile_keeps_the_page_and_zoom_of_the_preview(qtbot, window_for, o
     assert pane.pdf_view.zoomMode() == QPdfView.ZoomMode.Custom
     assert pane.pdf_view.zoomFactor() == pytest.approx(1.7)
     assert pane.pdf_view.pageNavigator().currentPage() == 1
+
+
+def test_redraft_from_the_review_pane_writes_again_without_exploring(qtbot, window_for, material):
+    import json
+
+    from agent_helpers import FINISH_ARGS, explore_requests
+
+    script = [
+        tool_calls(call("read_file", {"path": "manual.txt"})),
+        tool_calls(call("finish_exploration", FINISH_ARGS)),
+    ]
+    with FakeLLM(route(script)) as llm:
+        w = window_for(llm)
+        w.load_folder(material)
+        qtbot.waitUntil(lambda: "files" in w.scan_label.text(), timeout=10_000)
+        with qtbot.waitSignal(w.bridge.finished, timeout=60_000):
+            w.start_run()
+        w.open_review()
+        explored = len(explore_requests(llm))
+        with qtbot.waitSignal(w.bridge.finished, timeout=60_000) as done:
+            w.review.redraft_requested.emit("use SI units")
+        writes = [json.dumps(r["messages"]) for r in llm.requests if r["model"] == "fake-write"]
+    assert done.args[0].status in ("ok", "degraded")
+    assert len(explore_requests(llm)) == explored  # nothing explored again
+    assert any("use SI units" in m for m in writes)
+    assert (w.run_dir / "drafts" / "v2.tex").is_file()

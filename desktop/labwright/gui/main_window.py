@@ -459,7 +459,6 @@ class MainWindow(QMainWindow):
         """Write the report again from the journal, with the person's note; no new exploration."""
         if self.run_dir is None or self.bridge.running:
             return
-
         key, _where = get_api_key(self.settings.provider, self.settings.base_url)
         self.stack.setCurrentIndex(RUN)
         self.hide_banner()
