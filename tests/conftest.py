@@ -64,6 +64,37 @@ def projectile(tmp_path) -> Path:
     return dest
 
 
+@pytest.fixture(scope="session")
+def offline_template(tmp_path_factory) -> Path:
+    """One offline run of examples/pendulum (compiled when TeX is there), made once."""
+    from labwright.cli import main
+
+    root = tmp_path_factory.mktemp("offline")
+    folder = root / "pendulum"
+    shutil.copytree(Path(__file__).resolve().parents[1] / "examples" / "pendulum", folder)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("LABWRIGHT_HOME", str(root / "home"))
+        assert main(["run", str(folder), "--offline", "--out", str(root / "run")]) == 10
+    return root / "run"
+
+
+@pytest.fixture
+def offline_run(offline_template, tmp_path) -> Path:
+    """A private copy of that offline run: each test may edit it."""
+    dest = tmp_path / "run"
+    shutil.copytree(offline_template, dest)
+    return dest
+
+
+@pytest.fixture
+def memory_keyring():
+    """An in-memory keyring in place of the OS one."""
+    from fake_keyring import MemoryKeyring, installed
+
+    with installed(MemoryKeyring()) as kr:
+        yield kr
+
+
 @pytest.fixture
 def material(tmp_path) -> Path:
     """A small experiment folder: a data table, a long log, a manual."""

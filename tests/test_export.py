@@ -30,24 +30,6 @@ BIB = """@book{knuth,
 """
 
 
-@pytest.fixture(scope="module")
-def offline_template(tmp_path_factory) -> Path:
-    root = tmp_path_factory.mktemp("offline")
-    folder = root / "pendulum"
-    shutil.copytree(EXAMPLE, folder)
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setenv("LABWRIGHT_HOME", str(root / "home"))
-        assert main(["run", str(folder), "--offline", "--out", str(root / "run")]) == 10
-    return root / "run"
-
-
-@pytest.fixture
-def offline_run(offline_template, tmp_path) -> Path:
-    dest = tmp_path / "run"
-    shutil.copytree(offline_template, dest)
-    return dest
-
-
 def edit_with_a_citation(run_dir: Path) -> None:
     """A person's edit: a real citation, its bibliography, and a spare figure not used."""
     tex = (run_dir / "report.tex").read_text(encoding="utf-8")

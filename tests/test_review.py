@@ -52,27 +52,6 @@ INVENTED = MINIMAL_REPORT.replace(
 # -- fixtures ----------------------------------------------------------------------------
 
 
-@pytest.fixture(scope="module")
-def offline_template(tmp_path_factory) -> Path:
-    """One offline run on a copy of examples/pendulum (compiled when TeX is there)."""
-    root = tmp_path_factory.mktemp("offline")
-    folder = root / "pendulum"
-    shutil.copytree(EXAMPLE, folder)
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setenv("LABWRIGHT_HOME", str(root / "home"))
-        code = main(["run", str(folder), "--offline", "--out", str(root / "run")])
-    assert code == 10
-    return root / "run"
-
-
-@pytest.fixture
-def offline_run(offline_template, tmp_path) -> Path:
-    """A private copy of the offline run: each test may edit it."""
-    dest = tmp_path / "run"
-    shutil.copytree(offline_template, dest)
-    return dest
-
-
 def lines_of(tex: str, needle: str) -> list[int]:
     return [n for n, line in enumerate(tex.splitlines(), 1) if needle in line]
 

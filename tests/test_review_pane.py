@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import zipfile
-from pathlib import Path
 
 import pytest
 from PySide6.QtCore import Qt
@@ -11,19 +10,10 @@ from PySide6.QtGui import QShortcut
 
 from agent_helpers import route
 from fakes import FakeLLM, call, tool_calls
-from labwright.cli import main as cli_main
 from labwright.core.latex import probe_engines
 from labwright.gui.main_window import REVIEW
 
 needs_tex = pytest.mark.skipif(not probe_engines().can_compile, reason="no TeX engine")
-
-
-@pytest.fixture
-def offline_run(tmp_path, material) -> Path:
-    """A finished offline run (degraded: offline) with a compiled PDF."""
-    run_dir = tmp_path / "run"
-    assert cli_main(["run", str(material), "--offline", "--out", str(run_dir)]) == 10
-    return run_dir
 
 
 def item_kinds(pane) -> list[str]:

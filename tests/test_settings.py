@@ -30,12 +30,6 @@ KEY = "sk-test-0123456789abcdef-f3a9"
 
 
 @pytest.fixture
-def memory_keyring():
-    with installed(MemoryKeyring()) as kr:
-        yield kr
-
-
-@pytest.fixture
 def no_keyring():
     with installed(fail.Keyring()) as kr:
         yield kr

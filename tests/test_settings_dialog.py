@@ -9,7 +9,7 @@ from keyring.backends import fail
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QDialog
 
-from fake_keyring import MemoryKeyring, installed
+from fake_keyring import installed
 from fakes import FakeLLM
 from labwright.core.config import PROVIDERS
 from labwright.core.settings import (
@@ -23,12 +23,6 @@ from labwright.gui import settings_dialog
 from labwright.gui.settings_dialog import SettingsDialog
 
 KEY = "sk-typed-in-dialog-0123456789-f3a9"
-
-
-@pytest.fixture
-def memory_keyring():
-    with installed(MemoryKeyring()) as kr:
-        yield kr
 
 
 @pytest.fixture
