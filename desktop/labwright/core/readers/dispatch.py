@@ -122,9 +122,7 @@ def read_page(
         raise ReadError(f"{path.name} can't be read ({e.strerror or e}).") from None
 
 
-def _read(
-    path: Path, s: Sniffed, offset: int, limit: int, max_chars: int, budget: Budget
-) -> Page:
+def _read(path: Path, s: Sniffed, offset: int, limit: int, max_chars: int, budget: Budget) -> Page:
     if s.kind == "empty":
         return Page("", offset, offset, 0, "empty", False, "The file is empty (0 bytes).", False)
     if s.kind == "ole":

@@ -123,7 +123,9 @@ def convert_docx(path: Path, budget: Budget | None = None) -> Converted:
         _body_lines(doc, doc.element.body, budget, lines)
     except _Cut:
         limit = (
-            f"{MAX_LINES:,} lines" if len(lines) >= MAX_LINES else f"time limit ({budget.seconds:g} s)"
+            f"{MAX_LINES:,} lines"
+            if len(lines) >= MAX_LINES
+            else f"time limit ({budget.seconds:g} s)"
         )
         cut = f" Reading stopped at the {limit}: the rest of the document is not shown."
     if not lines:

@@ -171,9 +171,7 @@ def _sheet_lines(wb, budget: Budget) -> tuple[list[str], list[str], str]:
         if sheet_cut:
             declared = _declared_rows(ws)
             of = f" of about {declared:,}" if declared and declared > height else ""
-            lines.append(
-                f"## Sheet: {ws.title} (first {height:,}{of} rows x {width} cols; cut)"
-            )
+            lines.append(f"## Sheet: {ws.title} (first {height:,}{of} rows x {width} cols; cut)")
             cut = (
                 f"Reading stopped at the {sheet_cut} limit in sheet '{ws.title}' after row "
                 f"{height:,}{of}: later rows and sheets are not shown."
@@ -182,8 +180,5 @@ def _sheet_lines(wb, budget: Budget) -> tuple[list[str], list[str], str]:
             lines.append(f"## Sheet: {ws.title} ({height} rows x {width} cols)")
         lines.extend(rows if rows else ["(empty sheet)"])
     if clipped:
-        cut = (
-            f"{cut} {clipped:,} cells longer than {MAX_CELL_CHARS:,} characters are cut.".strip()
-        )
+        cut = f"{cut} {clipped:,} cells longer than {MAX_CELL_CHARS:,} characters are cut.".strip()
     return lines, names, cut
-

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -12,12 +13,19 @@ if TYPE_CHECKING:
     from ..llm import LLM
 
 
+def never() -> bool:
+    return False
+
+
 @dataclass(frozen=True)
 class ToolContext:
     root: Path  # the picked folder: read-only
     run_dir: Path  # where figures and evidence go
     llm: LLM | None = None
     vision_model: str | None = None
+    # The run's cancel flag (e.g. threading.Event().is_set), polled inside the
+    # readers' loops so that Cancel reaches a read stuck on a huge file.
+    cancelled: Callable[[], bool] = never
 
 
 @dataclass
