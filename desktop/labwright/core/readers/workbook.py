@@ -64,7 +64,7 @@ MAX_TEXT_CHARS = 32 * 1024 * 1024  # characters kept, over all sheets
 MAX_SHARED_STRINGS_BYTES = 128 * 1024 * 1024
 
 
-def _check_unpacked_size(fh: BinaryIO, name: str) -> None:
+def check_unpacked_size(fh: BinaryIO, name: str) -> None:
     """Refuse a workbook whose shared strings unpack to more than the cap.
 
     Python's zipfile never inflates a member past its declared size, so the
@@ -94,7 +94,7 @@ def convert_xlsx(path: Path, budget: Budget | None = None) -> Converted:
     budget = budget or Budget()
     # A file object, because openpyxl refuses paths without an Excel extension.
     with open(path, "rb") as fh:
-        _check_unpacked_size(fh, path.name)
+        check_unpacked_size(fh, path.name)
         try:
             with warnings.catch_warnings():
                 # openpyxl warns about features it drops (data validation, slicers...);
