@@ -67,7 +67,7 @@ class PathDenied(Exception):
         self.reason = reason
 
 
-def safe_name(name: str) -> str:
+def safe_name(name: str, *, escape_backslash: bool = True) -> str:
     """A file name (or path) as the model, the log and the app see it.
 
     A name is untrusted input: it may hold bytes that are not UTF-8 (POSIX
@@ -78,15 +78,18 @@ def safe_name(name: str) -> str:
     overrides, odd spaces, stray surrogates) as ``\\u202e``, and a backslash
     as ``\\\\`` so that the form stays unambiguous. ``resolve_in_folder``
     maps the shown form back to the real entry.
+
+    ``escape_backslash=False`` is for a path the model wrote (perhaps with
+    escapes already, or Windows separators): only raw characters are escaped.
     """
-    if name.isprintable() and "\\" not in name:
+    if name.isprintable() and (not escape_backslash or "\\" not in name):
         return name  # nearly every name: nothing to do
     out: list[str] = []
     for c in name:
         o = ord(c)
         if 0xDC80 <= o <= 0xDCFF:  # os.fsdecode's surrogateescape form of one byte
             out.append(f"\\x{o - 0xDC00:02x}")
-        elif c == "\\":
+        elif c == "\\" and escape_backslash:
             out.append("\\\\")
         elif o < 0x20 or o == 0x7F:
             out.append(f"\\x{o:02x}")
@@ -99,7 +102,7 @@ def safe_name(name: str) -> str:
 
 def _show(rel: str, limit: int = 120) -> str:
     """The requested path quoted for a message: control characters escaped, long paths cut."""
-    shown = safe_name(rel)
+    shown = safe_name(rel, escape_backslash=False)
     if len(shown) > limit:
         shown = shown[: limit - 1] + "…"
     return f"'{shown}'"

@@ -80,11 +80,18 @@ def resolve(ctx: ToolContext, rel: str) -> Path:
 
 
 def rel_key(root: Path, target: Path) -> str:
-    """One spelling per file ('./a.csv' and 'a.csv' are the same file)."""
+    """One spelling per file ('./a.csv' and 'a.csv' are the same file).
+
+    Names are in their shown form (``safe_name``), as the scan lists them: a
+    raw undecodable byte would break every JSON file and request it reaches.
+    """
+    from ..workspace import safe_name
+
     try:
-        return target.relative_to(root.resolve()).as_posix()
+        rel = target.relative_to(root.resolve()).as_posix()
     except ValueError:
-        return target.as_posix()
+        rel = target.as_posix()
+    return "/".join(safe_name(part) for part in rel.split("/"))
 
 
 def error(summary: str, content: str | None = None, *, denied: str | None = None) -> ToolOutcome:

@@ -52,7 +52,7 @@ class ListDir(Tool):
 
     def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolOutcome:
         rel = str_arg(args, "path", ".") or "."
-        shown = safe_name(rel) if rel not in ("", ".") else "."
+        shown = safe_name(rel, escape_backslash=False) if rel not in ("", ".") else "."
         target = resolve(ctx, rel)
         if not target.exists():
             return error(

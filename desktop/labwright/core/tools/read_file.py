@@ -36,7 +36,8 @@ class ReadFile(Tool):
         if limit == 0:
             limit = None
         target = resolve(ctx, rel)
-        rel = safe_name(rel)  # the model's own string, but it reaches the log and the app
+        # The model's own string, but it reaches the log and the app: raw controls escaped.
+        rel = safe_name(rel, escape_backslash=False)
         try:
             page = read_page(target, offset, limit, cancelled=ctx.cancelled)
         except ReadCancelled:
