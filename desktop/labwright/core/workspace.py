@@ -52,6 +52,10 @@ _WINDOWS_DEVICES = frozenset(
 )
 
 
+# The longest file name (one path component) common file systems take, in bytes.
+_NAME_MAX = 255
+
+
 class PathDenied(Exception):
     """A tool path that the fence refused.
 
@@ -175,6 +179,9 @@ def resolve_in_folder(root: Path, rel: str) -> Path:
         depth += -1 if part == ".." else 1
         if depth < 0:
             raise _deny(rel, "escape", "'..' leads outside the folder")
+
+    if any(len(os.fsencode(p)) > _NAME_MAX for p in parts):
+        raise _deny(rel, "invalid", "a name in it is longer than any file system allows")
 
     if os.name == "nt" and any(_is_windows_device(p) for p in parts):
         raise _deny(rel, "device", "that name is a Windows device, not a file")

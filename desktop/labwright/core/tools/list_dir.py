@@ -54,12 +54,16 @@ class ListDir(Tool):
         rel = str_arg(args, "path", ".") or "."
         shown = safe_name(rel, escape_backslash=False) if rel not in ("", ".") else "."
         target = resolve(ctx, rel)
-        if not target.exists():
+        try:
+            exists, is_dir = target.exists(), target.is_dir()
+        except OSError as e:  # e.g. a name too long for this file system
+            return error(f"{shown}: unreadable", f"Cannot list '{shown}': {e.strerror}.")
+        if not exists:
             return error(
                 f"{shown}: no such folder",
                 f"There is no folder '{shown}'. Call list_dir('.') to see what exists.",
             )
-        if not target.is_dir():
+        if not is_dir:
             return error(
                 f"{shown}: not a folder",
                 f"'{shown}' is a file, not a folder. Use read_file to read it.",

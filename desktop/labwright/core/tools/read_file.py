@@ -43,7 +43,9 @@ class ReadFile(Tool):
         except ReadCancelled:
             return error(f"{rel}: reading cancelled", f"Reading '{rel}' was cancelled.")
         except ReadError as e:
-            return error(f"{rel}: {e}", f"Cannot read '{rel}': {e}")
+            # Messages name the real file, whose name may hold raw bytes or controls.
+            why = safe_name(str(e), escape_backslash=False)
+            return error(f"{rel}: {why}", f"Cannot read '{rel}': {why}")
         header = f"[{rel} · {page.kind} · lines {page.offset}–{page.end}"
         header += f" of {page.total}]" if page.total is not None else "]"
         content = (
