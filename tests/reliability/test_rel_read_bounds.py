@@ -238,3 +238,32 @@ class TestTextAndDocuments:
         finally:
             tracemalloc.stop()
         assert peak < 32 * 1024**2
+
+
+class TestTimeBudgetNotes:
+    def test_docx_past_its_budget_says_where_it_stopped(self, tmp_path):
+        import docx
+
+        path = tmp_path / "long.docx"
+        d = docx.Document()
+        for i in range(300):
+            d.add_paragraph(f"paragraph {i}")
+        d.save(str(path))
+        page = read_page(path, time_budget_s=0)
+        assert "Reading stopped at the time limit (0 s)" in page.note
+        assert "no text" not in page.note  # not mistaken for an empty document
+        cache.clear()  # a cut conversion is cached (pages stay consistent); start afresh
+        assert "paragraph 299" in read_page(path, 0, 1000).text
+
+    def test_pdf_past_its_budget_is_not_called_scanned(self, tmp_path):
+        from pypdf import PdfWriter
+
+        path = tmp_path / "blank.pdf"
+        w = PdfWriter()
+        for _ in range(3):
+            w.add_blank_page(width=200, height=200)
+        with open(path, "wb") as f:
+            w.write(f)
+        page = read_page(path, time_budget_s=0)
+        assert "Reading stopped before page 1 (time limit, 0 s)" in page.note
+        assert "scanned" not in page.note

@@ -81,6 +81,10 @@ def convert_pdf(path: Path, budget: Budget | None = None) -> Converted:
             else:
                 lines.append("[no text on this page]")
     n = len(pages)
+    if n and not with_text and cut:  # not "scanned": reading stopped before any text
+        return Converted(
+            lines, f"PDF with {n} page{'s' if n != 1 else ''}; no text so far.{cut}", False
+        )
     if n and not with_text:
         return Converted(
             lines,

@@ -129,5 +129,6 @@ def convert_docx(path: Path, budget: Budget | None = None) -> Converted:
         )
         cut = f" Reading stopped at the {limit}: the rest of the document is not shown."
     if not lines:
-        return Converted([], "The document has no text (it may hold only images).", False)
+        note = cut.strip() or "The document has no text (it may hold only images)."
+        return Converted([], note, False)
     return Converted(lines, "Headings are marked with #, table rows are tab-separated." + cut)
