@@ -432,7 +432,7 @@ def test_symlinks_in_the_scan(tmp_path: Path) -> None:
     assert result.skipped == [
         {"path": "broken.csv", "reason": "broken symlink, skipped"},
         {"path": "in-dir", "reason": "symlink to a folder inside the folder, not followed"},
-        {"path": "loop", "reason": "broken symlink, skipped"},
+        {"path": "loop", "reason": "symlink loop, skipped"},
         {"path": "out-dir", "reason": "symlink outside the folder, skipped"},
         {"path": "out-file.csv", "reason": "symlink outside the folder, skipped"},
     ]
@@ -454,14 +454,13 @@ def test_special_files_are_skipped_not_read(tmp_path: Path) -> None:
 
 
 @pytest.mark.skipif(sys.platform != "linux", reason="needs a file system taking raw bytes")
-def test_non_utf8_name_is_skipped_and_the_result_stays_json(tmp_path: Path) -> None:
+def test_non_utf8_name_is_shown_escaped_and_the_result_stays_json(tmp_path: Path) -> None:
     raw = os.path.join(os.fsencode(tmp_path), b"caf\xe9.csv")
     with open(raw, "wb") as f:
         f.write(b"1\n")
     result = scan_folder(tmp_path)
-    assert result.files == 0
-    assert result.skipped[0]["path"] == "caf\ufffd.csv"
-    assert "not valid UTF-8" in result.skipped[0]["reason"]
+    assert result.files == 1 and not result.skipped
+    assert result.sample["data"] == ["caf\\xe9.csv"]
     json.dumps(result.to_dict(), ensure_ascii=False).encode("utf-8")  # must not raise
 
 

@@ -35,8 +35,9 @@ from pathlib import Path, PurePosixPath
 
 from .readers.delimited import sniff_delimiter
 from .readers.encoding import Encoding
+from .readers.page import clip
 from .readers.sniff import sniff
-from .readers.workbook import format_float
+from .readers.workbook import check_unpacked_size, format_float
 from .workspace import PathDenied, resolve_in_folder
 
 __all__ = ["Table", "column_stats", "extract_tables"]
@@ -182,6 +183,8 @@ def _xlsx_grids(path: Path) -> Iterator[tuple[str, list[_GridRow]]]:
 
     # openpyxl warns about workbook features it drops when reading (data
     # validation, conditional formats...): irrelevant to values, so silenced here only.
+    with open(path, "rb") as fh:
+        check_unpacked_size(fh, path.name)  # a shared-string bomb is refused, not inflated
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UserWarning)
         wb = openpyxl.load_workbook(path, read_only=True, data_only=True)
@@ -208,7 +211,8 @@ def _xlsx_cell(value: object) -> Cell:
         return "TRUE" if value else "FALSE"
     if isinstance(value, (int, float)):
         return float(value) if math.isfinite(value) else None
-    text = " ".join(str(value).split())
+    # Clipped first: one huge shared string may fill every cell of the sheet.
+    text = " ".join(clip(str(value)).split())
     if not text:
         return None
     number = _parse_number(text, decimal_comma=False)

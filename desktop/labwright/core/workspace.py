@@ -13,6 +13,7 @@ Two jobs, both pure Python and free of any model:
 
 from __future__ import annotations
 
+import errno
 import os
 import stat
 from collections.abc import Generator, Iterator
@@ -27,9 +28,11 @@ __all__ = [
     "ScanEntry",
     "ScanResult",
     "bucket_of",
+    "describe_entry",
     "is_hidden_name",
     "iter_scan",
     "resolve_in_folder",
+    "safe_name",
     "scan_folder",
 ]
 
@@ -49,6 +52,10 @@ _WINDOWS_DEVICES = frozenset(
 )
 
 
+# The longest file name (one path component) common file systems take, in bytes.
+_NAME_MAX = 255
+
+
 class PathDenied(Exception):
     """A tool path that the fence refused.
 
@@ -64,9 +71,42 @@ class PathDenied(Exception):
         self.reason = reason
 
 
+def safe_name(name: str, *, escape_backslash: bool = True) -> str:
+    """A file name (or path) as the model, the log and the app see it.
+
+    A name is untrusted input: it may hold bytes that are not UTF-8 (POSIX
+    keeps them as lone surrogates, which no JSON encoder or terminal takes)
+    or control characters (ESC, CR, newline, BEL) that rewrite a terminal
+    line. Those are escaped: an undecodable byte as ``\\xff``, a C0 control
+    or DEL as ``\\x1b``, any other unprintable character (C1 controls, bidi
+    overrides, odd spaces, stray surrogates) as ``\\u202e``, and a backslash
+    as ``\\\\`` so that the form stays unambiguous. ``resolve_in_folder``
+    maps the shown form back to the real entry.
+
+    ``escape_backslash=False`` is for a path the model wrote (perhaps with
+    escapes already, or Windows separators): only raw characters are escaped.
+    """
+    if name.isprintable() and (not escape_backslash or "\\" not in name):
+        return name  # nearly every name: nothing to do
+    out: list[str] = []
+    for c in name:
+        o = ord(c)
+        if 0xDC80 <= o <= 0xDCFF:  # os.fsdecode's surrogateescape form of one byte
+            out.append(f"\\x{o - 0xDC00:02x}")
+        elif c == "\\" and escape_backslash:
+            out.append("\\\\")
+        elif o < 0x20 or o == 0x7F:
+            out.append(f"\\x{o:02x}")
+        elif not c.isprintable():
+            out.append(f"\\u{o:04x}" if o <= 0xFFFF else f"\\U{o:08x}")
+        else:
+            out.append(c)
+    return "".join(out)
+
+
 def _show(rel: str, limit: int = 120) -> str:
     """The requested path quoted for a message: control characters escaped, long paths cut."""
-    shown = "".join(c if c.isprintable() else repr(c)[1:-1] for c in rel)
+    shown = safe_name(rel, escape_backslash=False)
     if len(shown) > limit:
         shown = shown[: limit - 1] + "…"
     return f"'{shown}'"
@@ -116,6 +156,10 @@ def resolve_in_folder(root: Path, rel: str) -> Path:
         )
     if "\0" in rel:
         raise _deny(rel, "nul", "it contains a NUL byte, which no file name can hold")
+    try:
+        os.fsencode(rel)
+    except UnicodeError:  # a lone surrogate that is no escaped byte
+        raise _deny(rel, "invalid", "it holds characters no file name can hold") from None
     if _is_absolute_anywhere(rel):
         raise _deny(rel, "absolute", "absolute paths and drive letters are not allowed")
 
@@ -136,15 +180,50 @@ def resolve_in_folder(root: Path, rel: str) -> Path:
         if depth < 0:
             raise _deny(rel, "escape", "'..' leads outside the folder")
 
+    if any(len(os.fsencode(p)) > _NAME_MAX for p in parts):
+        raise _deny(rel, "invalid", "a name in it is longer than any file system allows")
+
     if os.name == "nt" and any(_is_windows_device(p) for p in parts):
         raise _deny(rel, "device", "that name is a Windows device, not a file")
 
     # Join the original components (not the lexically normalised ones): "link/.."
     # must mean the parent of the link's target, as the OS would open it.
-    target_real = os.path.realpath(os.path.join(root_real, *parts))
+    joined = os.path.join(root_real, *parts)
+    if "\\" in rel and not os.path.lexists(joined):
+        # Perhaps a name as safe_name shows it ("bad\\xff.csv"), not Windows separators.
+        joined = _match_shown(root_real, rel) or joined
+    target_real = os.path.realpath(joined)
     if not _is_inside(root_real, target_real):
         raise _deny(rel, "symlink", "it goes through a link that points outside the folder")
     return Path(target_real)
+
+
+def _match_shown(root_real: str, rel: str) -> str | None:
+    """The real path of `rel` written with names as ``safe_name`` shows them, or None.
+
+    Only "/" separates here (a backslash belongs to an escape); each part is
+    taken as it is when it exists, else matched against the shown names of
+    its folder's entries. The caller's realpath check stays the authority.
+    """
+    current = root_real
+    for part in rel.split("/"):
+        if part in ("", "."):
+            continue
+        if part == "..":
+            return None  # shown names come from listings, which never need ".."
+        candidate = os.path.join(current, part)
+        if "\\" not in part and os.path.lexists(candidate):
+            current = candidate
+            continue
+        try:
+            with os.scandir(current) as it:
+                match = next((e.name for e in it if safe_name(e.name) == part), None)
+        except OSError:
+            return None
+        if match is None:
+            return None
+        current = os.path.join(current, match)
+    return current
 
 
 def _is_windows_device(part: str) -> bool:
@@ -358,14 +437,18 @@ def _walk_listing(
     subdirs: list[tuple[str, str]] = []
     for entry in entries:
         name = entry.name
-        entry_rel = prefix + name
+        # rel is the shown form: undecodable bytes and control characters
+        # escaped (safe_name); the tools map it back to the real entry.
+        plain = name.isprintable() and "\\" not in name
+        entry_rel = prefix + (name if plain else safe_name(name))
         try:
             # The common case first and inline: a visible regular file.
             # is_file(follow_symlinks=False) is False for links, so they and
             # everything unusual go to _classify_other.
             if (
-                entry.is_file(follow_symlinks=False)
+                plain
                 and name.isascii()
+                and entry.is_file(follow_symlinks=False)
                 and not is_hidden_name(name)
                 and not _has_hidden_attribute(entry)
             ):
@@ -373,7 +456,6 @@ def _walk_listing(
                 row: _Row = (entry_rel, size, bucket_of(name), False, size > huge_bytes, "", False)
             elif (
                 entry.is_dir(follow_symlinks=False)
-                and _is_utf8(name)
                 and not is_hidden_name(name)
                 and not _has_hidden_attribute(entry)
             ):
@@ -415,19 +497,6 @@ def _classify_other(
 ) -> _Row:
     """Everything but a plain visible file or directory: odd names, hidden, links, devices."""
     name = entry.name
-    if not _is_utf8(name):
-        # Undecodable bytes (POSIX only): no model can type this name and JSON
-        # writers choke on it, so it is reported in a printable form instead.
-        shown = rel.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
-        return (
-            shown,
-            0,
-            "other",
-            False,
-            False,
-            "name is not valid UTF-8, skipped; rename it to include it",
-            False,
-        )
     is_dir = entry.is_dir(follow_symlinks=False)
     if is_hidden_name(name) or _has_hidden_attribute(entry):
         if is_dir or entry.is_symlink():
@@ -457,6 +526,24 @@ def _classify_other(
     )
 
 
+def describe_entry(entry: os.DirEntry[str], parent: str, root_real: str) -> ScanEntry:
+    """One entry of the folder `parent` as the scan sees it, for list_dir; never raises.
+
+    ``rel`` is the entry's shown name (``safe_name``); a non-empty ``note``
+    says what is wrong with it (a link loop, a link outside, unreadable).
+    """
+    name = entry.name
+    rel = safe_name(name)
+    try:
+        if entry.is_dir(follow_symlinks=False):
+            hidden = is_hidden_name(name) or _has_hidden_attribute(entry)
+            return ScanEntry(rel, 0, "", hidden, False, "", True)
+        row = _classify_other(entry, parent, rel, root_real, HUGE_BYTES)
+    except OSError as e:
+        row = (rel, 0, bucket_of(name), False, False, _unreadable(e), False)
+    return ScanEntry(*row)
+
+
 def _classify_link(
     entry: os.DirEntry[str], link_path: str, rel: str, root_real: str, huge_bytes: int
 ) -> _Row:
@@ -466,7 +553,9 @@ def _classify_link(
         return (rel, 0, bucket, False, False, "symlink outside the folder, skipped", False)
     try:
         st = os.stat(target)
-    except OSError:
+    except OSError as e:
+        if e.errno == errno.ELOOP:
+            return (rel, 0, bucket, False, False, "symlink loop, skipped", False)
         return (rel, 0, bucket, False, False, "broken symlink, skipped", False)
     if stat.S_ISDIR(st.st_mode):
         note = "symlink to a folder inside the folder, not followed"
@@ -475,16 +564,6 @@ def _classify_link(
         return (rel, 0, bucket, False, False, "symlink to a device, pipe or socket, skipped", False)
     # A link to a file inside the folder is a file like any other.
     return (rel, st.st_size, bucket, False, st.st_size > huge_bytes, "", False)
-
-
-def _is_utf8(name: str) -> bool:
-    if name.isascii():
-        return True
-    try:
-        name.encode("utf-8")
-    except UnicodeEncodeError:
-        return False
-    return True
 
 
 if os.name == "nt":

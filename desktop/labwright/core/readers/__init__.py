@@ -11,6 +11,14 @@ with `offset` (first line, 0-based) and `limit` (number of lines).
 
 from .describe import describe_file
 from .dispatch import read_page
-from .page import DEFAULT_LIMIT, Page, ReadError
+from .page import DEFAULT_LIMIT, DEFAULT_TIME_S, Page, ReadCancelled, ReadError
 
-__all__ = ["DEFAULT_LIMIT", "Page", "ReadError", "describe_file", "read_page"]
+__all__ = [
+    "DEFAULT_LIMIT",
+    "DEFAULT_TIME_S",
+    "Page",
+    "ReadCancelled",
+    "ReadError",
+    "describe_file",
+    "read_page",
+]

@@ -5,6 +5,7 @@ from __future__ import annotations
 import errno
 import functools
 import os
+from collections.abc import Callable
 from pathlib import Path
 
 from . import cache
@@ -13,7 +14,16 @@ from .delimited import delimited_note, sniff_delimiter
 from .describe import describe_image, describe_sniffed
 from .mathematica import convert_nb
 from .notebooks import convert_ipynb
-from .page import DEFAULT_MAX_CHARS, Page, ReadError, check_window, page_of_lines, past_end_note
+from .page import (
+    DEFAULT_MAX_CHARS,
+    DEFAULT_TIME_S,
+    Budget,
+    Page,
+    ReadError,
+    check_window,
+    page_of_lines,
+    past_end_note,
+)
 from .pdf import convert_pdf
 from .sniff import Sniffed, sniff
 from .text import read_text_page
@@ -85,14 +95,23 @@ def read_page(
     limit: int | None = None,
     *,
     max_chars: int = DEFAULT_MAX_CHARS,
+    cancelled: Callable[[], bool] | None = None,
+    time_budget_s: float = DEFAULT_TIME_S,
 ) -> Page:
-    """One page of `path` seen as lines; raises ReadError with an actionable message."""
+    """One page of `path` seen as lines; raises ReadError with an actionable message.
+
+    `cancelled` is polled inside the readers' loops: once it returns True the
+    read stops and ReadCancelled (a ReadError) is raised. A conversion still
+    going after `time_budget_s` keeps what it has and says so in the note.
+    """
     path = Path(path)
     limit = check_window(offset, limit)
     st = _check_file(path)
+    budget = Budget(time_budget_s, cancelled) if cancelled is not None else Budget(time_budget_s)
+    budget.check()
     try:
         s = _sniff_cached(str(path), st.st_size, st.st_mtime_ns)
-        return _read(path, s, offset, limit, max_chars)
+        return _read(path, s, offset, limit, max_chars, budget)
     except ReadError:
         raise
     except PermissionError:
@@ -103,7 +122,7 @@ def read_page(
         raise ReadError(f"{path.name} can't be read ({e.strerror or e}).") from None
 
 
-def _read(path: Path, s: Sniffed, offset: int, limit: int, max_chars: int) -> Page:
+def _read(path: Path, s: Sniffed, offset: int, limit: int, max_chars: int, budget: Budget) -> Page:
     if s.kind == "empty":
         return Page("", offset, offset, 0, "empty", False, "The file is empty (0 bytes).", False)
     if s.kind == "ole":
@@ -125,7 +144,8 @@ def _read(path: Path, s: Sniffed, offset: int, limit: int, max_chars: int) -> Pa
         )
         return _fact_page(text, s.kind, offset, True, note)
     if s.kind in _CONVERTERS:
-        doc: Converted = cache.converted(path, s.kind, _CONVERTERS[s.kind])
+        convert = functools.partial(_CONVERTERS[s.kind], budget=budget)
+        doc: Converted = cache.converted(path, s.kind, convert)
         if not doc.lines:
             return Page("", offset, offset, 0, s.kind, False, doc.note or "Nothing to read.", False)
         return page_of_lines(
@@ -148,4 +168,4 @@ def _read(path: Path, s: Sniffed, offset: int, limit: int, max_chars: int) -> Pa
             if kind == "text" and path.suffix.lower() in ("", ".dat", ".data"):
                 kind = "tsv" if delim == "\t" else "csv"
             extra = delimited_note(delim, header)
-    return read_text_page(path, s.encoding, offset, limit, max_chars, kind, extra)
+    return read_text_page(path, s.encoding, offset, limit, max_chars, kind, extra, budget=budget)

@@ -16,6 +16,7 @@ from pathlib import Path
 
 from .cache import Converted
 from .encoding import detect_file_encoding
+from .page import Budget, check_whole_file_size
 
 # ---------------------------------------------------------------- named characters
 
@@ -546,7 +547,9 @@ def notebook_lines(src: str) -> tuple[list[str], dict[str, int]]:
     return out, counts
 
 
-def convert_nb(path: Path) -> Converted:
+def convert_nb(path: Path, budget: Budget | None = None) -> Converted:
+    # Parsed whole and fast (no loop worth a cancel check); the size cap bounds it.
+    check_whole_file_size(path, "Mathematica notebook")
     enc = detect_file_encoding(path)
     src = path.read_bytes().decode(enc.codec if enc else "utf-8", errors="replace")
     # Notebooks saved on Windows use CRLF; "\\" + CRLF is a line continuation.

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from .cache import Converted
 from .encoding import detect_file_encoding
-from .page import ReadError
+from .page import Budget, ReadError, check_whole_file_size
 
 _IMAGE_TYPES = ("image/png", "image/jpeg", "image/svg+xml", "image/gif")
 
@@ -39,7 +39,8 @@ def _output_lines(out: dict) -> list[str]:
     return []
 
 
-def convert_ipynb(path: Path) -> Converted:
+def convert_ipynb(path: Path, budget: Budget | None = None) -> Converted:
+    check_whole_file_size(path, "notebook")
     enc = detect_file_encoding(path)
     try:
         raw = path.read_bytes().decode(enc.codec if enc else "utf-8", errors="replace")
@@ -55,6 +56,9 @@ def convert_ipynb(path: Path) -> Converted:
         cells = [c for ws in nb.get("worksheets", []) for c in ws.get("cells", [])]
     lines: list[str] = []
     for cell in cells:
+        if budget is not None and budget.check():
+            lines.append("[reading stopped here: time limit]")
+            break
         if not isinstance(cell, dict):
             continue
         ctype = cell.get("cell_type", "?")

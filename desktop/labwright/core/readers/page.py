@@ -2,11 +2,20 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
 
 DEFAULT_LIMIT = 200
 DEFAULT_MAX_CHARS = 7000
+# Wall-clock budget of one read: a converter that is still going after this
+# long keeps what it has and says so, rather than holding the run for minutes.
+DEFAULT_TIME_S = 15.0
+# One cell, paragraph or PDF line longer than this is clipped when converted:
+# a workbook can reuse one 20 MB shared string in thousands of cells, and
+# copying it into every row would need gigabytes.
+MAX_CELL_CHARS = 2000
 
 
 @dataclass(frozen=True)
@@ -29,6 +38,55 @@ class Page:
 
 class ReadError(Exception):
     """The file can't be read; the message says why and what to do instead."""
+
+
+class ReadCancelled(ReadError):
+    """The run was cancelled while a file was being read; nothing is cached."""
+
+
+def _never() -> bool:
+    return False
+
+
+@dataclass
+class Budget:
+    """How long a read may take, and the run's cancel flag, checked inside readers' loops.
+
+    ``check()`` raises ReadCancelled as soon as ``cancelled()`` is true, and
+    returns True once ``seconds`` have passed: the reader then stops and keeps
+    what it has, with a note.
+    """
+
+    seconds: float = DEFAULT_TIME_S
+    cancelled: Callable[[], bool] = _never
+    start: float = field(default_factory=time.monotonic)
+
+    def check(self) -> bool:
+        if self.cancelled():
+            raise ReadCancelled("reading was cancelled")
+        return time.monotonic() - self.start > self.seconds
+
+
+# Formats parsed whole in memory (notebooks): bigger files are refused with a
+# clear error rather than parsed into several times their size.
+MAX_WHOLE_FILE_BYTES = 64 * 1024 * 1024
+
+
+def check_whole_file_size(path: Path, what: str) -> None:
+    size = path.stat().st_size
+    if size > MAX_WHOLE_FILE_BYTES:
+        raise ReadError(
+            f"{path.name} is a {human_size(size)} {what}, more than the "
+            f"{human_size(MAX_WHOLE_FILE_BYTES)} read_file parses at once; "
+            "ask for a smaller export."
+        )
+
+
+def clip(text: str, limit: int = MAX_CELL_CHARS) -> str:
+    """`text` cut to `limit` characters, marked with how long it was."""
+    if len(text) <= limit:
+        return text
+    return f"{text[:limit]}… [cut: {len(text):,} characters]"
 
 
 def check_window(offset: int, limit: int | None) -> int:

@@ -7,7 +7,10 @@ import warnings
 from pathlib import Path
 
 from .cache import Converted
-from .page import ReadError
+from .page import MAX_CELL_CHARS, Budget, ReadError, clip
+
+# Pages converted at most; pypdf itself caps each stream's inflated size.
+MAX_PAGES = 2000
 
 
 def _open(path: Path):
@@ -38,10 +41,12 @@ def pdf_page_count(path: Path) -> int | None:
         return None
 
 
-def convert_pdf(path: Path) -> Converted:
+def convert_pdf(path: Path, budget: Budget | None = None) -> Converted:
     # pypdf reports recoverable damage through logging and warnings; neither
     # should reach the user's console or fail the run.
     logging.getLogger("pypdf").setLevel(logging.ERROR)
+    budget = budget or Budget()
+    cut = ""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         reader = _open(path)
@@ -55,6 +60,12 @@ def convert_pdf(path: Path) -> Converted:
         with_text = 0
         failed = 0
         for n, page in enumerate(pages, start=1):
+            if n > MAX_PAGES:
+                cut = f" Reading stopped after page {MAX_PAGES:,} (the page limit)."
+                break
+            if budget.check():
+                cut = f" Reading stopped before page {n} (time limit, {budget.seconds:g} s)."
+                break
             lines.append(f"--- page {n} ---")
             try:
                 text = page.extract_text() or ""
@@ -62,7 +73,7 @@ def convert_pdf(path: Path) -> Converted:
                 failed += 1
                 lines.append("[the text of this page could not be extracted]")
                 continue
-            page_lines = [ln.rstrip() for ln in text.splitlines()]
+            page_lines = [clip(ln.rstrip(), MAX_CELL_CHARS * 10) for ln in text.splitlines()]
             page_lines = [ln for ln in page_lines if ln.strip()]
             if page_lines:
                 with_text += 1
@@ -70,6 +81,10 @@ def convert_pdf(path: Path) -> Converted:
             else:
                 lines.append("[no text on this page]")
     n = len(pages)
+    if n and not with_text and cut:  # not "scanned": reading stopped before any text
+        return Converted(
+            lines, f"PDF with {n} page{'s' if n != 1 else ''}; no text so far.{cut}", False
+        )
     if n and not with_text:
         return Converted(
             lines,
@@ -80,4 +95,4 @@ def convert_pdf(path: Path) -> Converted:
     note = f"PDF with {n} page{'s' if n != 1 else ''}."
     if failed:
         note += f" Text extraction failed on {failed} pages."
-    return Converted(lines, note)
+    return Converted(lines, note + cut)

@@ -27,7 +27,7 @@ from pathlib import Path
 import numpy as np
 
 from .encoding import Encoding
-from .page import Page, check_window, human_size, past_end_note, window_note
+from .page import Budget, Page, check_window, human_size, past_end_note, window_note
 
 STRIDE = 1024  # lines between checkpoints
 CHUNK = 1024 * 1024  # bytes scanned per step; bounds the temporary arrays of a step
@@ -90,14 +90,23 @@ class LineIndex:
             self.checkpoints.append(self.enc.bom_len)
             self.lines_seen = 1
 
-    def extend(self, *, until_line: int | None = None) -> None:
-        """Index forward until `until_line` has a checkpoint at or before it, or EOF."""
+    def extend(
+        self, *, until_line: int | None = None, budget: Budget | None = None, optional: bool = False
+    ) -> None:
+        """Index forward until `until_line` has a checkpoint at or before it, or EOF.
+
+        `budget` is checked per chunk: a cancel raises ReadCancelled; a spent
+        time budget ends an `optional` extension (one only there to learn the
+        total), never one a requested line depends on.
+        """
         if self.total is not None:
             return
         unit = self.enc.unit
         with open(self.path, "rb") as f:
             f.seek(self.scanned_to)
             while self.total is None:
+                if budget is not None and budget.check() and (optional or until_line is None):
+                    return
                 if (
                     until_line is not None
                     and self.lines_seen > until_line
@@ -108,6 +117,7 @@ class LineIndex:
                     return
                 if self.size - self.scanned_to <= COMPLETE_BELOW and until_line is not None:
                     until_line = None  # cheap enough to learn the total now
+                    optional = True
                 buf = f.read(CHUNK)
                 if len(buf) % unit:
                     buf += f.read(unit - len(buf) % unit)
@@ -148,10 +158,10 @@ class LineIndex:
             return None
         return int(self.lines_seen * self.size / self.scanned_to)
 
-    def locate(self, line: int) -> int | None:
+    def locate(self, line: int, budget: Budget | None = None) -> int | None:
         """Byte offset where `line` starts, or None when the file has fewer lines."""
         with self.lock:
-            self.extend(until_line=line)
+            self.extend(until_line=line, budget=budget)
             if self.total is not None and line >= self.total:
                 return None
             cp = line // STRIDE
@@ -261,6 +271,8 @@ def read_text_page(
     max_chars: int,
     kind: str = "text",
     extra_note: str = "",
+    *,
+    budget: Budget | None = None,
 ) -> Page:
     limit = check_window(offset, limit)
     idx = line_index(path, enc)
@@ -270,7 +282,7 @@ def read_text_page(
     def with_tail(note: str) -> str:
         return f"{note} {tail}" if tail else note
 
-    pos = idx.locate(offset)
+    pos = idx.locate(offset, budget)
     if pos is None:
         total = idx.total or 0
         note = past_end_note(offset, total) if total else "The file is empty: it has no lines."
@@ -281,7 +293,7 @@ def read_text_page(
     # Finishing a small remainder of the index here lets the note give the total.
     with idx.lock:
         if idx.total is None and idx.size - idx.scanned_to <= COMPLETE_BELOW:
-            idx.extend()
+            idx.extend(budget=budget, optional=True)
     total = idx.total
     at_eof = got.hit_eof or (total is not None and end >= total)
     if at_eof and total is None:

@@ -7,7 +7,11 @@ import zipfile
 from pathlib import Path
 
 from .cache import Converted
-from .page import ReadError
+from .page import MAX_CELL_CHARS, Budget, ReadError, clip, human_size
+
+# python-docx parses word/document.xml whole; a small zip can unpack to GBs.
+MAX_DOCUMENT_XML_BYTES = 100 * 1024 * 1024
+MAX_LINES = 100_000
 
 _HEADING = re.compile(r"^(?:Heading|标题)\s*(\d)$", re.IGNORECASE)
 
@@ -20,7 +24,7 @@ def _heading_level(style_name: str) -> int | None:
 
 
 def _paragraph_lines(par) -> list[str]:
-    text = par.text
+    text = clip(par.text, MAX_CELL_CHARS * 10)
     if not text.strip():
         return []
     style = par.style.name if par.style is not None else ""
@@ -44,7 +48,7 @@ def _table_lines(table) -> list[str]:
             if last is not None and cell._tc is last:
                 continue
             last = cell._tc
-            cells.append(" ".join(cell.text.split()))
+            cells.append(" ".join(clip(cell.text).split()))
         while cells and not cells[-1]:
             cells.pop()
         if cells:
@@ -52,12 +56,18 @@ def _table_lines(table) -> list[str]:
     return out
 
 
-def _body_lines(doc, parent) -> list[str]:
+class _Cut(Exception):
+    """The conversion hit its time or line limit; the lines so far are kept."""
+
+
+def _body_lines(doc, parent, budget: Budget, lines: list[str] | None = None) -> list[str]:
     from docx.table import Table
     from docx.text.paragraph import Paragraph
 
-    lines: list[str] = []
+    lines = [] if lines is None else lines
     for child in parent.iterchildren():
+        if budget.check() or len(lines) >= MAX_LINES:
+            raise _Cut
         tag = child.tag.rsplit("}", 1)[-1]
         if tag == "p":
             lines.extend(_paragraph_lines(Paragraph(child, doc)))
@@ -71,21 +81,54 @@ def _body_lines(doc, parent) -> list[str]:
             # Content controls (cover pages, tables of contents) wrap ordinary paragraphs.
             for content in child.iterchildren():
                 if content.tag.endswith("}sdtContent"):
-                    lines.extend(_body_lines(doc, content))
+                    _body_lines(doc, content, budget, lines)
     return lines
 
 
-def convert_docx(path: Path) -> Converted:
+def _check_unpacked_size(path: Path) -> None:
+    """Refuse a decompression bomb before python-docx inflates it.
+
+    zipfile never inflates a member past its declared size, so checking the
+    declared size bounds what parsing can cost.
+    """
+    try:
+        with zipfile.ZipFile(path) as z:
+            size = sum(i.file_size for i in z.infolist() if i.filename.lower().endswith(".xml"))
+    except (zipfile.BadZipFile, OSError):
+        return  # python-docx reports damage in its own words below
+    if size > MAX_DOCUMENT_XML_BYTES:
+        raise ReadError(
+            f"The Word document {path.name} unpacks to {human_size(size)} of XML, more than "
+            f"the {human_size(MAX_DOCUMENT_XML_BYTES)} this reader accepts (it may be a "
+            "decompression bomb); ask for a PDF or a smaller export."
+        )
+
+
+def convert_docx(path: Path, budget: Budget | None = None) -> Converted:
     import docx
     from docx.opc.exceptions import PackageNotFoundError
 
+    budget = budget or Budget()
+    _check_unpacked_size(path)
     try:
         doc = docx.Document(str(path))
     except (PackageNotFoundError, zipfile.BadZipFile, KeyError, ValueError) as e:
         raise ReadError(
             f"The Word document {path.name} is damaged or not a real .docx ({e})."
         ) from e
-    lines = _body_lines(doc, doc.element.body)
+    budget.check()  # parsing may have taken long; a cancel must not wait for the walk
+    lines: list[str] = []
+    cut = ""
+    try:
+        _body_lines(doc, doc.element.body, budget, lines)
+    except _Cut:
+        limit = (
+            f"{MAX_LINES:,} lines"
+            if len(lines) >= MAX_LINES
+            else f"time limit ({budget.seconds:g} s)"
+        )
+        cut = f" Reading stopped at the {limit}: the rest of the document is not shown."
     if not lines:
-        return Converted([], "The document has no text (it may hold only images).", False)
-    return Converted(lines, "Headings are marked with #, table rows are tab-separated.")
+        note = cut.strip() or "The document has no text (it may hold only images)."
+        return Converted([], note, False)
+    return Converted(lines, "Headings are marked with #, table rows are tab-separated." + cut)

@@ -6,9 +6,10 @@ import datetime as dt
 import warnings
 import zipfile
 from pathlib import Path
+from typing import BinaryIO
 
 from .cache import Converted
-from .page import ReadError
+from .page import MAX_CELL_CHARS, Budget, ReadError, clip, human_size
 
 
 def format_cell(v: object) -> str:
@@ -28,8 +29,11 @@ def format_cell(v: object) -> str:
         return v.isoformat()
     if isinstance(v, dt.timedelta):
         return str(v)
+    # Clip first: the cell may be one 20 MB shared string reused by every row,
+    # and each copy below would cost its full size.
+    text = clip(str(v))
     # One row must stay one line, so a cell's own line breaks and tabs become spaces.
-    return " ".join(str(v).split()) if any(c in str(v) for c in "\t\r\n") else str(v).strip()
+    return " ".join(text.split()) if any(c in text for c in "\t\r\n") else text.strip()
 
 
 def format_float(v: float) -> str:
@@ -51,12 +55,46 @@ def format_float(v: float) -> str:
     return g15 if digits <= 12 else r
 
 
-def convert_xlsx(path: Path) -> Converted:
+# Bounds of one conversion. A 2.3 MB file can hold 15 M rows; the model pages
+# 200 lines at a time, so what lies past these caps is counted, not read.
+MAX_LINES = 100_000  # rows kept, over all sheets
+MAX_ROWS_SCANNED = 500_000  # rows looked at, empty ones included
+MAX_TEXT_CHARS = 32 * 1024 * 1024  # characters kept, over all sheets
+# openpyxl loads the whole shared-string table; a few KB of zip can unpack to GBs.
+MAX_SHARED_STRINGS_BYTES = 128 * 1024 * 1024
+
+
+def check_unpacked_size(fh: BinaryIO, name: str) -> None:
+    """Refuse a workbook whose shared strings unpack to more than the cap.
+
+    Python's zipfile never inflates a member past its declared size, so the
+    declared size is a real bound, not a hint.
+    """
+    try:
+        with zipfile.ZipFile(fh) as z:
+            for info in z.infolist():
+                if info.filename.lower().endswith("sharedstrings.xml") and (
+                    info.file_size > MAX_SHARED_STRINGS_BYTES
+                ):
+                    raise ReadError(
+                        f"The workbook {name} holds {human_size(info.file_size)} of text once "
+                        f"unpacked, more than the {human_size(MAX_SHARED_STRINGS_BYTES)} this "
+                        "reader accepts; ask for a CSV export."
+                    )
+    except zipfile.BadZipFile:
+        pass  # openpyxl says it better below
+    finally:
+        fh.seek(0)
+
+
+def convert_xlsx(path: Path, budget: Budget | None = None) -> Converted:
     import openpyxl
     from openpyxl.utils.exceptions import InvalidFileException
 
+    budget = budget or Budget()
     # A file object, because openpyxl refuses paths without an Excel extension.
     with open(path, "rb") as fh:
+        check_unpacked_size(fh, path.name)
         try:
             with warnings.catch_warnings():
                 # openpyxl warns about features it drops (data validation, slicers...);
@@ -69,34 +107,78 @@ def convert_xlsx(path: Path) -> Converted:
                 "try another file or ask for a CSV export."
             ) from e
         try:
-            lines, names = _sheet_lines(wb)
+            lines, names, cut = _sheet_lines(wb, budget)
         finally:
             wb.close()
     note = f"Workbook with {len(names)} sheet{'s' if len(names) != 1 else ''}: {', '.join(names)}; cells are tab-separated, empty rows skipped."
+    if cut:
+        note += f" {cut}"
     return Converted(
         lines, note, any(not x.startswith(("## Sheet:", "(empty sheet)")) for x in lines)
     )
 
 
-def _sheet_lines(wb) -> tuple[list[str], list[str]]:
+def _declared_rows(ws) -> int | None:
+    try:
+        return int(ws.max_row) if ws.max_row else None
+    except (TypeError, ValueError):  # no or a broken <dimension>
+        return None
+
+
+def _sheet_lines(wb, budget: Budget) -> tuple[list[str], list[str], str]:
+    """Every sheet's rows as lines, within the caps; the third value says what was cut."""
     lines: list[str] = []
     names: list[str] = []
+    cut = ""
+    clipped = 0
+    chars = 0
+    scanned = 0
     for ws in wb.worksheets:
         names.append(ws.title)
+        if cut:
+            lines.append(f"## Sheet: {ws.title} (not read: reading stopped before it)")
+            continue
         rows: list[str] = []
         width = 0
         height = 0
+        sheet_cut = ""
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", UserWarning)
             for r, row in enumerate(ws.iter_rows(values_only=True), start=1):
+                scanned += 1
+                if budget.check():
+                    sheet_cut = f"time limit ({budget.seconds:g} s)"
+                elif len(lines) + len(rows) >= MAX_LINES:
+                    sheet_cut = f"{MAX_LINES:,} rows"
+                elif scanned > MAX_ROWS_SCANNED:
+                    sheet_cut = f"{MAX_ROWS_SCANNED:,} rows scanned"
+                elif chars > MAX_TEXT_CHARS:
+                    sheet_cut = f"{MAX_TEXT_CHARS // 1024**2} M characters"
+                if sheet_cut:
+                    height = r - 1
+                    break
                 cells = [format_cell(v) for v in row]
                 while cells and not cells[-1]:
                     cells.pop()
                 if not cells:
                     continue  # empty rows carry nothing and cost a line each
+                clipped += sum(1 for v in row if isinstance(v, str) and len(v) > MAX_CELL_CHARS)
                 height = r
                 width = max(width, len(cells))
-                rows.append("\t".join(cells))
-        lines.append(f"## Sheet: {ws.title} ({height} rows x {width} cols)")
+                line = "\t".join(cells)
+                chars += len(line)
+                rows.append(line)
+        if sheet_cut:
+            declared = _declared_rows(ws)
+            of = f" of about {declared:,}" if declared and declared > height else ""
+            lines.append(f"## Sheet: {ws.title} (first {height:,}{of} rows x {width} cols; cut)")
+            cut = (
+                f"Reading stopped at the {sheet_cut} limit in sheet '{ws.title}' after row "
+                f"{height:,}{of}: later rows and sheets are not shown."
+            )
+        else:
+            lines.append(f"## Sheet: {ws.title} ({height} rows x {width} cols)")
         lines.extend(rows if rows else ["(empty sheet)"])
-    return lines, names
+    if clipped:
+        cut = f"{cut} {clipped:,} cells longer than {MAX_CELL_CHARS:,} characters are cut.".strip()
+    return lines, names, cut

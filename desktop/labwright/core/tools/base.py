@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -12,12 +13,19 @@ if TYPE_CHECKING:
     from ..llm import LLM
 
 
+def never() -> bool:
+    return False
+
+
 @dataclass(frozen=True)
 class ToolContext:
     root: Path  # the picked folder: read-only
     run_dir: Path  # where figures and evidence go
     llm: LLM | None = None
     vision_model: str | None = None
+    # The run's cancel flag (e.g. threading.Event().is_set), polled inside the
+    # readers' loops so that Cancel reaches a read stuck on a huge file.
+    cancelled: Callable[[], bool] = never
 
 
 @dataclass
@@ -72,11 +80,18 @@ def resolve(ctx: ToolContext, rel: str) -> Path:
 
 
 def rel_key(root: Path, target: Path) -> str:
-    """One spelling per file ('./a.csv' and 'a.csv' are the same file)."""
+    """One spelling per file ('./a.csv' and 'a.csv' are the same file).
+
+    Names are in their shown form (``safe_name``), as the scan lists them: a
+    raw undecodable byte would break every JSON file and request it reaches.
+    """
+    from ..workspace import safe_name
+
     try:
-        return target.relative_to(root.resolve()).as_posix()
+        rel = target.relative_to(root.resolve()).as_posix()
     except ValueError:
-        return target.as_posix()
+        rel = target.as_posix()
+    return "/".join(safe_name(part) for part in rel.split("/"))
 
 
 def error(summary: str, content: str | None = None, *, denied: str | None = None) -> ToolOutcome:

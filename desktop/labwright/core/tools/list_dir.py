@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from ..workspace import bucket_of
+from ..workspace import ScanEntry, describe_entry, safe_name
 from .base import Tool, ToolContext, ToolOutcome, error, resolve, str_arg
 
 MAX_ENTRIES = 300
@@ -20,11 +20,22 @@ def human_size(n: int) -> str:
     return f"{n} B"
 
 
+def _line(e: ScanEntry) -> str:
+    """One entry for the model; names are shown escaped (safe_name), problems said in words."""
+    hidden = " (hidden)" if e.hidden else ""
+    if e.note:  # a link loop, a link outside, a device, unreadable: listed, not hidden
+        return f"{e.rel}{'/' if e.is_dir else ''}\t{e.note}"
+    if e.is_dir:
+        return f"{e.rel}/{hidden}"
+    return f"{e.rel}\t{e.bucket}\t{human_size(e.size)}{hidden}"
+
+
 class ListDir(Tool):
     name = "list_dir"
     description = (
         "List a folder of the experiment material: sub-folders end with '/', files show "
-        "their kind and size. Paths are relative to the material's root; '.' is the root."
+        "their kind and size. Paths are relative to the material's root; '.' is the root. "
+        "Odd characters in names are shown escaped (e.g. \\x1b); pass names back as shown."
     )
     parameters = {
         "type": "object",
@@ -41,35 +52,32 @@ class ListDir(Tool):
 
     def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolOutcome:
         rel = str_arg(args, "path", ".") or "."
+        shown = safe_name(rel, escape_backslash=False) if rel not in ("", ".") else "."
         target = resolve(ctx, rel)
-        if not target.exists():
-            return error(
-                f"{rel}: no such folder",
-                f"There is no folder '{rel}'. Call list_dir('.') to see what exists.",
-            )
-        if not target.is_dir():
-            return error(
-                f"{rel}: not a folder",
-                f"'{rel}' is a file, not a folder. Use read_file to read it.",
-            )
         try:
-            entries = sorted(os.scandir(target), key=lambda e: (not e.is_dir(), e.name.lower()))
+            exists, is_dir = target.exists(), target.is_dir()
+        except OSError as e:  # e.g. a name too long for this file system
+            return error(f"{shown}: unreadable", f"Cannot list '{shown}': {e.strerror}.")
+        if not exists:
+            return error(
+                f"{shown}: no such folder",
+                f"There is no folder '{shown}'. Call list_dir('.') to see what exists.",
+            )
+        if not is_dir:
+            return error(
+                f"{shown}: not a folder",
+                f"'{shown}' is a file, not a folder. Use read_file to read it.",
+            )
+        root_real = os.path.realpath(ctx.root)
+        try:
+            with os.scandir(target) as it:
+                # One bad entry (a link loop, an unreadable file) must not hide the others:
+                # describe_entry never raises, so neither does the sort.
+                entries = [describe_entry(e, str(target), root_real) for e in it]
         except OSError as e:
-            return error(f"{rel}: unreadable", f"Cannot list '{rel}': {e.strerror}.")
-        lines = []
-        for entry in entries[:MAX_ENTRIES]:
-            hidden = " (hidden)" if entry.name.startswith(".") else ""
-            try:
-                if entry.is_dir():
-                    lines.append(f"{entry.name}/{hidden}")
-                else:
-                    size = entry.stat().st_size
-                    lines.append(
-                        f"{entry.name}\t{bucket_of(entry.name)}\t{human_size(size)}{hidden}"
-                    )
-            except OSError as e:
-                lines.append(f"{entry.name}\tunreadable: {e.strerror}")
-        shown = rel if rel not in ("", ".") else "."
+            return error(f"{shown}: unreadable", f"Cannot list '{shown}': {e.strerror}.")
+        entries.sort(key=lambda e: (not e.is_dir, e.rel.lower(), e.rel))
+        lines = [_line(e) for e in entries[:MAX_ENTRIES]]
         if not entries:
             return ToolOutcome(True, f"'{shown}' is empty.", f"{shown}: empty", productive=False)
         more = len(entries) - MAX_ENTRIES

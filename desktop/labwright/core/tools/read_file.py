@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..readers import ReadError, read_page
+from ..readers import ReadCancelled, ReadError, read_page
+from ..workspace import safe_name
 from .base import Tool, ToolContext, ToolOutcome, error, int_arg, rel_key, resolve, str_arg
 
 
@@ -14,7 +15,8 @@ class ReadFile(Tool):
         "Read a file of the material as lines of text: plain text and CSV as they are, "
         "spreadsheets sheet by sheet, PDF page by page, DOCX paragraphs and tables, "
         "notebooks cell by cell. Long files come in pages: pass `offset` (first line, "
-        "0-based) to continue where the previous page ended."
+        "0-based) to continue where the previous page ended. Very large files are read up "
+        "to a limit; the note says where reading stopped."
     )
     parameters = {
         "type": "object",
@@ -34,10 +36,16 @@ class ReadFile(Tool):
         if limit == 0:
             limit = None
         target = resolve(ctx, rel)
+        # The model's own string, but it reaches the log and the app: raw controls escaped.
+        rel = safe_name(rel, escape_backslash=False)
         try:
-            page = read_page(target, offset, limit)
+            page = read_page(target, offset, limit, cancelled=ctx.cancelled)
+        except ReadCancelled:
+            return error(f"{rel}: reading cancelled", f"Reading '{rel}' was cancelled.")
         except ReadError as e:
-            return error(f"{rel}: {e}", f"Cannot read '{rel}': {e}")
+            # Messages name the real file, whose name may hold raw bytes or controls.
+            why = safe_name(str(e), escape_backslash=False)
+            return error(f"{rel}: {why}", f"Cannot read '{rel}': {why}")
         header = f"[{rel} · {page.kind} · lines {page.offset}–{page.end}"
         header += f" of {page.total}]" if page.total is not None else "]"
         content = (
