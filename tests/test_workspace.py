@@ -403,17 +403,45 @@ def test_unreadable_subdirectory_is_skipped_with_a_reason(
 
 
 @posix_only
-@pytest.mark.skipif(
-    hasattr(os, "geteuid") and os.geteuid() == 0, reason="root bypasses file permissions"
-)
 def test_unreadable_subdirectory_for_real(tmp_path: Path) -> None:
-    _write(tmp_path / "locked" / "secret.csv")
-    (tmp_path / "locked").chmod(0)
+    """The kernel really refuses: as root (CI) the scan runs as an unprivileged user."""
+    import json
+    import subprocess
+    import sys
+    import tempfile
+
+    if os.geteuid() != 0:
+        root = tmp_path
+    else:  # pytest's tmp dirs are private to root; "nobody" needs a way in
+        root = Path(tempfile.mkdtemp(prefix="labwright-test-"))
+        root.chmod(0o755)
     try:
-        result = scan_folder(tmp_path)
+        _write(root / "locked" / "secret.csv")
+        _write(root / "open" / "b.csv")
+        (root / "open").chmod(0o755)
+        (root / "open" / "b.csv").chmod(0o644)
+        (root / "locked").chmod(0)
+        # Import first (the interpreter may live in root's home), then give up root.
+        code = (
+            "import json, os, sys; from labwright.core.workspace import scan_folder\n"
+            "if os.geteuid() == 0:\n    os.setgroups([]); os.setgid(65534); os.setuid(65534)\n"
+            "print(json.dumps(scan_folder(sys.argv[1]).skipped))"
+        )
+        desktop = str(Path(__file__).resolve().parents[1] / "desktop")
+        out = subprocess.run(
+            [sys.executable, "-c", code, str(root)],
+            capture_output=True,
+            text=True,
+            check=True,
+            env={**os.environ, "PYTHONPATH": desktop},
+        ).stdout
     finally:
-        (tmp_path / "locked").chmod(0o755)
-    assert result.skipped == [{"path": "locked", "reason": "unreadable: permission denied"}]
+        (root / "locked").chmod(0o755)
+        if root != tmp_path:
+            import shutil
+
+            shutil.rmtree(root)
+    assert json.loads(out) == [{"path": "locked", "reason": "unreadable: permission denied"}]
 
 
 @posix_only

@@ -379,6 +379,8 @@ def _xlsx_rows(path: str, mtime_ns: int) -> list[tuple[str, int | None]]:
                 out.append((ws.title, None))
                 rows = 0
                 for r, row in enumerate(ws.iter_rows(values_only=True), start=1):
+                    if r > _MAP_ROWS:  # the reader stops long before; so may the map
+                        break
                     if any(v is not None and str(v).strip() != "" for v in row):
                         out.append((ws.title, r))
                         rows += 1
@@ -389,11 +391,22 @@ def _xlsx_rows(path: str, mtime_ns: int) -> list[tuple[str, int | None]]:
     return out
 
 
+# Rows of one sheet mapped to cell names: past the readers' own row cap nothing is shown.
+_MAP_ROWS = 500_000
+
+
+def _in_folder(folder: Path, rel: str) -> Path:
+    """A recorded path back to its file, through the fence (names are stored as shown)."""
+    from .workspace import resolve_in_folder
+
+    return resolve_in_folder(folder, rel)
+
+
 def _workbook_map(folder: Path | None, rel: str) -> list[tuple[str, int | None]] | None:
     if folder is None:
         return None
-    path = folder / rel
     try:
+        path = _in_folder(folder, rel)
         return _xlsx_rows(str(path), path.stat().st_mtime_ns)
     except Exception:  # a moved or damaged workbook only costs the cell names
         return None
@@ -619,14 +632,15 @@ def load_run_evidence(run_dir: Path) -> list[dict[str, Any]]:
 def evidence_from_folder(folder: Path, paths: Iterable[str]) -> list[dict[str, Any]]:
     """Evidence records of whole files read through the readers (as read_file pages them)."""
     from .readers import ReadError, read_page
+    from .workspace import PathDenied
 
     records: list[dict[str, Any]] = []
     for rel in paths:
         offset = 0
         for _ in range(1000):  # a page cap: a huge file must not stall a check
             try:
-                page = read_page(folder / rel, offset, None)
-            except ReadError:
+                page = read_page(_in_folder(folder, rel), offset, None)
+            except (ReadError, PathDenied):
                 break
             if page.text and page.productive:
                 records.append(
