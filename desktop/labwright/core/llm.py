@@ -46,6 +46,7 @@ if TYPE_CHECKING:
 DEFAULT_DEADLINE_S = 300.0
 BAD_RESPONSE_RETRIES = 2  # a malformed reply is asked again this many times, then an error
 CONNECT_TIMEOUT_S = 5.0  # a connect cannot be cut by the watchdog: keep it short
+BACKOFF_BASE_S = 0.5  # the first retry's wait; doubled for each next one
 MAX_BACKOFF_S = 8.0
 MAX_RETRY_AFTER_S = 60.0  # a longer Retry-After is not waited for: the error is reported
 WATCH_INTERVAL_S = 0.1  # how often the watchdog looks at the cancel flag
@@ -730,7 +731,7 @@ def _context_exceeded(e: Any) -> bool:
 
 def _backoff(n: int) -> float:
     """0.5, 1, 2, 4, 8 s, with jitter so parallel calls do not retry in step."""
-    return min(MAX_BACKOFF_S, 0.5 * 2**n) * random.uniform(0.75, 1.0)
+    return min(MAX_BACKOFF_S, BACKOFF_BASE_S * 2**n) * random.uniform(0.75, 1.0)
 
 
 def _retry_wait(e: Any, n: int) -> float | None:
