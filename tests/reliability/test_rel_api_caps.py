@@ -103,3 +103,22 @@ def test_the_caps_are_part_of_the_run_configuration(material, tmp_path):
         run(config)
     guards = json.loads((tmp_path / "run" / "run.json").read_text())["config"]["guards"]
     assert guards["max_figures"] == 3 and guards["max_calls_per_turn"] == 8  # the default
+
+
+def test_the_limits_have_command_line_options(material, tmp_path, capsys):
+    from labwright.cli import main
+
+    out = tmp_path / "run"
+    with FakeLLM(route([tool_calls(call("finish_exploration", FINISH_ARGS))] * 5)) as llm:
+        args = ["run", str(material), "--out", str(out), "--base-url", llm.base_url]
+        args += ["--explore-model", "fake-explore", "--write-model", "fake-write", "--no-compile"]
+        args += ["--api-key", "sk-test", "--reflect", "0"]
+        args += ["--explore-deadline", "42", "--write-deadline", "99.5"]
+        args += ["--max-calls-per-turn", "5", "--max-figures", "2"]
+        assert main(args) in (0, 10)
+    config = json.loads((out / "run.json").read_text())["config"]
+    assert config["explore_deadline_s"] == 42 and config["write_deadline_s"] == 99.5
+    assert config["guards"]["max_calls_per_turn"] == 5 and config["guards"]["max_figures"] == 2
+    for bad in (["--max-figures", "0"], ["--write-deadline", "-1"]):
+        assert main(["run", str(material), "--offline", *bad]) == 2
+    assert "must be" in capsys.readouterr().err
