@@ -122,3 +122,18 @@ def test_the_limits_have_command_line_options(material, tmp_path, capsys):
     for bad in (["--max-figures", "0"], ["--write-deadline", "-1"]):
         assert main(["run", str(material), "--offline", *bad]) == 2
     assert "must be" in capsys.readouterr().err
+
+
+def test_max_tokens_per_role_reach_the_server(material, tmp_path):
+    script = [
+        tool_calls(call("read_file", {"path": "manual.txt"})),
+        tool_calls(call("finish_exploration", FINISH_ARGS)),
+    ]
+    with FakeLLM(route(script)) as llm:
+        config = config_for(
+            llm, material, tmp_path / "run", max_tokens={"explore": 321, "write": 654}
+        )
+        events = run(config)
+        sent = {(r["model"], r.get("max_tokens")) for r in llm.requests}
+    assert events[-1].status == "ok"
+    assert sent == {("fake-explore", 321), ("fake-write", 654)}  # each call carries its role's

@@ -49,6 +49,7 @@ CONNECT_TIMEOUT_S = 5.0  # a connect cannot be cut by the watchdog: keep it shor
 BACKOFF_BASE_S = 0.5  # the first retry's wait; doubled for each next one
 MAX_BACKOFF_S = 8.0
 MAX_RETRY_AFTER_S = 60.0  # a longer Retry-After is not waited for: the error is reported
+DEADLINE_SLACK_S = 0.25  # an error this close to the deadline is the deadline
 WATCH_INTERVAL_S = 0.1  # how often the watchdog looks at the cancel flag
 CLIP_CHARS = 200  # of a server's body or message in an error
 
@@ -396,6 +397,11 @@ class LLM:
                     if call.reason or isinstance(exc, _Cut):
                         raise self._cut_error(call, attempts, last) from None
                     err, wait = self._classify(exc, kwargs["model"], attempts, bad, retries)
+                    if call.remaining() <= DEADLINE_SLACK_S:
+                        # The attempt's own timeout, capped at the deadline, beat the
+                        # watchdog by a hair: it is the deadline all the same.
+                        call.cut("deadline")
+                        raise self._cut_error(call, attempts, err) from None
                     if err.kind == "bad_response":
                         bad += 1
                     else:
