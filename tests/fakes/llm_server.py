@@ -7,6 +7,12 @@ client, its retries, its SSE parser and our own HTTP path. Stdlib only.
         client = OpenAI(base_url=llm.base_url, api_key="sk-test", max_retries=0)
         ...
         assert llm.calls == 2
+
+Hostile servers for reliability tests: `raw(status, body, content_type)` sends
+exactly that (truncated JSON, an HTML page, `message: null`...), `trickle(every)`
+sends a body one byte every `every` seconds, `keep_alive(every)` sends SSE
+`: keep-alive` comments (forever, or `count` of them before an answer). Every
+wait ends when the server closes, so no test hangs on them.
 """
 
 from __future__ import annotations
