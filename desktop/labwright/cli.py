@@ -60,6 +60,19 @@ def _parser() -> argparse.ArgumentParser:
         help="USD per 1M prompt,completion tokens of a model (repeatable)",
     )
     r.add_argument("--no-compile", action="store_true")
+    lim = r.add_argument_group("limits")
+    lim.add_argument(
+        "--explore-deadline", type=float, metavar="S", help="cut an explore call after S s (180)"
+    )
+    lim.add_argument(
+        "--write-deadline", type=float, metavar="S", help="cut a writing call after S s (600)"
+    )
+    lim.add_argument(
+        "--max-calls-per-turn", type=int, metavar="N", help="tool calls run per turn (8)"
+    )
+    lim.add_argument(
+        "--max-figures", type=int, metavar="N", help="make_figure runs per report (12)"
+    )
 
     v = sub.add_parser("verify", help="check a report's numbers against the evidence")
     v.add_argument("run_dir", type=Path)
@@ -133,6 +146,7 @@ def _config_from_args(a: argparse.Namespace):
     )
     if a.max_iters is not None:
         config = replace(config, max_tool_iters=a.max_iters)
+    config = _limits(a, config)
     load_template(config.template, config.lang)  # an unknown template is bad input: fail now
     if (
         not config.offline
@@ -145,6 +159,15 @@ def _config_from_args(a: argparse.Namespace):
             f"No API key for {provider.name}. Set {names}, pass --api-key, or run with --offline."
         )
     return config
+
+
+def _limits(a: argparse.Namespace, config):
+    """--explore-deadline, --write-deadline, --max-calls-per-turn, --max-figures (ValueError: bad)."""
+    deadlines = {"explore_deadline_s": a.explore_deadline, "write_deadline_s": a.write_deadline}
+    config = replace(config, **{k: v for k, v in deadlines.items() if v is not None})
+    caps = {"max_calls_per_turn": a.max_calls_per_turn, "max_figures": a.max_figures}
+    caps = {k: v for k, v in caps.items() if v is not None}
+    return replace(config, guards=replace(config.guards, **caps)) if caps else config
 
 
 def _prices(specs: list[str]) -> dict[str, dict[str, float]]:

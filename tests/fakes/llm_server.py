@@ -7,6 +7,12 @@ client, its retries, its SSE parser and our own HTTP path. Stdlib only.
         client = OpenAI(base_url=llm.base_url, api_key="sk-test", max_retries=0)
         ...
         assert llm.calls == 2
+
+Hostile servers for reliability tests: `raw(status, body, content_type)` sends
+exactly that (truncated JSON, an HTML page, `message: null`...), `trickle(every)`
+sends a body one byte every `every` seconds, `keep_alive(every)` sends SSE
+`: keep-alive` comments (forever, or `count` of them before an answer). Every
+wait ends when the server closes, so no test hangs on them.
 """
 
 from __future__ import annotations
@@ -27,15 +33,22 @@ __all__ = [
     "Delay",
     "FakeLLM",
     "HttpError",
+    "KeepAlive",
+    "Raw",
     "Script",
     "Text",
     "ToolCalls",
+    "Trickle",
     "Turn",
     "call",
     "delay",
     "http_error",
+    "keep_alive",
+    "raw",
+    "raw_json",
     "text",
     "tool_calls",
+    "trickle",
 ]
 
 # A scripted delay longer than this is a mistake in a test, not a scenario.
@@ -85,7 +98,29 @@ class Delay:
     turn: Turn
 
 
-Turn = Text | ToolCalls | HttpError | Delay
+@dataclass(frozen=True)
+class Raw:
+    status: int
+    body: bytes
+    content_type: str
+    headers: tuple[tuple[str, str], ...] = ()
+
+
+@dataclass(frozen=True)
+class Trickle:
+    body: bytes
+    every: float
+    content_type: str
+
+
+@dataclass(frozen=True)
+class KeepAlive:
+    every: float
+    then: Text | ToolCalls | None
+    count: int | None
+
+
+Turn = Text | ToolCalls | HttpError | Delay | Raw | Trickle | KeepAlive
 # A list of turns played in order, or a function of (request body, request index).
 Script = Sequence[Turn] | Callable[[dict, int], Turn]
 
@@ -136,6 +171,50 @@ def delay(seconds: float, turn: Turn) -> Delay:
     if not 0 <= seconds <= MAX_DELAY_SECONDS:
         raise ValueError(f"delay must be within 0..{MAX_DELAY_SECONDS} s, got {seconds}")
     return Delay(seconds, turn)
+
+
+def raw(
+    status: int,
+    body: bytes | str,
+    content_type: str = "application/json",
+    headers: dict[str, str] | None = None,
+) -> Raw:
+    """Exactly this status and body, whatever was asked (streamed or not): truncated
+    JSON, an HTML error page, a body with `message: null`..."""
+    data = body.encode() if isinstance(body, str) else body
+    return Raw(status, data, content_type, tuple((headers or {}).items()))
+
+
+def raw_json(payload: Any, status: int = 200) -> Raw:
+    """A JSON body of our choosing, e.g. a completion whose choices list is empty."""
+    return raw(status, json.dumps(payload))
+
+
+def trickle(
+    every: float = 1.0, body: bytes | str = b"", content_type: str = "application/json"
+) -> Trickle:
+    """Headers at once, then the body one byte every `every` seconds: the server that
+    keeps a read timeout from ever firing. The default body is a long, never finished
+    JSON reply. Cut short when the server closes or the client hangs up."""
+    if every <= 0:
+        raise ValueError("trickle needs a positive interval")
+    data = body.encode() if isinstance(body, str) else body
+    return Trickle(
+        data or b'{"id": "chatcmpl-trickle", "choices": [' + b" " * 100_000, every, content_type
+    )
+
+
+def keep_alive(
+    every: float = 0.5, then: Text | ToolCalls | None = None, *, count: int | None = None
+) -> KeepAlive:
+    """An SSE stream that sends only `: keep-alive` comment lines, every `every`
+    seconds: `count` of them and then the answer `then` (as a stream), or (count
+    None) until the server closes or the client hangs up."""
+    if every <= 0:
+        raise ValueError("keep_alive needs a positive interval")
+    if count is not None and then is None:
+        raise ValueError("keep_alive with a count needs the answer that follows it")
+    return KeepAlive(every, then, count)
 
 
 # --- Server ------------------------------------------------------------------
@@ -267,7 +346,7 @@ class FakeLLM:
             if turn is None:
                 return self._fail(f"FakeLLM script exhausted: request {n} has no scripted turn")
         # Catch e.g. a bare call(...) where tool_calls(call(...)) was meant.
-        if not isinstance(turn, (Text, ToolCalls, HttpError, Delay)):
+        if not isinstance(turn, (Text, ToolCalls, HttpError, Delay, Raw, Trickle, KeepAlive)):
             return self._fail(f"FakeLLM script gave {turn!r} for request {n}, not a turn")
         return turn
 
@@ -299,6 +378,7 @@ class _Handler(BaseHTTPRequestHandler):
     # idle keep-alive connection, which would block a clean shutdown.
     protocol_version = "HTTP/1.0"
     timeout = 10  # seconds; bounds a read from a client that stalls
+    _sse_started = False  # the SSE head is out (after keep-alives): the answer is a stream
 
     def log_message(self, format: str, *args: Any) -> None:
         pass  # keep test output clean (and never echo request details)
@@ -356,6 +436,14 @@ class _Handler(BaseHTTPRequestHandler):
             turn = turn.turn
         if isinstance(turn, HttpError):
             return self._send_error(turn)
+        if isinstance(turn, Raw):
+            return self._send_raw(turn)
+        if isinstance(turn, Trickle):
+            return self._send_trickle(turn)
+        if isinstance(turn, KeepAlive):
+            if not self._send_keep_alives(turn) or turn.then is None:
+                return None
+            turn = turn.then
         message: dict[str, Any] = {"role": "assistant", "content": None, "refusal": None}
         if isinstance(turn, Text):
             message["content"] = turn.content
@@ -382,7 +470,7 @@ class _Handler(BaseHTTPRequestHandler):
             "model": body.get("model", ""),
             "system_fingerprint": None,
         }
-        if body.get("stream"):
+        if body.get("stream") or self._sse_started:
             include_usage = bool((body.get("stream_options") or {}).get("include_usage"))
             chunks = _stream_chunks(
                 envelope, message, finish_reason, usage if include_usage else None
@@ -421,12 +509,50 @@ class _Handler(BaseHTTPRequestHandler):
         self.end_headers()
         self.wfile.write(data)
 
-    def _send_sse(self, chunks: Iterator[dict]) -> None:
+    def _send_raw(self, turn: Raw) -> None:
+        self.send_response(turn.status)
+        self.send_header("Content-Type", turn.content_type)
+        self.send_header("Content-Length", str(len(turn.body)))
+        for name, value in turn.headers:
+            self.send_header(name, value)
+        self.end_headers()
+        self.wfile.write(turn.body)
+
+    def _send_trickle(self, turn: Trickle) -> None:
+        closing = self.server.fake._closing
+        self.send_response(200)
+        self.send_header("Content-Type", turn.content_type)
+        self.send_header("Content-Length", str(len(turn.body)))
+        self.end_headers()
+        self.wfile.flush()
+        for i in range(len(turn.body)):
+            self.wfile.write(turn.body[i : i + 1])  # a hung-up client raises here: handled
+            self.wfile.flush()
+            if closing.wait(turn.every):
+                return
+
+    def _send_keep_alives(self, turn: KeepAlive) -> bool:
+        """True when all `count` keep-alives went out (the answer follows)."""
+        closing = self.server.fake._closing
+        self._sse_head()
+        for _ in itertools.count() if turn.count is None else range(turn.count):
+            self.wfile.write(b": keep-alive\n\n")
+            self.wfile.flush()
+            if closing.wait(turn.every):
+                return False
+        return True
+
+    def _sse_head(self) -> None:
         # No Content-Length: under HTTP/1.0 the body ends when the connection closes.
         self.send_response(200)
         self.send_header("Content-Type", "text/event-stream")
         self.send_header("Cache-Control", "no-cache")
         self.end_headers()
+        self._sse_started = True
+
+    def _send_sse(self, chunks: Iterator[dict]) -> None:
+        if not self._sse_started:
+            self._sse_head()
         for chunk in chunks:
             self.wfile.write(b"data: " + json.dumps(chunk).encode() + b"\n\n")
             self.wfile.flush()

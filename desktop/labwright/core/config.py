@@ -12,6 +12,8 @@ from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
+from .llm import redact_url
+
 ROLES = ("explore", "write", "reflect", "vision", "fix")
 
 
@@ -93,6 +95,9 @@ class GuardLimits:
     error_storm_at: int = 5  # same-error failures among the tool's last error_storm_window calls
     error_storm_window: int = 10
     budget_warn_percent: int = 90  # share of a token/money budget that earns the wrap-up
+    # work per turn and per run: the calls of one turn past this many are not run
+    max_calls_per_turn: int = 8
+    max_figures: int = 12  # make_figure runs of one exploration (each is a sandboxed process)
 
     def __post_init__(self) -> None:
         for f in fields(self):
@@ -126,7 +131,8 @@ class GuardLimits:
 class RunConfig:
     folder: Path
     out_dir: Path | None = None
-    base_url: str = PROVIDERS[DEFAULT_PROVIDER].base_url
+    # repr=False: a URL may carry a key in its userinfo (https://user:key@host/v1)
+    base_url: str = field(default=PROVIDERS[DEFAULT_PROVIDER].base_url, repr=False)
     api_key: str | None = field(default=None, repr=False)
     explore_model: str = PROVIDERS[DEFAULT_PROVIDER].explore_model
     write_model: str = PROVIDERS[DEFAULT_PROVIDER].write_model
@@ -138,8 +144,14 @@ class RunConfig:
     budget_tokens: int | None = None
     compile: bool = True
     offline: bool = False
-    request_timeout_s: float = 120.0
+    request_timeout_s: float = 120.0  # silence allowed while waiting for bytes (per attempt)
     max_retries: int = 4
+    # The whole of one model call, every retry included: past it the call is cut (llm.py).
+    # Exploration turns are short; a draft streamed by a slow local model is not.
+    explore_deadline_s: float = 180.0  # explore and vision calls
+    write_deadline_s: float = 600.0  # gap, draft, reflect, bib, compile fixes
+    # max_tokens sent per role ("explore", "write", ...); a role not listed sends none
+    max_tokens: dict[str, int] = field(default_factory=dict, hash=False)
     guards: GuardLimits = field(default_factory=GuardLimits)
     # Money: prices per model in USD per 1M tokens, {"model": {"prompt": p, "completion": c}}.
     # Empty means money is not tracked (the settings window will fill it in).
@@ -157,6 +169,15 @@ class RunConfig:
                 )
             if any(not isinstance(v, (int, float)) or v < 0 for v in price.values()):
                 raise ValueError(f"price of {name!r} must be non-negative numbers")
+        for name in ("explore_deadline_s", "write_deadline_s"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0:
+                raise ValueError(f"{name} must be a positive number of seconds")
+        for role, limit in self.max_tokens.items():
+            if role not in ROLES:
+                raise ValueError(f"max_tokens: unknown role {role!r} (one of {', '.join(ROLES)})")
+            if isinstance(limit, bool) or not isinstance(limit, int) or limit < 1:
+                raise ValueError(f"max_tokens of {role} must be a positive integer")
         for name in ("budget_usd", "explore_budget_tokens", "explore_budget_usd"):
             value = getattr(self, name)
             if value is not None and not value > 0:
@@ -175,7 +196,9 @@ class RunConfig:
             if f.name == "api_key":
                 continue
             value = getattr(self, f.name)
-            if isinstance(value, Path):
+            if f.name == "base_url":
+                value = redact_url(value)  # a key in its userinfo stays out of run.json
+            elif isinstance(value, Path):
                 value = str(value)
             elif isinstance(value, GuardLimits):
                 value = {g.name: getattr(value, g.name) for g in fields(value)}

@@ -29,6 +29,9 @@ GuardKind = Literal[
     "cycle",
     "wander",
     "error_storm",
+    "deadline",  # a model call cut at its deadline (llm.py)
+    "call_cap",  # a turn asked for more tool calls than max_calls_per_turn
+    "figure_cap",  # make_figure past max_figures
 ]
 DoneStatus = Literal["ok", "degraded", "failed", "cancelled"]
 

@@ -19,7 +19,7 @@ from typing import Any
 from .config import RunConfig, resources_dir
 from .events import Error, Event, Guard, LLMCall, ToolCall, ToolResult
 from .guards import Budget, Guards, describe_call, fingerprint
-from .llm import LLM, LLMError, Usage
+from .llm import LLM, Cancelled, LLMError, ToolCallRequest, Usage
 from .tools import FINISH, Tool, ToolContext, ToolOutcome, build_tools
 from .tools.base import Refused, error
 from .workspace import ScanResult
@@ -27,8 +27,7 @@ from .workspace import ScanResult
 MAX_PARALLEL = 4
 
 
-class Cancelled(Exception):
-    """The user cancelled; everything gathered so far is kept."""
+__all__ = ["Cancelled", "Exploration", "explore"]  # Cancelled lives in llm.py: a call raises it
 
 
 @dataclass
@@ -65,6 +64,19 @@ class Exploration:
             figures=self.figures,
         )
         return base
+
+
+@dataclass
+class _Caps:
+    """Work allowed per turn and per run (GuardLimits), and what was used of it."""
+
+    per_turn: int
+    figures: int
+    figure_runs: int = 0
+
+    @property
+    def figures_left(self) -> bool:
+        return self.figure_runs < self.figures
 
 
 @dataclass
@@ -128,6 +140,7 @@ def explore(
     guards = Guards(config.guards)
     budget = Budget(config, usage, stage="explore")
     result = Exploration()
+    caps = _Caps(config.guards.max_calls_per_turn, config.guards.max_figures)
     messages = _first_messages(config, scan, tools)
     try:
         for iteration in itertools.count(1):
@@ -157,7 +170,11 @@ def explore(
                 if guards.evidence > 0:
                     tool_choice = {"type": "function", "function": {"name": FINISH}}
 
-            offered = [t.schema() for t in tools.values() if t.name not in guards.disabled]
+            offered = [
+                t.schema()
+                for t in tools.values()
+                if t.name not in guards.disabled and (t.name != "make_figure" or caps.figures_left)
+            ]
             guards.collapse(messages)  # after a trip, repeats no longer re-prime the model
             try:
                 reply = llm.chat(
@@ -165,8 +182,13 @@ def explore(
                     messages=messages,
                     tools=offered,
                     tool_choice=tool_choice,
+                    max_tokens=config.max_tokens.get("explore"),
+                    deadline_s=config.explore_deadline_s,
+                    cancelled=cancelled,
                 )
             except LLMError as e:
+                if e.kind == "deadline":
+                    yield Guard("deadline", f"explore call cut at {config.explore_deadline_s:g} s")
                 if guards.evidence == 0:
                     raise  # nothing gathered: the run cannot go on from here
                 yield Error("explore", str(e))
@@ -188,11 +210,14 @@ def explore(
             if wrap_up:
                 guards.tripped = True
 
-            if not reply.tool_calls:
+            calls, over_cap = _cap_calls(reply.tool_calls, caps.per_turn, messages)
+            if over_cap:
+                yield Guard("call_cap", over_cap)
+            if not calls:
                 messages.append({"role": "user", "content": USE_TOOLS})
             else:
                 for event in _run_turn(
-                    reply.tool_calls, iteration, tools, guards, ctx, messages, result, cancelled
+                    calls, iteration, tools, guards, ctx, messages, result, cancelled, caps
                 ):
                     if isinstance(event, LLMCall):  # the vision model, asked by read_image
                         usage.add_call(
@@ -208,7 +233,7 @@ def explore(
                     break
             # Notes to the model go after the tool results: the API wants every tool
             # message right after the assistant message that called it.
-            for note in (wrap_up, guards.take_nudge()):
+            for note in (over_cap and _cap_note(caps.per_turn), wrap_up, guards.take_nudge()):
                 if note:
                     messages.append({"role": "user", "content": note})
     except Cancelled:
@@ -221,6 +246,44 @@ USE_TOOLS = (
     "Use the tools to read the material, or call finish_exploration when you know the "
     "experiment, its goal and the key findings."
 )
+
+
+def _cap_calls(
+    calls: list[ToolCallRequest], cap: int, messages: list[dict]
+) -> tuple[list[ToolCallRequest], str]:
+    """At most `cap` calls of a turn run; the rest are dropped from the transcript too.
+
+    Every call the transcript lists needs its tool message (the API wants it), so the
+    dropped ones leave the assistant message rather than each getting a "not run"
+    answer: a thousand such answers would be sent back on every later turn. The
+    model is told in a note after the results.
+    """
+    if len(calls) <= cap:
+        return calls, ""
+    messages[-1]["tool_calls"] = messages[-1]["tool_calls"][:cap]
+    names = sorted({c.name for c in calls[cap:]})
+    return calls[:cap], (
+        f"The model asked for {len(calls)} tool calls in one turn; the first {cap} ran, "
+        f"{len(calls) - cap} were not run ({', '.join(names)[:200]})."
+    )
+
+
+def _cap_note(cap: int) -> str:
+    return (
+        f"Only the first {cap} tool calls of your last turn were run; the others were not "
+        f"run and are not in the transcript. Ask for at most {cap} calls per turn, the most "
+        "important first."
+    )
+
+
+def _figure_cap(caps: _Caps) -> ToolOutcome:
+    return ToolOutcome(
+        False,
+        f"Not run: figure limit reached ({caps.figures} make_figure runs per report). Use "
+        "the figures already made, or finish_exploration.",
+        f"figure limit reached ({caps.figures})",
+        productive=False,
+    )
 
 
 def _open_window(config: RunConfig, guards: Guards, messages: list[dict]) -> Guard:
@@ -251,6 +314,7 @@ def _run_turn(
     messages: list[dict],
     result: Exploration,
     cancelled: Callable[[], bool],
+    caps: _Caps,
 ) -> Generator[Event, None, None]:
     slots: list[_Slot] = []
     batch: list[_Slot] = []
@@ -295,7 +359,13 @@ def _run_turn(
             slots.append(slot)
             continue
         assert slot.tool is not None
-        if verdict.action != "run":
+        if verdict.action == "run" and call.name == "make_figure" and not caps.figures_left:
+            slot.outcome = _figure_cap(caps)
+            slot.guard_events = [
+                *slot.guard_events,
+                Guard("figure_cap", f"make_figure not run: {slot.outcome.summary}"),
+            ]
+        elif verdict.action != "run":
             slot.outcome = ToolOutcome(
                 verdict.action != "refuse",
                 verdict.content,
@@ -304,6 +374,8 @@ def _run_turn(
             )
             slot.cached = verdict.action == "dedup"
         else:
+            if call.name == "make_figure":
+                caps.figure_runs += 1  # made or failed, each run costs a sandboxed process
             fp = fingerprint(call.name, args)
             slot.same_as = next((s for s in batch if fingerprint(s.name, s.args) == fp), None)
             slot.run = slot.same_as is None

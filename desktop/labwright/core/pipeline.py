@@ -176,7 +176,12 @@ class _Run:
         if self.llm is None:
             c = self.config
             self.llm = LLM(
-                c.base_url, c.api_key, timeout_s=c.request_timeout_s, max_retries=c.max_retries
+                c.base_url,
+                c.api_key,
+                timeout_s=c.request_timeout_s,
+                max_retries=c.max_retries,
+                deadline_s=c.explore_deadline_s,  # vision calls; explore and write pass theirs
+                cancelled=self.cancelled,  # a stuck call gives up at once on Cancel
             )
             self.writer.llm = self.llm
         return self.llm

@@ -19,7 +19,7 @@ from typing import Any
 from .config import RunConfig, resources_dir
 from .events import Event, Guard, LLMCall
 from .guards import Budget
-from .llm import LLM, Reply, Usage
+from .llm import LLM, LLMError, Reply, Usage
 from .templates import Template
 
 MAX_FORMAT_RETRIES = 3
@@ -114,14 +114,28 @@ class Writer:
         self, role: str, messages: list[dict[str, Any]], *, stream: bool = False
     ) -> Generator[Event, None, Reply]:
         assert self.llm is not None
-        model = self.config.write_model
-        if stream and self.on_text is not None:
-            self.on_text("start", role)
-            reply = self.llm.stream(
-                model=model, messages=messages, on_delta=partial(self.on_text, "delta")
-            )
-        else:
-            reply = self.llm.chat(model=model, messages=messages)
+        c = self.config
+        # every role here writes: they share the write deadline; max_tokens is per role
+        limits: dict[str, Any] = {
+            "model": c.write_model,
+            "messages": messages,
+            "max_tokens": c.max_tokens.get(role),
+            "deadline_s": c.write_deadline_s,
+        }
+        try:
+            if stream and self.on_text is not None:
+                self.on_text("start", role)
+                reply = self.llm.stream(
+                    **limits,
+                    on_delta=partial(self.on_text, "delta"),
+                    on_retry=partial(self.on_text, "start", role),  # the shown text starts over
+                )
+            else:
+                reply = self.llm.chat(**limits)
+        except LLMError as e:
+            if e.kind == "deadline":
+                yield Guard("deadline", f"{role} call cut at {c.write_deadline_s:g} s")
+            raise
         self.usage.add(role, reply)
         yield LLMCall(role, reply.model, reply.prompt_tokens, reply.completion_tokens, reply.ms)
         yield from self.budget.check().events  # the wrap-up warning once, then the stop
