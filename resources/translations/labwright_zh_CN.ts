@@ -744,6 +744,18 @@
         <translation>报告编译失败，已要求模型修复。</translation>
     </message>
     <message>
+        <source>A model call took longer than its time limit and was stopped.</source>
+        <translation>一次模型调用超过了时间上限，已被停止。</translation>
+    </message>
+    <message>
+        <source>The model asked for too many tools at once; only the first ones ran.</source>
+        <translation>模型一次请求的工具调用过多，只执行了前面几个。</translation>
+    </message>
+    <message>
+        <source>The run has made as many figures as it may; no more are made.</source>
+        <translation>本次运行的图已达上限，不再生成新图。</translation>
+    </message>
+    <message>
         <source>A guard stepped in.</source>
         <translation>防护机制介入了。</translation>
     </message>

@@ -313,7 +313,7 @@ def _explore(run: _Run) -> Iterator[Event]:
         yield run.milestone("explore", "skipped", {"reason": "offline"})
         return
     yield run.milestone("explore", "start")
-    ctx = ToolContext(c.folder, run.dir, run.model(), c.vision_model)
+    ctx = ToolContext(c.folder, run.dir, run.model(), c.vision_model, cancelled=run.cancelled)
     try:
         run.exploration = yield from explore(
             c, run.model(), run.scan, ctx, run.usage, run.cancelled

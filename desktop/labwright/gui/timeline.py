@@ -92,6 +92,15 @@ def guard_explanation(kind: str) -> str:
         "compile_fix": QCoreApplication.translate(
             "Timeline", "The report did not compile; the model was asked to fix it."
         ),
+        "deadline": QCoreApplication.translate(
+            "Timeline", "A model call took longer than its time limit and was stopped."
+        ),
+        "call_cap": QCoreApplication.translate(
+            "Timeline", "The model asked for too many tools at once; only the first ones ran."
+        ),
+        "figure_cap": QCoreApplication.translate(
+            "Timeline", "The run has made as many figures as it may; no more are made."
+        ),
     }
     return texts.get(kind, QCoreApplication.translate("Timeline", "A guard stepped in."))
 
