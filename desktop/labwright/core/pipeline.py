@@ -593,6 +593,7 @@ def _reflect(run: _Run) -> Iterator[Event]:
         yield run.milestone("reflect", "skipped", {"round": n, "of": rounds, "reason": reason})
         return
     yield run.milestone("reflect", "start", {"round": n, "of": rounds})
+    run.model()  # a resumed run starts here with no client yet
     # the current text's untraced numbers go to the critique (also after a resume)
     checked = verify_report(run.tex, run.exploration.evidence, run.config.folder)
     unmatched = [c.to_dict() for c in checked.unmatched]
