@@ -13,13 +13,16 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import labwright
+from agent_helpers import FINISH_ARGS, MINIMAL_REPORT, writer_turn
 from canary import SECRET_KEY
+from fakes import call, delay, text, tool_calls
 
 SOURCE = str(Path(labwright.__file__).resolve().parents[1])
 
@@ -109,3 +112,49 @@ def wait_for(predicate: Callable[[], bool], timeout: float = 60, what: str = "")
 
 def total_calls(m: dict[str, Any]) -> int:
     return sum(u["calls"] for u in m["usage"].values())
+
+
+FILES = ["data/pendulum.csv", "manual.txt", "data/log.txt"]
+
+
+class Model:
+    """Explore: read the three files, then finish (or never finish: a cut exploration).
+    Write: a draft, critiques that always find something, revisions that always change.
+    The first request `kill_when` picks is held open `hold` seconds, so the test
+    can kill or interrupt the client meanwhile."""
+
+    def __init__(
+        self, kill_when=lambda kind, k: False, *, finish: bool = True, hold: float = 25
+    ) -> None:
+        self.kill_when = kill_when
+        self.hold = hold
+        self.finish = finish
+        self.reached = threading.Event()
+        self.counts: dict[str, int] = {}
+        self._lock = threading.Lock()
+
+    def answer(self, body: dict) -> tuple[str, object]:
+        if body["model"] != "fake-write":
+            turn = sum(1 for m in body["messages"] if m.get("role") == "assistant")
+            if turn < len(FILES):
+                return "explore", tool_calls(call("read_file", {"path": FILES[turn]}))
+            if self.finish:
+                return "explore", tool_calls(call("finish_exploration", FINISH_ARGS))
+            return "explore", tool_calls(call("list_dir", {"path": "data"}))
+        last = json.dumps(body["messages"][-1].get("content", ""))
+        if "Review this lab report" in last:
+            return "critique", text("1. The discussion is missing.")
+        if "Revise the report" in last:
+            n = self.counts.get("revise", 0) + 1
+            extra = " ".join(["The period grows with the length."] * n)
+            return "revise", text(MINIMAL_REPORT.replace("was read.", f"was read. {extra}"))
+        return "write", writer_turn(body)
+
+    def __call__(self, body: dict, n: int):
+        kind, turn = self.answer(body)
+        with self._lock:
+            k = self.counts[kind] = self.counts.get(kind, 0) + 1
+            if not self.reached.is_set() and self.kill_when(kind, k):
+                self.reached.set()
+                return delay(self.hold, turn)  # the client is killed or cancelled meanwhile
+        return turn

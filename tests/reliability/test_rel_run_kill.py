@@ -11,56 +11,13 @@ degraded; an exploration killed midway is done again from the start.
 from __future__ import annotations
 
 import json
-import threading
 
 import pytest
-from rel_run_proc import Labwright, journal, meta, run_cli, total_calls, wait_for
+from rel_run_proc import Labwright, Model, journal, meta, run_cli, total_calls, wait_for
 
-from agent_helpers import FINISH_ARGS, MINIMAL_REPORT, writer_turn
 from canary import SECRET_KEY, leaks
-from fakes import FakeLLM, call, delay, text, tool_calls
+from fakes import FakeLLM
 from labwright.core.latex import probe_engines
-
-FILES = ["data/pendulum.csv", "manual.txt", "data/log.txt"]
-
-
-class Model:
-    """Explore: read the three files, then finish (or never finish: a cut exploration).
-    Write: a draft, critiques that always find something, revisions that always change.
-    The first request `kill_when` picks is held open, so the test can kill meanwhile."""
-
-    def __init__(self, kill_when=lambda kind, k: False, *, finish: bool = True) -> None:
-        self.kill_when = kill_when
-        self.finish = finish
-        self.reached = threading.Event()
-        self.counts: dict[str, int] = {}
-        self._lock = threading.Lock()
-
-    def answer(self, body: dict) -> tuple[str, object]:
-        if body["model"] != "fake-write":
-            turn = sum(1 for m in body["messages"] if m.get("role") == "assistant")
-            if turn < len(FILES):
-                return "explore", tool_calls(call("read_file", {"path": FILES[turn]}))
-            if self.finish:
-                return "explore", tool_calls(call("finish_exploration", FINISH_ARGS))
-            return "explore", tool_calls(call("list_dir", {"path": "data"}))
-        last = json.dumps(body["messages"][-1].get("content", ""))
-        if "Review this lab report" in last:
-            return "critique", text("1. The discussion is missing.")
-        if "Revise the report" in last:
-            n = self.counts.get("revise", 0) + 1
-            extra = " ".join(["The period grows with the length."] * n)
-            return "revise", text(MINIMAL_REPORT.replace("was read.", f"was read. {extra}"))
-        return "write", writer_turn(body)
-
-    def __call__(self, body: dict, n: int):
-        kind, turn = self.answer(body)
-        with self._lock:
-            k = self.counts[kind] = self.counts.get(kind, 0) + 1
-            if not self.reached.is_set() and self.kill_when(kind, k):
-                self.reached.set()
-                return delay(25, turn)  # never answered: the client is killed meanwhile
-        return turn
 
 
 def args(llm: FakeLLM, material, run_dir, *, reflect: int, compile: bool, extra=()):
