@@ -27,6 +27,11 @@ _UNSAFE = re.compile(
 )
 
 
+# json.dumps escapes C0 controls inside strings itself; raw ones left in its output are
+# the layout (newlines, indentation), which must stay.
+_JSON_UNSAFE = re.compile("[\x7f-\x9f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069\ud800-\udfff]")
+
+
 def _escape_char(m: re.Match[str]) -> str:
     o = ord(m.group())
     if 0xDC80 <= o <= 0xDCFF:  # surrogateescape: the original byte
@@ -43,7 +48,7 @@ def terminal_safe(text: object) -> str:
 def _json_safe(line: str) -> str:
     """A JSON line with the characters JSON leaves raw (C1 controls, DEL, bidi, lone
     surrogates) written as \\u escapes: the same JSON, safe on a terminal, encodable."""
-    return _UNSAFE.sub(lambda m: f"\\u{ord(m.group()):04x}", line)
+    return _JSON_UNSAFE.sub(lambda m: f"\\u{ord(m.group()):04x}", line)
 
 
 def _say(message: object) -> None:
