@@ -759,6 +759,7 @@ def redraft(
     config = _redraft_config(Path(run_dir).resolve(), api_key)
     assert config.out_dir is not None
     _keep_edit(config.out_dir)
+    _sweep()
     run = _Redraft(config, _as_check(cancel), note)
     run.writer.on_text = on_text
     yield from _drive(run, reload=True)
