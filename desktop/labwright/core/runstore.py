@@ -282,9 +282,7 @@ def sweep_temp_dirs(root: Path | None = None) -> list[Path]:
                 pid = int(m[1])
                 if pid == me or pid_alive(pid):
                     continue
-            elif not (
-                _LEGACY_TEMP.match(entry.name) and time.time() - st.st_mtime > _LEGACY_AGE_S
-            ):
+            elif not (_LEGACY_TEMP.match(entry.name) and time.time() - st.st_mtime > _LEGACY_AGE_S):
                 continue
             shutil.rmtree(entry.path, ignore_errors=True)
             removed.append(Path(entry.path))
