@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import re
@@ -249,6 +250,11 @@ def cmd_run(a: argparse.Namespace) -> int:
     except KeyboardInterrupt:  # outside the run's own code (printing): end it, say so
         run.close()
         _say("aborted; the run is marked cancelled.")
+        return EXIT_CANCELLED
+    except BrokenPipeError:  # `labwright run --json | head`: the reader left
+        run.close()
+        with contextlib.suppress(OSError):  # nothing more may reach the closed pipe
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return EXIT_CANCELLED
     except Exception as e:  # the run's own failures end in a `done` event; this is ours
         run.close()

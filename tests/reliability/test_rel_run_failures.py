@@ -11,6 +11,7 @@ a cancel: exit 130, run.json "cancelled".
 from __future__ import annotations
 
 import json
+import sys
 
 import pytest
 
@@ -166,4 +167,47 @@ def test_a_crash_in_the_printer_ends_the_run_and_logs_the_traceback(
     assert last.startswith("labwright: internal error: ValueError: printer bug; details in ")
     logs = list((isolated_home / "logs").glob("crash-*.txt"))
     assert len(logs) == 1 and "Traceback" in logs[0].read_text()
+    assert json.loads((out / "run.json").read_text())["status"] == "cancelled"
+
+
+def test_a_resume_that_cannot_reload_fails_honestly(material, tmp_path, capsys):
+    """What a finished stage left is unreadable (a disk error, a hand edit): the
+    resumed run fails with an error event and run.json "failed", not a traceback."""
+    out = tmp_path / "run"
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(pipeline, "_draft", raising(KeyboardInterrupt()))
+        assert main(["run", str(material), "--offline", "--no-compile", "--out", str(out)]) == 130
+    (out / "figures.json").write_text("[{broken", encoding="utf-8")
+    capsys.readouterr()
+    assert main(["run", "--resume", str(out)]) == 1
+    err = capsys.readouterr().err
+    assert "Traceback" not in err and "JSONDecodeError" in err
+    meta = json.loads((out / "run.json").read_text())
+    assert meta["status"] == "failed" and "internal_error" in meta["reasons"]
+    assert "Traceback" in (out / ERROR_LOG).read_text()
+
+
+def test_a_reader_that_leaves_the_json_pipe_cancels_the_run(material, tmp_path):
+    """`labwright run --json | head -1`: the run stops, marked cancelled, no traceback."""
+    import subprocess
+
+    from rel_run_proc import child_env
+
+    out = tmp_path / "run"
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "labwright.cli", "run", str(material)]
+        + ["--offline", "--no-compile", "--json", "--out", str(out)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=child_env(),
+    )
+    assert proc.stdout is not None and proc.stderr is not None
+    first = proc.stdout.readline()
+    proc.stdout.close()  # the reader is gone
+    code = proc.wait(60)
+    err = proc.stderr.read()
+    proc.stderr.close()
+    assert json.loads(first)["stage"] == "scan"
+    assert code == 130  # the next event after the scan found the pipe closed
+    assert b"Traceback" not in err
     assert json.loads((out / "run.json").read_text())["status"] == "cancelled"
