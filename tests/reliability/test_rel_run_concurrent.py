@@ -15,7 +15,7 @@ from rel_run_proc import Labwright, journal
 from labwright.core import runstore
 from labwright.core.config import RunConfig
 from labwright.core.pipeline import run_agent
-from labwright.core.runstore import RunDirError, RunStore, new_run_dir
+from labwright.core.runstore import RunDirError, RunStore, is_running, new_run_dir
 
 N = 8
 
@@ -112,12 +112,15 @@ def test_eight_run_agents_in_threads(material, tmp_path, isolated_home, monkeypa
 
 def test_a_run_store_refuses_a_folder_another_run_holds(material, tmp_path):
     run_dir = tmp_path / "run"
+    assert not is_running(run_dir)
     first = RunStore(run_dir, material)
     try:
+        assert is_running(run_dir)
         with pytest.raises(RunDirError, match="already holds a run|in use"):
             RunStore(run_dir, material)
         with pytest.raises(RunDirError, match="in use by another"):
             RunStore(run_dir, material, resume=True)  # resuming a run that is still going
     finally:
         first.close()
+    assert not is_running(run_dir)
     RunStore(run_dir, material, resume=True).close()  # once it ended, it can be resumed

@@ -18,6 +18,7 @@ from rel_run_proc import Labwright, Model, journal, meta, run_cli, total_calls, 
 from canary import SECRET_KEY, leaks
 from fakes import FakeLLM
 from labwright.core.latex import probe_engines
+from labwright.core.runstore import is_running
 
 
 def args(llm: FakeLLM, material, run_dir, *, reflect: int, compile: bool, extra=()):
@@ -68,7 +69,9 @@ def test_kill_9_then_resume_completes_with_honest_usage(
                 )
             else:
                 assert model.reached.wait(60), child.stderr.decode(errors="replace")
+            assert is_running(run_dir)  # the live run holds its lock...
             child.kill9()
+            assert not is_running(run_dir)  # ...and the kernel drops it with the process
         finally:
             child.reap_group()  # hygiene: whatever the killed run had started
         in_flight = 0 if compile else 1

@@ -104,6 +104,13 @@ class _Run:
             if claimed:  # the folder this run claimed holds nothing: leave no empty run
                 _remove_empty_run(self.config.out_dir)
             raise
+        try:
+            self._setup(resume)
+        except BaseException:
+            self.store.close()  # and so its lock: the run can be tried again
+            raise
+
+    def _setup(self, resume: bool) -> None:
         self.dir = self.store.dir
         self.cursor = 0  # index in the plan of the next milestone
         self.usage = Usage()
@@ -114,11 +121,7 @@ class _Run:
         self.done_stages: set[int] = set()
         self.note: str | None = None  # the person's note for a re-draft's write model
         if resume:
-            try:
-                self._load_journal()
-            except BaseException:
-                self.store.close()  # and so its lock: the run can be tried again
-                raise
+            self._load_journal()
         self.writer = Writer(self.config, None, self.usage, self.template)
         # what the stages hand on
         self.scan: ScanResult | None = None

@@ -202,6 +202,19 @@ class RunStore:
             self._lock = -1
 
 
+def is_running(run_dir: Path) -> bool:
+    """Whether a live process has this run open. run.json says "running" also for a run
+    that was killed; the lock, which dies with its process, tells the two apart."""
+    try:
+        fd = os.open(run_dir / ".lock", os.O_RDWR)
+    except OSError:
+        return False
+    try:
+        return not _try_lock(fd)
+    finally:
+        os.close(fd)  # closing releases a lock this probe took
+
+
 def read_journal(run_dir: Path) -> list[dict[str, Any]]:
     """The events of a run; a torn line (a run killed mid-write) is ignored."""
     out = []
