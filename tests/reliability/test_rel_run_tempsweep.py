@@ -68,11 +68,13 @@ def test_sweep_removes_only_what_dead_processes_left(tmp_root, tmp_path):
             unrelated.mkdir()
             other_tool = tmp_root / "pytest-of-someone"
             other_tool.mkdir()
+            cache = tmp_root / "labwright-mplcache-0-3.11.2"  # the sandbox's shared font cache
+            cache.mkdir()
 
             removed = sweep_temp_dirs()
 
             assert removed == [dead] and not dead.exists()
-            assert mine.is_dir() and live.is_dir() and unrelated.is_dir() and other_tool.is_dir()
+            assert all(p.is_dir() for p in (mine, live, unrelated, other_tool, cache))
             assert (target / "keep.txt").read_text() == CANARY
         finally:
             other.kill()
