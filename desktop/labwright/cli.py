@@ -3,16 +3,58 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
+import re
 import signal
 import sys
 import threading
+import time
+import traceback
 from dataclasses import replace
 from pathlib import Path
 
 EXIT = {"ok": 0, "degraded": 10, "failed": 1, "cancelled": 130}
 EXIT_USAGE = 2
+EXIT_FAILED = 1
+EXIT_CANCELLED = 130
+
+# What a terminal may act on: C0 and C1 controls (ESC, CSI, CR, BEL, ...), DEL, the
+# line separators, bidi overrides (text shown reordered) and lone surrogates (the
+# undecodable bytes of a file name, carried by surrogateescape).
+_UNSAFE = re.compile(
+    "[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069\ud800-\udfff]"
+)
+
+
+# json.dumps escapes C0 controls inside strings itself; raw ones left in its output are
+# the layout (newlines, indentation), which must stay.
+_JSON_UNSAFE = re.compile("[\x7f-\x9f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069\ud800-\udfff]")
+
+
+def _escape_char(m: re.Match[str]) -> str:
+    o = ord(m.group())
+    if 0xDC80 <= o <= 0xDCFF:  # surrogateescape: the original byte
+        return f"\\x{o - 0xDC00:02x}"
+    return f"\\x{o:02x}" if o < 0x100 else f"\\u{o:04x}"
+
+
+def terminal_safe(text: object) -> str:
+    """`text` as one line a terminal shows literally: controls, bidi overrides and
+    undecodable bytes become visible escapes (\\x1b, \\u202e, \\xff)."""
+    return _UNSAFE.sub(_escape_char, text if isinstance(text, str) else str(text))
+
+
+def _json_safe(line: str) -> str:
+    """A JSON line with the characters JSON leaves raw (C1 controls, DEL, bidi, lone
+    surrogates) written as \\u escapes: the same JSON, safe on a terminal, encodable."""
+    return _JSON_UNSAFE.sub(lambda m: f"\\u{ord(m.group()):04x}", line)
+
+
+def _say(message: object) -> None:
+    """One line for the person, on stderr."""
+    print(f"labwright: {terminal_safe(message)}", file=sys.stderr, flush=True)
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -203,7 +245,7 @@ def cmd_run(a: argparse.Namespace) -> int:
     try:
         config = _resume_config(a) if a.resume else _config_from_args(a)
     except ValueError as e:
-        print(f"labwright: {e}", file=sys.stderr)
+        _say(e)
         return EXIT_USAGE
 
     cancel = threading.Event()
@@ -216,18 +258,58 @@ def cmd_run(a: argparse.Namespace) -> int:
 
     previous = signal.signal(signal.SIGINT, on_sigint)
     printer = JsonPrinter() if a.json else LogPrinter()
-    status = "failed"
+    status, error = "failed", None
+    run = run_agent(config, cancel, resume=bool(a.resume))
     try:
-        for event in run_agent(config, cancel, resume=bool(a.resume)):
+        for event in run:
             printer(event)
             if event.type == "done":
                 status = event.status
+            elif event.type == "error":
+                error = event.message
     except RunDirError as e:
-        print(f"labwright: {e}", file=sys.stderr)
+        _say(e)
         return EXIT_USAGE
+    except KeyboardInterrupt:  # outside the run's own code (printing): end it, say so
+        run.close()
+        _say("aborted; the run is marked cancelled.")
+        return EXIT_CANCELLED
+    except BrokenPipeError:  # `labwright run --json | head`: the reader left
+        run.close()
+        with contextlib.suppress(OSError):  # nothing more may reach the closed pipe
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return EXIT_CANCELLED
+    except Exception as e:  # the run's own failures end in a `done` event; this is ours
+        run.close()
+        _say(_crash(e, config.api_key))
+        return EXIT_FAILED
     finally:
         signal.signal(signal.SIGINT, previous)
+    if status == "failed":
+        _say(f"the run failed: {error or 'no report was written'}")
     return EXIT[status]
+
+
+def _crash(e: BaseException, key: str | None = None) -> str:
+    """A one-line message for an unexpected exception; its traceback goes to a log file
+    in LABWRIGHT_HOME/logs (without the key), never to the terminal."""
+    from labwright.core.config import labwright_home
+    from labwright.core.runstore import atomic_write_text
+
+    first = (str(e).strip().splitlines() or [""])[0][:200]
+    text = "".join(traceback.format_exception(e))
+    if key and len(key) >= 4:
+        first, text = first.replace(key, "***"), text.replace(key, "***")
+    where = ""
+    try:
+        log = (
+            labwright_home() / "logs" / f"crash-{time.strftime('%Y%m%d-%H%M%S')}-{os.getpid()}.txt"
+        )
+        atomic_write_text(log, text)
+        where = f"; details in {log}"
+    except Exception:  # the message still reaches the person
+        pass
+    return f"internal error: {type(e).__name__}: {first}{where}"
 
 
 EXIT_UNMATCHED = 10
@@ -240,24 +322,23 @@ def cmd_verify(a: argparse.Namespace) -> int:
     run_dir: Path = a.run_dir
     report = run_dir / "report.tex"
     if not run_dir.is_dir() or not (run_dir / "run.json").is_file():
-        print(
-            f"labwright: {run_dir} is not a Labwright run directory (no run.json).", file=sys.stderr
-        )
+        _say(f"{run_dir} is not a Labwright run directory (no run.json).")
         return EXIT_USAGE
     try:
         tex = report.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as e:
-        print(f"labwright: cannot read {report}: {e}", file=sys.stderr)
+        _say(f"cannot read {report}: {e}")
         return EXIT_USAGE
     result = verify_run(run_dir, tex)
     try:
         write_numbers(run_dir, result)
     except OSError as e:  # a read-only run directory still gets its answer
-        print(f"labwright: numbers.json not written: {e}", file=sys.stderr)
+        _say(f"numbers.json not written: {e}")
     if a.json:
-        print(json.dumps(result.to_dict(), ensure_ascii=False, indent=1))
+        print(_json_safe(json.dumps(result.to_dict(), ensure_ascii=False, indent=1)))
     else:
-        print(_verify_text(result, show_matched=a.all))
+        text = _verify_text(result, show_matched=a.all)
+        print("\n".join(terminal_safe(line) for line in text.split("\n")))
     return EXIT_UNMATCHED if result.unmatched else 0
 
 
@@ -266,19 +347,16 @@ def cmd_export(a: argparse.Namespace) -> int:
     from labwright.core.export import ExportError, export_report, export_warnings
 
     if not (a.run_dir / "run.json").is_file():
-        print(
-            f"labwright: {a.run_dir} is not a Labwright run directory (no run.json).",
-            file=sys.stderr,
-        )
+        _say(f"{a.run_dir} is not a Labwright run directory (no run.json).")
         return EXIT_USAGE
     for warning in export_warnings(a.run_dir):
-        print(f"labwright: note: {warning}", file=sys.stderr)
+        _say(f"note: {warning}")
     try:
         path = export_report(a.run_dir, a.dest, as_zip=a.zip)
     except ExportError as e:
-        print(f"labwright: {e}", file=sys.stderr)
+        _say(e)
         return EXIT_USAGE
-    print(path)
+    print(terminal_safe(path))
     return 0
 
 
@@ -313,12 +391,15 @@ def _verify_text(result, *, show_matched: bool) -> str:
 
 class JsonPrinter:
     def __call__(self, event) -> None:
-        sys.stdout.write(event.to_json() + "\n")
+        sys.stdout.write(_json_safe(event.to_json()) + "\n")
         sys.stdout.flush()
 
 
 class LogPrinter:
-    """A readable live log: one line per step, prefixed with the progress."""
+    """A readable live log: one line per step, prefixed with the progress.
+
+    Every value that comes from the run (file names, model and tool text, paths) goes
+    through terminal_safe: a name like "\\x1b]0;..." cannot drive the terminal."""
 
     def __init__(self) -> None:
         self.progress = ""
@@ -330,63 +411,86 @@ class LogPrinter:
             print(line, file=self.out, flush=True)
 
     def format(self, ev) -> str | None:
+        s = terminal_safe
         t = ev.type
         if t == "milestone":
-            self.progress = f"[{ev.index}/{ev.total} {ev.stage}]"
+            self.progress = s(f"[{ev.index}/{ev.total} {ev.stage}]")
             if ev.status == "start":
                 if ev.stage == "scan" and isinstance(ev.detail, dict):
-                    return f"{self.progress} scanning {ev.detail.get('folder')} → run in {ev.detail.get('run_dir')}"
+                    folder, run_dir = s(ev.detail.get("folder")), s(ev.detail.get("run_dir"))
+                    return f"{self.progress} scanning {folder} → run in {run_dir}"
                 return f"{self.progress} started"
             if ev.status == "skipped":
                 return f"{self.progress} skipped"
             return f"{self.progress} done: {_detail_line(ev.detail)}"
         if t == "tool_call":
-            args = ", ".join(f"{k}={_short(v)}" for k, v in ev.args.items() if k != "code")
-            return f"{self.progress}   → {ev.name}({args})"
+            args = ", ".join(f"{s(k)}={_short(v)}" for k, v in ev.args.items() if k != "code")
+            return f"{self.progress}   → {s(ev.name)}({args})"
         if t == "tool_result":
             mark = "✓" if ev.ok else "✗"
             extra = " (cached)" if ev.cached else ""
-            return f"{self.progress}   {mark} {ev.summary}{extra}"
+            return f"{self.progress}   {mark} {s(ev.summary)}{extra}"
         if t == "guard":
-            return f"{self.progress}   ! {ev.kind}: {ev.detail}"
+            return f"{self.progress}   ! {s(ev.kind)}: {s(ev.detail)}"
         if t == "llm":
-            return f"{self.progress}   · {ev.role} model {ev.model}: {ev.prompt_tokens}+{ev.completion_tokens} tokens, {ev.ms / 1000:.1f} s"
+            return (
+                f"{self.progress}   · {s(ev.role)} model {s(ev.model)}: "
+                f"{ev.prompt_tokens}+{ev.completion_tokens} tokens, {ev.ms / 1000:.1f} s"
+            )
         if t == "draft":
             return f"{self.progress}   draft v{ev.version}: {ev.chars} characters{' (degraded)' if ev.degraded else ''}"
         if t == "error":
-            return f"{self.progress}   error in {ev.stage}: {ev.message}"
+            return f"{self.progress}   error in {s(ev.stage)}: {s(ev.message)}"
         if t == "done":
-            why = f" ({', '.join(ev.reasons)})" if ev.reasons else ""
-            where = f"\n  report: {ev.report}" if ev.report else ""
-            where += f"\n  pdf:    {ev.pdf}" if ev.pdf else ""
-            return f"done: {ev.status}{why}{where}"
+            why = f" ({s(', '.join(ev.reasons))})" if ev.reasons else ""
+            where = f"\n  report: {s(ev.report)}" if ev.report else ""
+            where += f"\n  pdf:    {s(ev.pdf)}" if ev.pdf else ""
+            return f"done: {s(ev.status)}{why}{where}"
         return None
 
 
 def _short(value, limit: int = 60) -> str:
     text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+    text = terminal_safe(text)
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def _detail_line(detail) -> str:
     if isinstance(detail, dict):
         if "summary" in detail:
-            return str(detail["summary"])
+            return terminal_safe(detail["summary"])
         return ", ".join(
-            f"{k}={_short(v, 40)}" for k, v in detail.items() if v not in (None, "", [], {})
+            f"{terminal_safe(k)}={_short(v, 40)}"
+            for k, v in detail.items()
+            if v not in (None, "", [], {})
         )
-    return "" if detail is None else str(detail)
+    return "" if detail is None else terminal_safe(detail)
 
 
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
+    if args.command in (None, "gui"):
+        return _gui(args)
+    try:
+        return _dispatch(args)
+    except KeyboardInterrupt:
+        _say("interrupted.")
+        return EXIT_CANCELLED
+    except Exception as e:  # a bug: one line here, the traceback in a log file
+        _say(_crash(e, getattr(args, "api_key", None)))
+        return EXIT_FAILED
+
+
+def _gui(args: argparse.Namespace) -> int:
+    from labwright.gui.app import main as gui_main  # Qt loads only for the window
+
+    folder = getattr(args, "folder", None)
+    return gui_main(folder.expanduser().resolve() if folder else None)
+
+
+def _dispatch(args: argparse.Namespace) -> int:
     if args.command == "run":
         return cmd_run(args)
-    if args.command in (None, "gui"):
-        from labwright.gui.app import main as gui_main  # Qt loads only for the window
-
-        folder = getattr(args, "folder", None)
-        return gui_main(folder.expanduser().resolve() if folder else None)
     if args.command == "verify":
         return cmd_verify(args)
     if args.command == "export":

@@ -8,9 +8,11 @@ what it left in the run directory instead of asking the model again.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import threading
 import time
+import traceback
 from collections.abc import Callable, Generator, Iterator
 from pathlib import Path
 from typing import Any
@@ -22,7 +24,7 @@ from .explore import Cancelled, Exploration, explore
 from .guards import spent_usd
 from .latex import Engines, compile_tex, probe_engines
 from .llm import LLM, LLMError, RoleUsage, Usage
-from .runstore import RunStore, prepare_run_dir, read_journal
+from .runstore import RunDirError, RunStore, prepare_run_dir, read_journal, sweep_temp_dirs
 from .templates import load_template
 from .tools import ToolContext
 from .verify import Verification, verify_report, write_numbers
@@ -41,6 +43,10 @@ from .writing import (
 CancelFlag = threading.Event | Callable[[], bool] | None
 MAX_FIX_ROUNDS = 2
 AUTO_FIGURES = 6  # plots made without a model when exploration made none
+ERROR_LOG = "error.txt"  # in the run directory: the traceback of a run that failed
+# Why an exploration stopped, as a run's reason: a cancelled one must stay visible
+# after --resume, which drops the run-level "cancelled".
+_EXPLORE_REASON = {"cancelled": "explore_cancelled"}
 
 
 def plan_pipeline(config: RunConfig, engines: Engines) -> list[str]:
@@ -64,6 +70,15 @@ def plan_pipeline(config: RunConfig, engines: Engines) -> list[str]:
     return plan
 
 
+def _remove_empty_run(run_dir: Path) -> None:
+    for path in (run_dir / "drafts", run_dir / "figures", run_dir):
+        with contextlib.suppress(OSError):
+            path.rmdir()
+    if run_dir.is_dir() and [p.name for p in run_dir.iterdir()] == [".lock"]:
+        (run_dir / ".lock").unlink(missing_ok=True)
+        run_dir.rmdir()
+
+
 def _as_check(cancel: CancelFlag) -> Callable[[], bool]:
     if cancel is None:
         return lambda: False
@@ -76,13 +91,26 @@ class _Run:
     """One run: its store, plan, usage, and what each stage left for the next."""
 
     def __init__(self, config: RunConfig, cancelled: Callable[[], bool], resume: bool) -> None:
+        self.cancelled = cancelled
+        self.template = load_template(config.template, config.lang)
+        self.engines = probe_engines()  # once: the plan and the compile gate use this result
+        self.plan = plan_pipeline(config, self.engines)
+        claimed = config.out_dir is None
         self.config = prepare_run_dir(config)
         assert self.config.out_dir is not None
-        self.cancelled = cancelled
-        self.template = load_template(self.config.template, self.config.lang)
-        self.engines = probe_engines()  # once: the plan and the compile gate use this result
-        self.plan = plan_pipeline(self.config, self.engines)
-        self.store = RunStore(self.config.out_dir, self.config.folder, resume=resume)
+        try:
+            self.store = RunStore(self.config.out_dir, self.config.folder, resume=resume)
+        except BaseException:
+            if claimed:  # the folder this run claimed holds nothing: leave no empty run
+                _remove_empty_run(self.config.out_dir)
+            raise
+        try:
+            self._setup(resume)
+        except BaseException:
+            self.store.close()  # and so its lock: the run can be tried again
+            raise
+
+    def _setup(self, resume: bool) -> None:
         self.dir = self.store.dir
         self.cursor = 0  # index in the plan of the next milestone
         self.usage = Usage()
@@ -121,16 +149,28 @@ class _Run:
     def _load_journal(self) -> None:
         meta = json.loads((self.dir / "run.json").read_text(encoding="utf-8"))
         if meta.get("plan") and meta["plan"] != self.plan:
-            raise ValueError("The run's plan differs from this configuration; cannot resume.")
-        self.reasons = [r for r in meta.get("reasons", []) if r != "cancelled"]
+            raise RunDirError("The run's plan differs from this configuration; cannot resume.")
+        # What ended the last attempt (a cancel, a crash, a fatal model error) does not
+        # describe the resumed run; every other reason stays.
+        ended = {"cancelled", meta.get("ended_by")}
+        self.reasons = [r for r in meta.get("reasons", []) if r not in ended]
         self.extra = {
             k: meta[k]
             for k in ("gaps", "unresolved_citations", "skeleton", "converged", "numbers")
             if k in meta
         }
-        for role, u in meta.get("usage", {}).items():
-            self.usage.by_role[role] = RoleUsage(**u)
         for ev in read_journal(self.dir):
+            if ev.get("type") == "llm":
+                # Usage comes from the journal, one `llm` event per call, not from
+                # run.json: calls made before a kill -9 still count, for budgets too.
+                with contextlib.suppress(KeyError, TypeError, ValueError):
+                    self.usage.add_call(
+                        str(ev["role"]),
+                        int(ev["prompt_tokens"]),
+                        int(ev["completion_tokens"]),
+                        int(ev.get("ms") or 0),
+                    )
+                continue
             if ev.get("type") != "milestone":
                 continue
             detail = ev.get("detail")
@@ -190,6 +230,19 @@ class _Run:
         if reason not in self.reasons:
             self.reasons.append(reason)
 
+    def end_with(self, reason: str) -> None:
+        """Record the reason that ends this run (resume drops it again)."""
+        if reason not in self.reasons:
+            self.extra["ended_by"] = reason
+        self.degrade(reason)
+
+    def current_stage(self) -> str:
+        return self.plan[min(self.cursor, len(self.plan) - 1)]
+
+    def scrub(self, text: str) -> str:
+        key = self.config.api_key
+        return text.replace(key, "***") if key and len(key) >= 4 else text
+
     def model_failed(self, stage: str, e: LLMError) -> Event:
         """After exploration a model failure costs quality, not the run: go on without it."""
         self.degrade(f"model error: {e.kind}")
@@ -216,14 +269,24 @@ def run_agent(
     ("start" with the role, then "delta" pieces), from this thread; the journal
     keeps only the finished drafts.
     """
+    _sweep()
     run = _Run(config, _as_check(cancel), resume)
     run.writer.on_text = on_text
     yield from _drive(run, reload=resume)
 
 
+def _sweep() -> None:
+    """Remove temp folders that runs killed earlier left behind (never a live run's)."""
+    with contextlib.suppress(Exception):  # tidying up must never stop a run
+        sweep_temp_dirs()
+
+
 def _drive(run: _Run, *, reload: bool) -> Iterator[Event]:
-    """Run the stages of `run.plan` not done yet, then end with a `done` event."""
-    run.write_run_json("running")
+    """Run the stages of `run.plan` not done yet, then end with a `done` event.
+
+    Every way out ends the run honestly: a `done` event, and run.json "ok", "degraded",
+    "failed" (with the reason, and error.txt for an unexpected exception) or
+    "cancelled" — never left on "running"."""
     stages: dict[str, Callable[[_Run], Generator[Event, None, None]]] = {
         "scan": _scan,
         "explore": _explore,
@@ -235,6 +298,7 @@ def _drive(run: _Run, *, reload: bool) -> Iterator[Event]:
         "compile": _compile,
     }
     try:
+        run.write_run_json("running")
         if reload:
             _reload(run)
             run.after_reload()
@@ -247,34 +311,76 @@ def _drive(run: _Run, *, reload: bool) -> Iterator[Event]:
                 raise Cancelled
             for event in stages[stage](run):
                 yield run.emit(event)
+            # What this stage decided (its reasons above all) survives a kill -9.
+            run.write_run_json("running")
         status = "degraded" if run.reasons else "ok"
         run.write_run_json(status)
-        yield run.emit(
-            Done(status, _rel(run, run.dir / "report.tex"), _rel(run, run.pdf), list(run.reasons))
-        )  # type: ignore[arg-type]
-    except Cancelled:
-        run.degrade("cancelled")
+        yield run.emit(_done(run, status))
+    except (Cancelled, KeyboardInterrupt):
+        # KeyboardInterrupt: a second Ctrl-C stops the stage at once; still say so.
+        run.end_with("cancelled")
         run.write_run_json("cancelled")
-        yield run.emit(
-            Done(
-                "cancelled",
-                _rel(run, run.dir / "report.tex"),
-                _rel(run, run.pdf),
-                list(run.reasons),
-            )
-        )
+        yield run.emit(_done(run, "cancelled"))
+    except GeneratorExit:
+        # The consumer stopped listening mid-run (its own Ctrl-C, a crash): nothing may
+        # be yielded now, but the run directory must not claim it is still running.
+        _end_unheard(run)
+        raise
     except LLMError as e:
-        yield run.emit(Error(run.plan[min(run.cursor, len(run.plan) - 1)], str(e)))
-        run.degrade(f"model error: {e.kind}")
-        run.extra["error"] = str(e)
+        message = run.scrub(str(e))
+        yield run.emit(Error(run.current_stage(), message))
+        run.end_with(f"model error: {e.kind}")
+        run.extra["error"] = message
         run.write_run_json("failed")
-        yield run.emit(
-            Done("failed", _rel(run, run.dir / "report.tex"), _rel(run, run.pdf), list(run.reasons))
-        )
+        yield run.emit(_done(run, "failed"))
+    except Exception as e:  # whatever broke, the run ends honestly
+        yield from _fail(run, e)
     finally:
         if run.llm is not None:
             run.llm.close()
         run.store.close()
+
+
+def _done(run: _Run, status: str) -> Done:
+    return Done(
+        status,  # type: ignore[arg-type]
+        _rel(run, run.dir / "report.tex"),
+        _rel(run, run.pdf),
+        list(run.reasons),
+    )
+
+
+def _fail(run: _Run, e: BaseException) -> Iterator[Event]:
+    """An unexpected exception: a short error event, the traceback in error.txt, run.json
+    "failed" with the reason internal_error."""
+    stage = run.current_stage()
+    first = (str(e).strip().splitlines() or [""])[0]
+    summary = run.scrub(f"{type(e).__name__}: {first}" if first else type(e).__name__)
+    if len(summary) > 200:
+        summary = summary[:199] + "…"
+    log = ""
+    try:
+        trace = "".join(traceback.format_exception(e))
+        run.store.write_text(ERROR_LOG, run.scrub(f"stage: {stage}\n{trace}"))
+        log = f"; details in {run.dir / ERROR_LOG}"
+    except Exception:  # the report of a failure must not fail
+        pass
+    message = f"internal error in {stage}: {summary}{log}"
+    yield run.emit(Error(stage, message))
+    run.end_with("internal_error")
+    run.extra["error"] = message
+    run.write_run_json("failed")
+    yield run.emit(_done(run, "failed"))
+
+
+def _end_unheard(run: _Run) -> None:
+    """End a run whose consumer is gone: journal and run.json say "cancelled"."""
+    try:
+        run.end_with("cancelled")
+        run.write_run_json("cancelled")
+        run.emit(_done(run, "cancelled"))
+    except Exception:  # already unwinding; the journal shows what it can
+        pass
 
 
 def _rel(run: _Run, path: Path | None) -> str | None:
@@ -322,7 +428,7 @@ def _explore(run: _Run) -> Iterator[Event]:
         _save_exploration(run)
         raise
     if run.exploration.status != "finished":
-        run.degrade(run.exploration.reason or "cut_short")
+        run.degrade(_explore_reason(run.exploration))
     _save_exploration(run)
     e = run.exploration
     yield run.milestone(
@@ -335,6 +441,11 @@ def _explore(run: _Run) -> Iterator[Event]:
             "model_calls": e.model_calls,
         },
     )
+
+
+def _explore_reason(e: Exploration) -> str:
+    reason = e.reason or "cut_short"
+    return _EXPLORE_REASON.get(reason, reason)
 
 
 def _save_exploration(run: _Run) -> None:
@@ -490,6 +601,7 @@ def _reflect(run: _Run) -> Iterator[Event]:
         yield run.milestone("reflect", "skipped", {"round": n, "of": rounds, "reason": reason})
         return
     yield run.milestone("reflect", "start", {"round": n, "of": rounds})
+    run.model()  # a resumed run starts here with no client yet
     # the current text's untraced numbers go to the critique (also after a resume)
     checked = verify_report(run.tex, run.exploration.evidence, run.config.folder)
     unmatched = [c.to_dict() for c in checked.unmatched]
@@ -609,6 +721,10 @@ def _reload(run: _Run) -> None:
             figures=f.get("figures", []),
             files_read=f.get("files_read", []),
         )
+        if run.exploration.status != "finished" and not run.config.offline:
+            # A cut or cancelled exploration is not redone: the report drafted from it
+            # stays degraded, with the reason, however often the run is resumed.
+            run.degrade(_explore_reason(run.exploration))
     if (d / "figures.json").is_file():
         run.figures = json.loads((d / "figures.json").read_text(encoding="utf-8"))
     if (d / "gaps.json").is_file():
@@ -651,6 +767,7 @@ def redraft(
     config = _redraft_config(Path(run_dir).resolve(), api_key)
     assert config.out_dir is not None
     _keep_edit(config.out_dir)
+    _sweep()
     run = _Redraft(config, _as_check(cancel), note)
     run.writer.on_text = on_text
     yield from _drive(run, reload=True)
@@ -730,7 +847,7 @@ class _Redraft(_Run):
     def __init__(self, config: RunConfig, cancelled: Callable[[], bool], note: str | None) -> None:
         try:
             super().__init__(config, cancelled, resume=True)
-        except ValueError as e:  # the plan of this configuration is not the run's plan
+        except (ValueError, RunDirError) as e:  # e.g. this configuration's plan differs
             raise RedraftError(str(e)) from None
         self.note = note.strip() if note and note.strip() else None
         first = self.plan.index("draft")
@@ -764,7 +881,7 @@ class _Redraft(_Run):
         # The drafting stages decide their reasons again; the exploration's stay.
         self.skeleton = False
         e = self.exploration
-        self.reasons = [e.reason or "cut_short"] if e.status != "finished" else []
+        self.reasons = [_explore_reason(e)] if e.status != "finished" else []
 
     def milestone(self, stage: str, status: str, detail: Any = None) -> Event:
         if not self.announced:
