@@ -284,7 +284,9 @@ def cmd_run(a: argparse.Namespace) -> int:
         _say(_crash(e, config.api_key))
         return EXIT_FAILED
     finally:
-        signal.signal(signal.SIGINT, previous)
+        # Once cancelling, a late second Ctrl-C must not kill the exit itself (exit -2
+        # instead of 130): the process is ending anyway.
+        signal.signal(signal.SIGINT, signal.SIG_IGN if cancel.is_set() else previous)
     if status == "failed":
         _say(f"the run failed: {error or 'no report was written'}")
     return EXIT[status]

@@ -512,6 +512,17 @@ _EXPLAIN: dict[str, Callable[[_Context], str]] = {
         "data files, with TODOs where prose is needed."
     ),
     "cancelled": lambda ctx: "The run was cancelled; the report holds what was done by then.",
+    "explore_cancelled": lambda ctx: (
+        f"Exploration was cancelled before the model finished it. {ctx.files_read()}"
+    ),
+    "model_error": lambda ctx: (
+        f"Exploration stopped because the model failed: {ctx.findings.get('detail') or 'no answer'} "
+        f"{ctx.files_read()}"
+    ),
+    "internal_error": lambda ctx: (
+        "Labwright itself failed during the run (error.txt in the run folder has the details); "
+        "the report holds what was done before that."
+    ),
 }
 
 
