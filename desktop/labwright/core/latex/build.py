@@ -52,10 +52,13 @@ class _Stop(Exception):
 
 
 def subprocess_env(
-    build_dir: Path, extra_texinputs: Path | None = None, extra_path: Sequence[str] = ()
+    extra_texinputs: Path | None = None,
+    extra_path: Sequence[str] = (),
+    *,
+    build_dir: Path | None = None,
 ) -> dict[str, str]:
     """The environment of TeX processes: an allowlist (no secrets), kpathsea's
-    paranoid file switches, no shell escape, caches in `build_dir` (see jail)."""
+    paranoid file switches, no shell escape, HOME and caches in `build_dir` (see jail)."""
     return jail.tex_env(build_dir, extra_texinputs, extra_path)
 
 
@@ -302,7 +305,9 @@ def compile_tex(
 
     build_dir = Path(build_dir).resolve() if build_dir else cwd / "build"
     build_dir.mkdir(parents=True, exist_ok=True)
-    env = subprocess_env(build_dir, _fontset_dir(engines, engine, build_dir), engines.tool_dirs())
+    env = subprocess_env(
+        _fontset_dir(engines, engine, build_dir), engines.tool_dirs(), build_dir=build_dir
+    )
     pol = jail.policy(tex_path, build_dir, engines.tool_dirs())
     output = build_dir / f"{tex_path.stem}.compile.out"
     output.write_bytes(b"")

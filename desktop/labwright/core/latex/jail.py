@@ -76,7 +76,7 @@ def secret_values(extra: Iterable[str | None] = ()) -> list[str]:
 
 
 def tex_env(
-    build_dir: Path, extra_texinputs: Path | None = None, extra_path: Sequence[str] = ()
+    build_dir: Path | None, extra_texinputs: Path | None = None, extra_path: Sequence[str] = ()
 ) -> dict[str, str]:
     """The environment of TeX processes, from an allowlist (never a key)."""
     env = {
@@ -84,25 +84,10 @@ def tex_env(
         for name, value in os.environ.items()
         if name in _KEEP or name.startswith("LC_") or name in _TEXMF_TREES
     }
-    home = build_dir / "home"
-    tmp = build_dir / "tmp"
-    home.mkdir(parents=True, exist_ok=True)
-    tmp.mkdir(parents=True, exist_ok=True)
     env.update(
         {
-            "HOME": str(home),
-            "TMPDIR": str(tmp),
             "USER": "labwright",
             "LOGNAME": "labwright",
-            # Caches and personal trees inside the build folder: TeX writes nowhere
-            # else, and reads no ~/texmf the user filled for other documents.
-            "TEXMFHOME": str(home / "texmf"),
-            "TEXMFVAR": str(home / "texmf-var"),
-            "TEXMFCONFIG": str(home / "texmf-config"),
-            "TEXMFCACHE": str(home / "texmf-var"),
-            "XDG_CACHE_HOME": str(home / "cache"),
-            "XDG_CONFIG_HOME": str(home / "config"),
-            "TEXMFOUTPUT": str(build_dir),
             # Environment variables override texmf.cnf in kpathsea.
             "openin_any": "p",
             "openout_any": "p",
@@ -110,6 +95,25 @@ def tex_env(
             "max_print_line": "10000",  # one log line per message: parseable
         }
     )
+    if build_dir is not None:
+        home, tmp = build_dir / "home", build_dir / "tmp"
+        home.mkdir(parents=True, exist_ok=True)
+        tmp.mkdir(parents=True, exist_ok=True)
+        # HOME, caches and personal trees inside the build folder: TeX writes
+        # nowhere else, and reads no ~/texmf the user filled for other documents.
+        env.update(
+            {
+                "HOME": str(home),
+                "TMPDIR": str(tmp),
+                "TEXMFHOME": str(home / "texmf"),
+                "TEXMFVAR": str(home / "texmf-var"),
+                "TEXMFCONFIG": str(home / "texmf-config"),
+                "TEXMFCACHE": str(home / "texmf-var"),
+                "XDG_CACHE_HOME": str(home / "cache"),
+                "XDG_CONFIG_HOME": str(home / "config"),
+                "TEXMFOUTPUT": str(build_dir),
+            }
+        )
     env.setdefault("LANG", "C.UTF-8")
     path = [p for p in env.get("PATH", os.defpath).split(os.pathsep) if p]
     env["PATH"] = os.pathsep.join(path + [d for d in extra_path if d not in path])
