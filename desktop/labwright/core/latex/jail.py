@@ -167,7 +167,9 @@ def policy(tex_path: Path, build_dir: Path, tool_dirs: Sequence[str]) -> confine
     """Reads: the document, its .bib files, figures/, the build folder, the TeX
     trees. Writes: the build folder."""
     cwd = tex_path.parent
-    own = [tex_path, cwd / "figures", *sorted(cwd.glob("*.bib"))]
+    # A rule follows a symlink to its target, so none is given for a link: a
+    # link in the run folder (figures/ included) leads nowhere TeX may read.
+    own = [p for p in [tex_path, cwd / "figures", *sorted(cwd.glob("*.bib"))] if not p.is_symlink()]
     pol = confine.policy(read=[*tex_trees(tool_dirs), *own, build_dir], write=[build_dir])
     return dataclasses.replace(pol, read=tuple(p for p in pol.read if p not in _NOT_FOR_TEX))
 
