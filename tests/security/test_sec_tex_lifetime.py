@@ -158,3 +158,21 @@ def test_compiling_process_is_not_dumpable(tmp_path):
         [sys.executable, "-c", code, str(tex)], env=env, capture_output=True, text=True, timeout=300
     )
     assert out.stdout.split() == ["1", "0"], out.stderr
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="prctl is Linux's")
+def test_cli_makes_labwright_not_dumpable_at_start(tmp_path):
+    import labwright
+
+    args = [str(tmp_path / "missing"), str(tmp_path / "dest")]  # any command: a missing run
+    code = (
+        "import ctypes, sys\n"
+        "from labwright.cli import main\n"
+        "main(['export', *sys.argv[1:]])\n"
+        "print(ctypes.CDLL(None).prctl(3, 0, 0, 0, 0))\n"  # PR_GET_DUMPABLE
+    )
+    env = {**os.environ, "PYTHONPATH": str(Path(labwright.__file__).resolve().parents[1])}
+    out = subprocess.run(
+        [sys.executable, "-c", code, *args], env=env, capture_output=True, text=True, timeout=120
+    )
+    assert out.stdout.split() == ["0"], out.stderr
