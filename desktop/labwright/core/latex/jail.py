@@ -31,6 +31,23 @@ from .. import confine
 
 _SECRET_MARKERS = ("KEY", "TOKEN", "SECRET", "PASSWORD", "CREDENTIAL", "AUTH", "COOKIE")
 _KEEP = ("PATH", "LANG", "LANGUAGE", "TZ", "SOURCE_DATE_EPOCH", "FORCE_SOURCE_DATE")
+# What a Windows program (MiKTeX, TeX Live, Perl) needs to start at all.
+_KEEP_WINDOWS = (
+    "SYSTEMROOT",
+    "SYSTEMDRIVE",
+    "WINDIR",
+    "COMSPEC",
+    "PATHEXT",
+    "TEMP",
+    "TMP",
+    "USERNAME",
+    "USERPROFILE",
+    "APPDATA",
+    "LOCALAPPDATA",
+    "PROGRAMDATA",
+    "PROGRAMFILES",
+    "PROGRAMFILES(X86)",
+)
 # Where a TeX installation lives: kept when the user set them (a TeX Live
 # outside the usual places), and read-allowed below.
 _TEXMF_TREES = (
@@ -79,10 +96,11 @@ def tex_env(
     build_dir: Path | None, extra_texinputs: Path | None = None, extra_path: Sequence[str] = ()
 ) -> dict[str, str]:
     """The environment of TeX processes, from an allowlist (never a key)."""
+    keep = {*_KEEP, *_TEXMF_TREES, *(_KEEP_WINDOWS if sys.platform.startswith("win") else ())}
     env = {
         name: value
         for name, value in os.environ.items()
-        if name in _KEEP or name.startswith("LC_") or name in _TEXMF_TREES
+        if name.upper() in keep or name.startswith("LC_")
     }
     env.update(
         {
