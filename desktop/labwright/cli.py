@@ -471,6 +471,9 @@ def _detail_line(detail) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
+    from labwright.core.confine import set_not_dumpable
+
+    set_not_dumpable()  # the key in our environment and memory: unreadable via /proc
     if args.command in (None, "gui"):
         return _gui(args)
     try:

@@ -646,7 +646,9 @@ def _compile(run: _Run) -> Iterator[Event]:
     yield run.milestone("compile", "start", {"engine": run.engines.engine})
     assert run.tex is not None
     tex_path = run.dir / "report.tex"
-    result = compile_tex(tex_path, engines=run.engines, cancel=run.cancelled)
+    result = compile_tex(
+        tex_path, engines=run.engines, cancel=run.cancelled, secrets=[run.config.api_key]
+    )
     rounds = 0
     while (
         not result.ok
@@ -669,7 +671,9 @@ def _compile(run: _Run) -> Iterator[Event]:
         if fixed is None:
             break
         yield run.save_report(fixed)
-        result = compile_tex(tex_path, engines=run.engines, cancel=run.cancelled)
+        result = compile_tex(
+            tex_path, engines=run.engines, cancel=run.cancelled, secrets=[run.config.api_key]
+        )
     if run.cancelled():
         raise Cancelled
     run.pdf = result.pdf

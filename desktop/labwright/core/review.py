@@ -22,7 +22,7 @@ import difflib
 import json
 import re
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -617,6 +617,7 @@ def recompile(
     *,
     engines: Engines | None = None,
     cancel: Callable[[], bool] | None = None,
+    secrets: Sequence[str | None] = (),
 ) -> CompileResult:
     """Compile the current report.tex in run_dir/build-review.
 
@@ -634,6 +635,7 @@ def recompile(
             build_dir=run_dir / REVIEW_BUILD,
             cancel=cancel,
             publish=False,
+            secrets=secrets,
         )
         final = run_dir / "report.pdf"
         if result.ok and result.pdf is not None:

@@ -19,6 +19,7 @@ from typing import Any
 from .config import RunConfig, resources_dir
 from .events import Event, Guard, LLMCall
 from .guards import Budget
+from .latex.jail import secret_values
 from .llm import LLM, LLMError, Reply, Usage
 from .templates import Template
 
@@ -375,6 +376,8 @@ def reflect_round(
 
 def fix_compile(w: Writer, tex: str, errors: list[Any]) -> Generator[Event, None, str | None]:
     shown = "\n\n".join(f"{e.file}:{e.line}: {e.message}\n{e.context}" for e in errors[:5])
+    for secret in secret_values([w.config.api_key]):  # compile_tex never saw a keyring key
+        shown = shown.replace(secret, "[redacted]")
     return (
         yield from w.ask_for_document(
             "fix", [{"role": "user", "content": prompt("fix", errors=shown, source=tex)}]

@@ -9,6 +9,7 @@ that publish the result themselves (the review pane's recompile).
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import re
 import shutil
@@ -21,13 +22,13 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from . import jail
 from .logparse import LogError, parse_blg, parse_log_errors, parse_warnings
 from .probe import Engines
 
 POLL_S = 0.1  # how often a running compile checks cancel and the deadline
 _KILL_GRACE_S = 1.0
 _LOG_TAIL_LINES = 40
-_SECRET_MARKERS = ("KEY", "TOKEN", "SECRET", "PASSWORD", "CREDENTIAL")
 _LATEXMK_MODE = {"xelatex": "-xelatex", "lualatex": "-lualatex", "pdflatex": "-pdf"}
 _MAX_DIRECT_PASSES = 4
 _RERUN = re.compile(r"Rerun to get|Label\(s\) may have changed|Please rerun")
@@ -51,30 +52,14 @@ class _Stop(Exception):
 
 
 def subprocess_env(
-    extra_texinputs: Path | None = None, extra_path: Sequence[str] = ()
+    extra_texinputs: Path | None = None,
+    extra_path: Sequence[str] = (),
+    *,
+    build_dir: Path | None = None,
 ) -> dict[str, str]:
-    """The environment of TeX processes: no secrets, unwrapped logs, safe writes.
-
-    `extra_path` folders are appended to PATH when missing (the probe may have
-    found TeX outside PATH); appending keeps PATH's own order, as the probe did.
-    """
-    env = {
-        name: value
-        for name, value in os.environ.items()
-        if not any(marker in name.upper() for marker in _SECRET_MARKERS)
-    }
-    env["max_print_line"] = "10000"  # one log line per message: parseable
-    env["openout_any"] = "p"  # TeX may not write outside the working tree
-    path = [p for p in env.get("PATH", "").split(os.pathsep) if p]
-    env["PATH"] = os.pathsep.join(path + [d for d in extra_path if d not in path])
-    if extra_texinputs is not None:
-        # "." first so a document's own files win; the trailing separator keeps
-        # the default search path (an empty element means "the defaults").
-        rest = env.get("TEXINPUTS", "")
-        env["TEXINPUTS"] = os.pathsep.join([".", str(extra_texinputs), rest])
-        if not env["TEXINPUTS"].endswith(os.pathsep):
-            env["TEXINPUTS"] += os.pathsep
-    return env
+    """The environment of TeX processes: an allowlist (no secrets), kpathsea's
+    paranoid file switches, no shell escape, HOME and caches in `build_dir` (see jail)."""
+    return jail.tex_env(build_dir, extra_texinputs, extra_path)
 
 
 def _kill_tree(proc: subprocess.Popen[bytes]) -> None:
@@ -157,7 +142,9 @@ def _needs_bibtex(aux: Path, cwd: Path) -> bool:
 def _latexmk_cmd(latexmk: str, engine: str, tex: str, outdir: str) -> list[str]:
     return [
         latexmk,
+        "-norc",  # no latexmkrc from the user's home or the document's folder
         _LATEXMK_MODE[engine],
+        "-no-shell-escape",
         "-interaction=nonstopmode",
         "-halt-on-error",
         "-file-line-error",
@@ -178,6 +165,7 @@ def _run_direct(
     outdir = _outdir_arg(build_dir, cwd)
     tex_cmd = [
         engine_path,
+        "-no-shell-escape",
         "-interaction=nonstopmode",
         "-halt-on-error",
         "-file-line-error",
@@ -283,6 +271,7 @@ def compile_tex(
     timeout_s: float = 180,
     cancel: Callable[[], bool] | None = None,
     publish: bool = True,
+    secrets: Sequence[str | None] = (),
 ) -> CompileResult:
     """Compile `tex_path`; on success publish `<stem>.pdf` beside it.
 
@@ -290,7 +279,13 @@ def compile_tex(
     is the build folder's PDF after a success and None after a failure.
     Never raises for TeX problems: errors, a missing engine, a timeout or a
     cancel all come back as `ok=False` with a message in `errors`.
+
+    TeX runs confined (see jail): it reads only the document, its .bib files,
+    figures/, the build folder and the TeX trees, writes only the build folder,
+    and dies with this process. Errors, warnings and the log tail name no file
+    outside those and carry none of `secrets` (nor a key from the environment).
     """
+    jail.protect_self()
     start = time.monotonic()
     tex_path = Path(tex_path).resolve()
     cwd = tex_path.parent
@@ -310,12 +305,21 @@ def compile_tex(
 
     build_dir = Path(build_dir).resolve() if build_dir else cwd / "build"
     build_dir.mkdir(parents=True, exist_ok=True)
-    env = subprocess_env(_fontset_dir(engines, engine, build_dir), engines.tool_dirs())
+    env = subprocess_env(
+        _fontset_dir(engines, engine, build_dir), engines.tool_dirs(), build_dir=build_dir
+    )
+    pol = jail.policy(tex_path, build_dir, engines.tool_dirs())
     output = build_dir / f"{tex_path.stem}.compile.out"
     output.write_bytes(b"")
     deadline = start + timeout_s
+    hidden = jail.secret_values(secrets)
+    visible = [cwd, build_dir, *jail.tex_trees(engines.tool_dirs()), "/usr"]
+
+    def clean(text: str) -> str:
+        return jail.redact(text, hidden, visible)
 
     def run(cmd: list[str]) -> int:
+        cmd = jail.command(cmd, pol)
         return _run(cmd, cwd=cwd, env=env, output=output, deadline=deadline, cancel=cancel)
 
     log_path = build_dir / f"{tex_path.stem}.log"
@@ -336,9 +340,9 @@ def compile_tex(
             if stop.reason == "cancelled"
             else f"Compilation timed out after {timeout_s:g} s; the TeX process was stopped."
         )
-        return fail(why, log_tail=_tail(log_text or _read(output)))
+        return _scrub(fail(why, log_tail=_tail(log_text or _read(output))), clean)
     except OSError as exc:  # the engine vanished or cannot be executed
-        return fail(f"Could not run {engine}: {exc}")
+        return _scrub(fail(f"Could not run {engine}: {exc}"), clean)
 
     log_text = _read(log_path)
     read_source = _source_reader(cwd)
@@ -353,11 +357,25 @@ def compile_tex(
             output_tail = _tail(_read(output), 15)
             message = f"{engine} failed (exit code {code}); see the log.\n{output_tail}"
             errors = [LogError(file=tex_name, line=None, message=message, context="")]
-        return _result(False, last_good, start, engine, errors, warnings, tail)
+        return _scrub(_result(False, last_good, start, engine, errors, warnings, tail), clean)
     if not publish:
-        return _result(True, built_pdf, start, engine, [], warnings, tail)
+        return _scrub(_result(True, built_pdf, start, engine, [], warnings, tail), clean)
     publish_file(built_pdf, final_pdf)
-    return _result(True, final_pdf, start, engine, [], warnings, tail)
+    return _scrub(_result(True, final_pdf, start, engine, [], warnings, tail), clean)
+
+
+def _scrub(result: CompileResult, clean: Callable[[str], str]) -> CompileResult:
+    """`result` with every text TeX produced passed through `clean` (jail.redact):
+    what reaches run.json, the review pane and the compile-fix prompt."""
+    return dataclasses.replace(
+        result,
+        errors=[
+            LogError(clean(e.file), e.line, clean(e.message), clean(e.context))
+            for e in result.errors
+        ],
+        warnings=[clean(w) for w in result.warnings],
+        log_tail=clean(result.log_tail),
+    )
 
 
 def _mtime(path: Path) -> int | None:
