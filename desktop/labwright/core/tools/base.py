@@ -18,6 +18,7 @@ class ToolContext:
     run_dir: Path  # where figures and evidence go
     llm: LLM | None = None
     vision_model: str | None = None
+    allow_unconfined: bool = False  # make_figure may run without an OS sandbox
 
 
 @dataclass
