@@ -19,7 +19,10 @@ judged by its effects, never by the error text alone:
 
 Some probes are batched into one child per class where the probes fail softly (a
 PermissionError from Landlock or the hook) and each probe's outcome is printed on
-its own line; those lines are checked one by one.
+its own line; those lines are checked one by one. (The former
+tests/test_sandbox_escapes.py lives on here: its read payloads numpy_loadtxt,
+imread, read_text, dotdot, home, codecs and the builtins tricks are probes of
+``reads_batched`` and ``builtins_tricks_batched``.)
 """
 
 from __future__ import annotations
@@ -137,7 +140,7 @@ def _tree(root: Path, skip: tuple[Path, ...]) -> dict[str, tuple[int, int]]:
 
 
 @pytest.fixture
-def scene(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, outside_canary: Path, guarded_folder):
+def scene(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, outside_canary: Path):
     token = os.urandom(6).hex()
     data = tmp_path / "data"
     data.mkdir()
@@ -186,7 +189,6 @@ def scene(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, outside_canary: Path,
         work_root=work_root,
     )
     (data / "pid.txt").write_text(str(canary_proc.pid), encoding="utf-8")
-    guarded_folder(data)
 
     real_popen = subprocess.Popen
 
@@ -279,6 +281,10 @@ def _not_there(path: Path) -> None:
     assert not path.exists(), f"{path} was written"
 
 
+def _nice_unchanged(pid: int) -> None:
+    assert os.getpriority(os.PRIO_PROCESS, pid) == 0, f"process {pid} was reniced"
+
+
 def _quick(limit: float) -> Callable[[Scene, FigureResult, float], None]:
     def check(s: Scene, r: FigureResult, elapsed: float) -> None:
         assert elapsed < limit, f"took {elapsed:.1f}s"
@@ -366,10 +372,10 @@ PAYLOADS: list[Payload] = [
         "import matplotlib.font_manager as fm\nprint(fm.subprocess.check_output(['cat', @SECRET@]))",
     ),
     P(
-        "numpy_lib_npyio_os_environ",
+        "pandas_io_common_os_environ",
         "walk",
-        "import numpy as np\nprint(dict(np.lib.npyio.os.environ))\n"
-        "np.lib.npyio.os.system('touch ' + @MARKER@)",
+        "import pandas as pd\nprint(dict(pd.io.common.os.environ))\n"
+        "pd.io.common.os.system('touch ' + @MARKER@)",
     ),
     P(
         "json_codecs_open_secret",
@@ -506,16 +512,30 @@ PAYLOADS: list[Payload] = [
         expect="any",
     ),
     P(
-        "signals_batched_soft",
+        "renice_canary",
         "signal",
-        PROBE + "import os\n"
-        "probe('pgid', lambda: os.setpgid(@CANARY_PID@, 0))\n"
-        "probe('prio', lambda: os.setpriority(os.PRIO_PROCESS, @CANARY_PID@, 19))\n"
-        "probe('sched', lambda: os.sched_setaffinity(@CANARY_PID@, {0}))\n"
-        "import matplotlib.pyplot as plt\nplt.plot([1])",
-        expect="any",
+        "import os\nos.setpriority(os.PRIO_PROCESS, @CANARY_PID@, 19)",
         static=False,
-        check=_probes_failed("pgid", "prio"),
+        check=lambda s, r: _nice_unchanged(s.canary_proc.pid),
+    ),
+    P(
+        "renice_parent",
+        "signal",
+        "import os\nos.setpriority(os.PRIO_PROCESS, os.getppid(), 19)",
+        static=False,
+        check=lambda s, r: _nice_unchanged(os.getpid()),
+    ),
+    P(
+        "pin_canary_cpu",
+        "signal",
+        "import os\nos.sched_setaffinity(@CANARY_PID@, {0})",
+        static=False,
+    ),
+    P(
+        "setpgid_canary",
+        "signal",
+        "import os\nos.setpgid(@CANARY_PID@, 0)",
+        static=False,
     ),
     P(
         "ctypes_ptrace_attach_parent",
@@ -573,6 +593,7 @@ PAYLOADS: list[Payload] = [
         "persist",
         "import matplotlib\nfrom pathlib import Path\n"
         "Path(matplotlib.get_cachedir(), 'matplotlibrc').write_text('axes.titlesize: 42.125')",
+        expect="failed",  # the hook makes the cache look read-only; Landlock makes it so
         second_run=True,
         static=False,
     ),
@@ -612,6 +633,18 @@ PAYLOADS: list[Payload] = [
         "ctypes_memmove_patch",
         "ctypes",
         "import ctypes\nctypes.memmove(id(1), id(2), 8)",
+    ),
+    P(
+        "ctypes_functype_from_address",
+        "ctypes",
+        "import ctypes\n"
+        "f = ctypes.CFUNCTYPE(ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_size_t)"
+        "(ctypes._memmove_addr)\nf(id(1), id(2), 8)",
+    ),
+    P(
+        "ctypes_cast_pointer_write",
+        "ctypes",
+        "import ctypes\np = ctypes.cast(id(1), ctypes.POINTER(ctypes.c_char))\np[0] = b'x'",
     ),
     # --- processes and fork ------------------------------------------------------------------
     P("os_system", "fork", "import os\nos.system('touch ' + @MARKER@)"),
@@ -816,12 +849,7 @@ PAYLOADS: list[Payload] = [
         static=False,
         check=_probes_failed("environ", "root", "cwd", "pcwd", "cmdline", "maps", "mem"),
     ),
-    P(
-        "proc_self_mem_write",
-        "proc",
-        "open('/proc/self/mem', 'wb').write(b'x')",
-        static=False,
-    ),
+    P("proc_self_mem_write", "proc", "open('/proc/self/mem', 'wb').write(b'x')"),
     P(
         "proc_parent_root_secret",
         "proc",
@@ -1001,6 +1029,21 @@ PAYLOADS: list[Payload] = [
     ),
     P("io_open_secret", "read", "import io\nprint(io.open(@SECRET@).read())"),
     P(
+        "builtins_tricks_batched",
+        "read",
+        PROBE + "import builtins\n"
+        "probe('getattr', lambda: getattr(__builtins__, 'op' + 'en')(@SECRET@).read())\n"
+        "probe('dict', lambda: builtins.__dict__['op' + 'en'](@SECRET@).read())\n"
+        "probe('subscript', lambda: __builtins__['open'](@SECRET@).read())\n"
+        "f = lambda: 0\n"
+        "probe('globals', lambda: f.__globals__['__builtins__']['open'](@SECRET@).read())\n"
+        "probe('codecs', lambda: __import__('codecs').open(@SECRET@).read())\n"
+        "probe('home', lambda: __import__('pathlib').Path('~/.ssh/id_rsa').expanduser().read_text())\n"
+        "import matplotlib.pyplot as plt\nplt.plot([1])",
+        expect="any",
+        check=_probes_failed("getattr", "dict", "subscript", "globals", "codecs", "home"),
+    ),
+    P(
         "listdir_outside",
         "read",
         "import os\nprint(os.listdir(@OUTSIDE@))",
@@ -1038,6 +1081,18 @@ PAYLOADS: list[Payload] = [
         "savefig_outside",
         "write",
         "import matplotlib.pyplot as plt\nplt.plot([1, 2])\nplt.savefig(@OUTSIDE@ + '/x.png')",
+        static=False,
+    ),
+    P(
+        "pandas_to_csv_outside",
+        "write",
+        "import pandas as pd\npd.DataFrame({'a': [1]}).to_csv(@OUTSIDE@ + '/x.csv')",
+        static=False,
+    ),
+    P(
+        "numpy_savetxt_outside",
+        "write",
+        "import numpy as np\nnp.savetxt(@OUTSIDE@ + '/x.txt', np.zeros(3))",
         static=False,
     ),
     P(
@@ -1212,6 +1267,10 @@ def _run_payload(
         memory_mb=payload.memory_mb,
     )
     code = scene.render(payload.code)
+    if mode == "layer2":
+        # The child hides the builtin open; with the static check off the attacker has
+        # it back (`import builtins`): give it, so each payload tries the real thing.
+        code = "from builtins import open\n" + code
     started = time.monotonic()
     if mode == "full":
         result = run_figure(code, **kwargs)
@@ -1222,10 +1281,11 @@ def _run_payload(
 
 @pytest.mark.parametrize(("payload", "mode"), _cases())
 def test_escape_has_no_effect(
-    payload: Payload, mode: str, scene: Scene, monkeypatch: pytest.MonkeyPatch
+    payload: Payload, mode: str, scene: Scene, monkeypatch: pytest.MonkeyPatch, guarded_folder
 ) -> None:
     if payload.setup:
         payload.setup(scene)
+    guarded_folder(scene.data)  # hashed now, compared after the test
     skip = (scene.work_root, scene.figures.parent)
     around_before = _tree(scene.root, skip)
     persist_before = _persistence_state()
@@ -1295,7 +1355,7 @@ def test_static_check_refuses_the_payload(payload: Payload) -> None:
 
 
 def test_corpus_covers_every_class() -> None:
-    batched = 4 + 6 + 3  # probes counted once more: reads, /proc and signal batches
+    batched = 6 + 6 + 5  # probes beyond the first of each batch (reads, /proc, builtins)
     assert len(PAYLOADS) + batched >= 80
     assert len({p.id for p in PAYLOADS}) == len(PAYLOADS)
     classes = {p.cls for p in PAYLOADS}
@@ -1342,6 +1402,9 @@ probe("link_secret", lambda: os.link(os.path.join(args["data"], "a.csv"), "h.csv
 probe("kill_canary", lambda: os.kill(int(args["canary"]), 9))
 probe("kill_parent", lambda: os.kill(int(args["parent"]), 0))
 probe("pidfd_canary", lambda: signal.pidfd_send_signal(os.pidfd_open(int(args["canary"])), 9))
+probe("renice_canary", lambda: os.setpriority(os.PRIO_PROCESS, int(args["canary"]), 19))
+probe("renice_parent", lambda: os.setpriority(os.PRIO_PROCESS, int(args["parent"]), 19))
+probe("pin_canary", lambda: os.sched_setaffinity(int(args["canary"]), {0}))
 probe("tcp", lambda: socket.create_connection(("127.0.0.1", int(args["port"])), timeout=2))
 probe("unix", lambda: socket.socket(socket.AF_UNIX).connect(args["unix"]))
 probe("abstract", lambda: socket.socket(socket.AF_UNIX).connect("\0" + args["abstract"]))
@@ -1349,10 +1412,11 @@ probe("write_work", lambda: open("ok.txt", "w").write("fine"))
 """
 
 
-def test_os_layer_alone_holds_every_wall(scene: Scene, tmp_path: Path) -> None:
+def test_os_layer_alone_holds_every_wall(scene: Scene, guarded_folder) -> None:
     """Without the harness's audit hook: Landlock, the namespaces and seccomp alone."""
     work = Path(tempfile.mkdtemp(prefix=f"labwright-{os.getpid()}-figure-", dir=scene.work_root))
     (scene.data / "link.csv").symlink_to(scene.secret)
+    guarded_folder(scene.data)
     around_before = _tree(scene.root, (scene.work_root, scene.data))
     persist_before = _persistence_state()
     pol = sandbox_runner._policy(read=[scene.data], write=[work])
@@ -1374,17 +1438,18 @@ def test_os_layer_alone_holds_every_wall(scene: Scene, tmp_path: Path) -> None:
     )
     lines = dict(line.split(" ", 1) for line in out.stdout.splitlines())
     assert lines.pop("write_work").startswith("OK"), out.stderr  # the box is not a wall of errors
-    assert len(lines) == 18, out.stdout + out.stderr
+    assert len(lines) == 21, out.stdout + out.stderr
     for label, outcome in lines.items():
         assert outcome.startswith("ERR"), f"{label}: {outcome}"
     assert CANARY not in out.stdout + out.stderr and SECRET_KEY not in out.stdout
     assert scene.canary_proc.poll() is None
+    _nice_unchanged(scene.canary_proc.pid)
+    _nice_unchanged(os.getpid())
     for listener in (scene.listener, scene.unix_listener, scene.abstract_listener):
         with pytest.raises(BlockingIOError):
             listener.accept()
     assert _tree(scene.root, (scene.work_root, scene.data)) == around_before
     assert _persistence_state() == persist_before
-    (scene.data / "link.csv").unlink()
     for leftover in work.iterdir():
         leftover.unlink()
     work.rmdir()

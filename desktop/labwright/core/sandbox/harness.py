@@ -230,6 +230,57 @@ def _neuter_pidfd(deny) -> None:  # noqa: ANN001
             module.pidfd_send_signal = pidfd_send_signal
 
 
+def _neuter_native(deny) -> None:  # noqa: ANN001
+    """Calls with no audit event that reach outside Python's rules: replace them.
+
+    - ``os.setpriority`` / ``sched_set*`` / ``setpgid`` act on other processes
+      (seccomp refuses the first ones too, see confine.py);
+    - ctypes is imported by numpy and matplotlib, so ``import ctypes`` raises no
+      event, and ``memmove``/``memset``/``cast``/``string_at`` and function
+      pointers made from an address read or write any memory without one (the
+      audit hook itself lives in that memory). Loading a library
+      (``ctypes.dlopen``) and making data from an address (``ctypes.cdata``) are
+      refused by the hook.
+    """
+
+    def refused(name: str):  # noqa: ANN202
+        def call(*_args, **_kwargs):  # noqa: ANN002, ANN003, ANN202
+            deny("interpreter, memory or system access", name)
+
+        return call
+
+    for module in (os, sys.modules.get("posix")):
+        for name in (
+            "setpriority",
+            "sched_setaffinity",
+            "sched_setscheduler",
+            "sched_setparam",
+            "setpgid",
+        ):
+            if module is not None and hasattr(module, name):
+                setattr(module, name, refused(f"os.{name}"))
+    ctypes = sys.modules.get("ctypes")
+    if ctypes is not None:
+        for name in (
+            "memmove",
+            "memset",
+            "cast",
+            "string_at",
+            "wstring_at",
+            "CFUNCTYPE",
+            "PYFUNCTYPE",
+            "WINFUNCTYPE",
+            "_cast",
+            "_string_at",
+            "_wstring_at",
+        ):
+            if hasattr(ctypes, name):
+                setattr(ctypes, name, refused(f"ctypes.{name}"))
+        cache = getattr(ctypes, "_c_functype_cache", None)
+        if isinstance(cache, dict):
+            cache.clear()
+
+
 def _make_hook(
     *,
     read_roots: tuple[str, ...],
@@ -372,7 +423,8 @@ def _make_hook(
     def _no_dir_fd(args: tuple, start: int) -> None:
         """Deny an *at() call: any dir_fd argument that is a descriptor, not None."""
         for value in args[start:]:
-            if _isinstance(value, _int) and value is not True and value is not False:
+            # -1 (or None) is how the events spell "no dir_fd".
+            if _isinstance(value, _int) and value != -1 and value is not True and value is not False:
                 deny("file access relative to a folder descriptor", "dir_fd")
 
     def _inside(real: str, roots: tuple[str, ...]) -> bool:
@@ -506,7 +558,7 @@ def _make_hook(
     archive_events = frozenset({"shutil.make_archive", "shutil.unpack_archive"})
     code_ok_prefixes = ("<frozen ",)
     # Re-importing would hand back the original fork_exec replaced by _neuter_fork_exec.
-    reimport_denied = frozenset({"_posixsubprocess"})
+    reimport_denied = frozenset({"_posixsubprocess", "ctypes", "_ctypes", "posix", "_signal"})
 
     def hook(event: str, args: tuple) -> None:
         # Hot, benign events first: this runs for every audited operation.
@@ -736,6 +788,7 @@ def main(argv: list[str]) -> int:
     )
     _neuter_fork_exec(deny)
     _neuter_pidfd(deny)
+    _neuter_native(deny)
     _set_nproc_limit(job.get("nproc_limit"))
     sys.dont_write_bytecode = True  # importlib would otherwise write .pyc into site-packages
     plt.show = lambda *a, **k: None  # Agg cannot show; a habitual plt.show() must not warn
