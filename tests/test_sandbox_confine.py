@@ -8,9 +8,9 @@ import tempfile
 from pathlib import Path
 
 import pytest
+
 from agent_helpers import FINISH_ARGS, config_for, of_type, route, run
 from fakes import FakeLLM, call, tool_calls
-
 from labwright.core import confine
 from labwright.core.sandbox import run_figure
 from labwright.core.sandbox import runner as sandbox_runner

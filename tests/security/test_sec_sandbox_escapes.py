@@ -27,6 +27,7 @@ imread, read_text, dotdot, home, codecs and the builtins tricks are probes of
 
 from __future__ import annotations
 
+import contextlib
 import os
 import pickle
 import signal
@@ -41,8 +42,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
-from canary import CANARY, SECRET_KEY, leaks, snapshot
 
+from canary import CANARY, SECRET_KEY, leaks
 from labwright.core import confine
 from labwright.core.sandbox import FigureResult, check_code, run_figure
 from labwright.core.sandbox import runner as sandbox_runner
@@ -547,7 +548,7 @@ PAYLOADS: list[Payload] = [
         "pth_into_site_packages",
         "persist",
         "import os\nopen(os.path.join(@SITE@, 'zz_evil.pth'), 'w').write("
-        "\"import os; os.system('touch ' + \" + repr(@MARKER@) + \")\")",
+        '"import os; os.system(\'touch \' + " + repr(@MARKER@) + ")")',
         second_run=True,
     ),
     P(
@@ -1234,10 +1235,8 @@ class _PeakMeter:
             total = 0
             for dirpath, _dirs, files in os.walk(self.root):
                 for name in files:
-                    try:
+                    with contextlib.suppress(OSError):  # deleted while we walked
                         total += os.lstat(os.path.join(dirpath, name)).st_blocks * 512
-                    except OSError:
-                        pass
             self.peak = max(self.peak, total)
             self._stop.wait(0.005)
 
@@ -1294,9 +1293,7 @@ def test_escape_has_no_effect(
         result, elapsed = _run_payload(payload, mode, scene, monkeypatch)
 
     # The attempt failed (or, for "any", got nowhere) ...
-    if mode == "full" and payload.static:
-        assert result.denied and not result.ok, result.message
-    elif payload.expect == "denied":
+    if mode == "full" and payload.static or payload.expect == "denied":
         assert result.denied and not result.ok, result.message
     elif payload.expect == "failed":
         assert not result.ok, result.message
@@ -1471,9 +1468,7 @@ def test_killing_labwright_leaves_no_figure_child(tmp_path: Path) -> None:
         deadline = time.monotonic() + 30
         children: list[int] = []
         while time.monotonic() < deadline and not children:
-            children = [
-                pid for pid in _descendants(parent.pid) if "harness.py" in _cmdline(pid)
-            ]
+            children = [pid for pid in _descendants(parent.pid) if "harness.py" in _cmdline(pid)]
             time.sleep(0.05)
         assert children, "the figure child never started"
         time.sleep(0.3)

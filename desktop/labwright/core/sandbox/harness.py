@@ -424,7 +424,12 @@ def _make_hook(
         """Deny an *at() call: any dir_fd argument that is a descriptor, not None."""
         for value in args[start:]:
             # -1 (or None) is how the events spell "no dir_fd".
-            if _isinstance(value, _int) and value != -1 and value is not True and value is not False:
+            if (
+                _isinstance(value, _int)
+                and value != -1
+                and value is not True
+                and value is not False
+            ):
                 deny("file access relative to a folder descriptor", "dir_fd")
 
     def _inside(real: str, roots: tuple[str, ...]) -> bool:
@@ -760,9 +765,7 @@ def main(argv: list[str]) -> int:
         + [os.path.dirname(plt.matplotlib.get_data_path())]
     )
     read_files = frozenset(
-        _realpath_roots(
-            _font_files() + [__file__, "/dev/null", "/dev/urandom", "/etc/localtime"]
-        )
+        _realpath_roots(_font_files() + [__file__, "/dev/null", "/dev/urandom", "/etc/localtime"])
     )
     library_roots = _realpath_roots(_library_roots())
     codegen_files = _codegen_files(collections.__file__, dataclasses.__file__)
