@@ -764,6 +764,16 @@ PAYLOADS: list[Payload] = [
         timing=_quick(20),
     ),
     P(
+        "disk_stdout_flood",
+        "exhaust",
+        "import os\nblock = b'x' * (4 * 1024 ** 2)\nwhile True:\n    os.write(1, block)",
+        expect="failed",
+        timeout_s=30,
+        disk_mb=48,
+        expect_in_message="48 MB",
+        timing=_quick(20),
+    ),
+    P(
         "disk_many_small_files",
         "exhaust",
         "from pathlib import Path\ni = 0\nwhile True:\n    Path('s%d' % i).write_text('x')\n"

@@ -409,7 +409,7 @@ def _run_child(
                 target=_drain, args=(read_fd, chunks), name="labwright-sandbox-channel", daemon=True
             )
             reader.start()
-        meter = _DiskMeter(work, proc.pid, {err_path, work / "child.out"})
+        meter = _DiskMeter(work, proc.pid)
         timed_out = _wait(proc, timeout_s, meter)
         _kill_group(proc)
         returncode = proc.wait()
@@ -434,10 +434,9 @@ class _DiskMeter:
     """The child's disk use: what is under its work dir, plus files it holds open after
     deleting them (they still fill the disk). RLIMIT_FSIZE caps one file; this caps all."""
 
-    def __init__(self, work: Path, pid: int, own: set[Path]) -> None:
+    def __init__(self, work: Path, pid: int) -> None:
         self.work = str(work)
         self.fd_dir = f"/proc/{pid}/fd"
-        self.own = {str(p) for p in own}  # the parent's own logs of the child's output
         self.over = ""
         self.peak = 0
         self._next = 0.0
@@ -474,7 +473,7 @@ class _DiskMeter:
                         continue
                     if entry.is_dir(follow_symlinks=False):
                         stack.append(entry.path)
-                    if entry.path in self.own or (st.st_dev, st.st_ino) in seen:
+                    if (st.st_dev, st.st_ino) in seen:
                         continue
                     seen.add((st.st_dev, st.st_ino))
                     used += max(st.st_size, getattr(st, "st_blocks", 0) * 512)
