@@ -1,8 +1,11 @@
 """Sandbox cost: one simple plot through run_figure vs. a plain `python` subprocess.
 
 Both sides start a fresh interpreter, import matplotlib (Agg), draw the same plot
-and write the same PDF + PNG (bbox_inches="tight", 150 dpi). Runs are interleaved
-so machine noise hits both alike. Goal: median ratio <= 1.5.
+and write the same PDF + PNG (bbox_inches="tight", 150 dpi). The sandboxed side
+pays for everything a real figure pays for: the static check, the confinement
+trampoline (Landlock, namespaces, seccomp where this machine has them), the
+audit hook, the disk meter and the parent's validation. Runs are interleaved so
+machine noise hits both alike. Goal: median ratio <= 1.5.
 
     .venv/bin/python bench/bench_sandbox.py [--runs N]
 """
@@ -18,6 +21,7 @@ import tempfile
 import time
 from pathlib import Path
 
+from labwright.core.confine import support
 from labwright.core.sandbox import run_figure
 
 PLOT = """
@@ -72,6 +76,7 @@ def main() -> None:
             sandboxed.append(_sandboxed(data, figures))
     p_best, p_med = min(plain), statistics.median(plain)
     s_best, s_med = min(sandboxed), statistics.median(sandboxed)
+    print(f"confinement        : {support().describe()}")
     print(f"runs each          : {args.runs} (interleaved, after one warm-up)")
     print(f"plain python       : best {p_best * 1000:7.1f} ms   median {p_med * 1000:7.1f} ms")
     print(f"run_figure sandbox : best {s_best * 1000:7.1f} ms   median {s_med * 1000:7.1f} ms")

@@ -102,6 +102,11 @@ def _parser() -> argparse.ArgumentParser:
         help="USD per 1M prompt,completion tokens of a model (repeatable)",
     )
     r.add_argument("--no-compile", action="store_true")
+    r.add_argument(
+        "--allow-unconfined",
+        action="store_true",
+        help="run model-written figure code even where no OS sandbox is available",
+    )
     lim = r.add_argument_group("limits")
     lim.add_argument(
         "--explore-deadline", type=float, metavar="S", help="cut an explore call after S s (180)"
@@ -185,6 +190,7 @@ def _config_from_args(a: argparse.Namespace):
         prices=_prices(a.price),
         compile=not a.no_compile,
         offline=a.offline,
+        allow_unconfined=a.allow_unconfined,
     )
     if a.max_iters is not None:
         config = replace(config, max_tool_iters=a.max_iters)

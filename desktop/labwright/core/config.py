@@ -159,6 +159,9 @@ class RunConfig:
     budget_usd: float | None = None  # whole run, all roles
     explore_budget_tokens: int | None = None  # the exploration stage alone
     explore_budget_usd: float | None = None
+    # Run model-written figure code although this machine has no OS confinement
+    # (confine.support().any is False); off: figures then come from the tables only.
+    allow_unconfined: bool = False
 
     def __post_init__(self) -> None:
         # Only the budget fields are checked here; the rest is validated where it is used.

@@ -11,7 +11,9 @@ closed, whatever the child does:
   Landlock also stops ``ptrace`` of anything outside the box.
 - **a user and network namespace** (unprivileged user namespaces): no network
   interface but a loopback that is down.
-- **seccomp**: ``socket()`` fails, a second wall behind the two above.
+- **seccomp**: ``socket()`` fails, a second wall behind the two above; so do
+  ``setpriority``/``sched_set*``/``ioprio_set`` (no renicing Labwright) and
+  ``ptrace``/``process_vm_*``.
 - **dies with its parent** (``PR_SET_PDEATHSIG``), so a ``kill -9`` of
   Labwright leaves no figure child or TeX run behind.
 
@@ -80,8 +82,20 @@ _SECCOMP_MODE_FILTER = 2
 _CLONE_NEWUSER = 0x10000000
 _CLONE_NEWNET = 0x40000000
 
-# seccomp: (AUDIT_ARCH, socket syscall number) per architecture we know.
-_SECCOMP_ARCH = {"x86_64": (0xC000003E, 41), "aarch64": (0xC00000B7, 198)}
+# seccomp: AUDIT_ARCH and the syscalls refused, per architecture we know. socket() first;
+# then the calls that act on *other* processes without a signal (Landlock's scope does
+# not cover them): renice / CPU pinning / I/O priority of the parent, and ptrace and
+# process_vm_* (Landlock already refuses them outside the box; a second wall).
+_SECCOMP_ARCH = {
+    "x86_64": (0xC000003E, 41),
+    "aarch64": (0xC00000B7, 198),
+}
+_SECCOMP_DENIED = {
+    # setpriority, sched_setparam, sched_setscheduler, sched_setaffinity, ioprio_set,
+    # ptrace, process_vm_readv, process_vm_writev
+    "x86_64": (141, 142, 144, 203, 251, 101, 310, 311),
+    "aarch64": (140, 118, 119, 122, 30, 117, 270, 271),
+}
 
 # Devices every program expects (Python reads /dev/urandom, writes /dev/null).
 _DEVICES_RW = ("/dev/null", "/dev/zero", "/dev/full")
@@ -400,15 +414,18 @@ def _apply_seccomp(libc: ctypes.CDLL) -> None:
     if machine not in _SECCOMP_ARCH:
         raise OSError(f"no seccomp filter for {machine}")
     arch, socket_nr = _SECCOMP_ARCH[machine]
+    denied = (socket_nr, *_SECCOMP_DENIED.get(machine, ()))
     ld_abs, jeq, jge, ret = 0x20, 0x15, 0x35, 0x06
     allow, deny = 0x7FFF0000, 0x00050000 | 1  # SECCOMP_RET_ERRNO | EPERM
+    n = len(denied)
+    # Jumps are relative (target = next instruction + offset); the last one denies.
     prog = [
         (ld_abs, 0, 0, 4),  # seccomp_data.arch
         (jeq, 1, 0, arch),
         (ret, 0, 0, deny),  # a foreign ABI (i386 on x86_64): nothing is allowed
         (ld_abs, 0, 0, 0),  # seccomp_data.nr
-        (jge, 2, 0, 0x40000000),  # x32 ABI numbers: refused
-        (jeq, 1, 0, socket_nr),
+        (jge, n + 1, 0, 0x40000000),  # x32 ABI numbers: refused
+        *[(jeq, n - i, 0, nr) for i, nr in enumerate(denied)],
         (ret, 0, 0, allow),
         (ret, 0, 0, deny),
     ]

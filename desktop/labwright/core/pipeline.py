@@ -400,9 +400,22 @@ def _scan(run: _Run) -> Iterator[Event]:
     }
     if c.compile and "compile" not in run.plan:
         detail["compile"] = "unavailable: " + run.engines.install_hint()
+    detail["confinement"] = _confinement(c.allow_unconfined)
     yield run.milestone("scan", "start", detail)
     run.scan = scan_folder(c.folder)
     yield run.milestone("scan", "end", run.scan.to_dict())
+
+
+def _confinement(allow_unconfined: bool) -> dict[str, Any]:
+    """Which OS layers hold model-written code here, and whether figures may run at all."""
+    from .confine import support
+
+    s = support()
+    return {
+        **s.to_dict(),
+        "describe": s.describe(),
+        "figures": "confined" if s.any else ("unconfined" if allow_unconfined else "disabled"),
+    }
 
 
 def _explore(run: _Run) -> Iterator[Event]:
@@ -419,7 +432,14 @@ def _explore(run: _Run) -> Iterator[Event]:
         yield run.milestone("explore", "skipped", {"reason": "offline"})
         return
     yield run.milestone("explore", "start")
-    ctx = ToolContext(c.folder, run.dir, run.model(), c.vision_model, cancelled=run.cancelled)
+    ctx = ToolContext(
+        c.folder,
+        run.dir,
+        run.model(),
+        c.vision_model,
+        cancelled=run.cancelled,
+        allow_unconfined=c.allow_unconfined,
+    )
     try:
         run.exploration = yield from explore(
             c, run.model(), run.scan, ctx, run.usage, run.cancelled

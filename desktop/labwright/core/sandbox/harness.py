@@ -32,6 +32,8 @@ import warnings
 
 # Exit status of a child stopped by the audit hook; the parent maps it to denied=True.
 _EXIT_DENIED = 86
+# Captured before any user code runs: the final exit also ends threads the code left running.
+_HARD_EXIT = os._exit
 
 
 def _set_limits(job: dict) -> None:
@@ -71,28 +73,19 @@ def _set_limits(job: dict) -> None:
         pass
 
 
-def _set_nproc_limit() -> None:
-    """Linux, non-root: allow the tasks this user already runs plus a few threads, no fork bomb.
-
-    RLIMIT_NPROC counts every task (thread) of the real uid, so the limit is relative
-    to the current count. Root ignores RLIMIT_NPROC: there the audit hook blocks forks.
+def _set_nproc_limit(limit: int | None) -> None:
+    """Linux: no fork bomb. RLIMIT_NPROC counts every task (thread) of the real uid —
+    inside the child's own user namespace (confine.py) only the child's tasks, so the
+    parent passes a small absolute limit there; without one it passes the user's
+    current count plus a margin. Root ignores RLIMIT_NPROC outside a user namespace:
+    there the audit hook blocks forks.
     """
-    if not sys.platform.startswith("linux") or os.geteuid() == 0:
+    if not sys.platform.startswith("linux") or limit is None:
         return
     try:
         import resource
 
-        uid = os.getuid()
-        tasks = 0
-        for pid in os.listdir("/proc"):
-            if pid.isdigit():
-                try:
-                    if os.stat(f"/proc/{pid}").st_uid == uid:
-                        tasks += len(os.listdir(f"/proc/{pid}/task"))
-                except OSError:
-                    continue
-        limit = tasks + 32
-        resource.setrlimit(resource.RLIMIT_NPROC, (limit, limit))
+        resource.setrlimit(resource.RLIMIT_NPROC, (int(limit), int(limit)))
     except (ImportError, ValueError, OSError):
         pass
 
@@ -217,6 +210,77 @@ def _neuter_fork_exec(deny) -> None:  # noqa: ANN001
         subprocess._fork_exec = fork_exec
 
 
+def _neuter_pidfd(deny) -> None:  # noqa: ANN001
+    """``os.pidfd_open`` and ``signal.pidfd_send_signal`` raise no audit event: replace
+    them (in ``posix``/``_signal`` too, where ``os``/``signal`` copied them from). The
+    kernel's wall behind this is Landlock's signal scope (confine.py)."""
+    import signal
+
+    def pidfd_open(*_args, **_kwargs):  # noqa: ANN002, ANN003, ANN202
+        deny("signalling other processes", "os.pidfd_open")
+
+    def pidfd_send_signal(*_args, **_kwargs):  # noqa: ANN002, ANN003, ANN202
+        deny("signalling other processes", "signal.pidfd_send_signal")
+
+    for module in (os, sys.modules.get("posix"), sys.modules.get("nt")):
+        if module is not None and hasattr(module, "pidfd_open"):
+            module.pidfd_open = pidfd_open
+    for module in (signal, sys.modules.get("_signal")):
+        if module is not None and hasattr(module, "pidfd_send_signal"):
+            module.pidfd_send_signal = pidfd_send_signal
+
+
+def _neuter_native(deny) -> None:  # noqa: ANN001
+    """Calls with no audit event that reach outside Python's rules: replace them.
+
+    - ``os.setpriority`` / ``sched_set*`` / ``setpgid`` act on other processes
+      (seccomp refuses the first ones too, see confine.py);
+    - ctypes is imported by numpy and matplotlib, so ``import ctypes`` raises no
+      event, and ``memmove``/``memset``/``cast``/``string_at`` and function
+      pointers made from an address read or write any memory without one (the
+      audit hook itself lives in that memory). Loading a library
+      (``ctypes.dlopen``) and making data from an address (``ctypes.cdata``) are
+      refused by the hook.
+    """
+
+    def refused(name: str):  # noqa: ANN202
+        def call(*_args, **_kwargs):  # noqa: ANN002, ANN003, ANN202
+            deny("interpreter, memory or system access", name)
+
+        return call
+
+    for module in (os, sys.modules.get("posix")):
+        for name in (
+            "setpriority",
+            "sched_setaffinity",
+            "sched_setscheduler",
+            "sched_setparam",
+            "setpgid",
+        ):
+            if module is not None and hasattr(module, name):
+                setattr(module, name, refused(f"os.{name}"))
+    ctypes = sys.modules.get("ctypes")
+    if ctypes is not None:
+        for name in (
+            "memmove",
+            "memset",
+            "cast",
+            "string_at",
+            "wstring_at",
+            "CFUNCTYPE",
+            "PYFUNCTYPE",
+            "WINFUNCTYPE",
+            "_cast",
+            "_string_at",
+            "_wstring_at",
+        ):
+            if hasattr(ctypes, name):
+                setattr(ctypes, name, refused(f"ctypes.{name}"))
+        cache = getattr(ctypes, "_c_functype_cache", None)
+        if isinstance(cache, dict):
+            cache.clear()
+
+
 def _make_hook(
     *,
     read_roots: tuple[str, ...],
@@ -234,6 +298,7 @@ def _make_hook(
 
     _fspath = os.fspath
     _lstat = os.lstat
+    _stat = os.stat
     _readlink = os.readlink
     _getcwd = os.getcwd
     _write = os.write
@@ -269,6 +334,10 @@ def _make_hook(
     _write_flags = 0
     for flag in ("O_WRONLY", "O_RDWR", "O_CREAT", "O_TRUNC", "O_APPEND"):
         _write_flags |= getattr(os, flag, 0)
+    # A folder opened as a descriptor is the anchor of every *at() call (open(dir_fd=),
+    # os.remove(dir_fd=)...), whose audit events carry names relative to it that this
+    # hook would resolve against the wrong folder: descriptors of folders are refused.
+    _dir_flags = getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_PATH", 0)
 
     def _clean(text) -> str:  # noqa: ANN001
         s = text if _isinstance(text, _str) else _str(_type(text))
@@ -344,6 +413,24 @@ def _make_hook(
             deny("file access", path)
         real = _posix_real(path) if _is_posix else _win_realpath(path)
         return _normcase(real)
+
+    def _is_dir(real: str) -> bool:
+        try:
+            return (_stat(real).st_mode & 0o170000) == 0o040000
+        except (_OSError, _ValueError):
+            return False
+
+    def _no_dir_fd(args: tuple, start: int) -> None:
+        """Deny an *at() call: any dir_fd argument that is a descriptor, not None."""
+        for value in args[start:]:
+            # -1 (or None) is how the events spell "no dir_fd".
+            if (
+                _isinstance(value, _int)
+                and value != -1
+                and value is not True
+                and value is not False
+            ):
+                deny("file access relative to a folder descriptor", "dir_fd")
 
     def _inside(real: str, roots: tuple[str, ...]) -> bool:
         for root in roots:
@@ -460,11 +547,23 @@ def _make_hook(
             "shutil.move",
         }
     )
+    # Where the dir_fd argument(s) sit in each *at() audit event.
+    dir_fd_at = {
+        "os.remove": 1,
+        "os.rmdir": 1,
+        "os.mkdir": 2,
+        "os.chmod": 2,
+        "os.chown": 3,
+        "os.utime": 3,
+        "os.mkfifo": 2,
+        "os.mknod": 3,
+        "os.rename": 2,
+    }
     link_events = frozenset({"os.link", "os.symlink"})
     archive_events = frozenset({"shutil.make_archive", "shutil.unpack_archive"})
     code_ok_prefixes = ("<frozen ",)
     # Re-importing would hand back the original fork_exec replaced by _neuter_fork_exec.
-    reimport_denied = frozenset({"_posixsubprocess"})
+    reimport_denied = frozenset({"_posixsubprocess", "ctypes", "_ctypes", "posix", "_signal"})
 
     def hook(event: str, args: tuple) -> None:
         # Hot, benign events first: this runs for every audited operation.
@@ -479,6 +578,13 @@ def _make_hook(
                         writing = True
             if _isinstance(flags, _int) and flags & _write_flags:
                 writing = True
+            if mode is None and _isinstance(flags, _int) and not _isinstance(path, _int):
+                # os.open(): a folder descriptor would anchor dir_fd-relative calls.
+                if flags & _dir_flags:
+                    deny("opening a folder as a descriptor", path)
+                real = _resolve(path)
+                if real is not None and _is_dir(real):
+                    deny("opening a folder as a descriptor", path)
             if writing:
                 _check_write(path)
             else:
@@ -517,9 +623,17 @@ def _make_hook(
                 _check_read(args[0])
             return
         if event in write_events:
+            if event in dir_fd_at:
+                _no_dir_fd(args, dir_fd_at[event])
+            if args and _isinstance(args[0], _int):
+                # fchmod/futime/fsetxattr... on a descriptor: Landlock does not fence
+                # metadata, and a descriptor of a data file must not change its mode.
+                deny("changing a file through its descriptor", event)
             _check_write(args[0])
             return
         if event in two_path_write_events:
+            if event in dir_fd_at:
+                _no_dir_fd(args, dir_fd_at[event])
             _check_write(args[0])
             _check_write(args[1])
             return
@@ -651,7 +765,7 @@ def main(argv: list[str]) -> int:
         + [os.path.dirname(plt.matplotlib.get_data_path())]
     )
     read_files = frozenset(
-        _realpath_roots(_font_files() + ["/dev/null", "/dev/urandom", "/etc/localtime"])
+        _realpath_roots(_font_files() + [__file__, "/dev/null", "/dev/urandom", "/etc/localtime"])
     )
     library_roots = _realpath_roots(_library_roots())
     codegen_files = _codegen_files(collections.__file__, dataclasses.__file__)
@@ -676,7 +790,9 @@ def main(argv: list[str]) -> int:
         channel_fd=channel_fd,
     )
     _neuter_fork_exec(deny)
-    _set_nproc_limit()
+    _neuter_pidfd(deny)
+    _neuter_native(deny)
+    _set_nproc_limit(job.get("nproc_limit"))
     sys.dont_write_bytecode = True  # importlib would otherwise write .pyc into site-packages
     plt.show = lambda *a, **k: None  # Agg cannot show; a habitual plt.show() must not warn
     del deny
@@ -728,4 +844,4 @@ def _open_channel(job: dict) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv))
+    _HARD_EXIT(main(sys.argv))

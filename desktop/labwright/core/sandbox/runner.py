@@ -1,11 +1,15 @@
 """Parent side of make_figure: check, spawn the sandboxed child, judge, publish.
 
-The child (harness.py) is a separate interpreter started with ``-I`` in a fresh
-temporary directory, with an environment built from an allowlist (no API keys
-can be inherited), its own session/process group (so a timeout kills everything
-it started), and a dedicated result channel (a pipe on POSIX) instead of parsing
-its stdout. Nothing the child reports is trusted for safety: staged files are
-re-validated here and only then copied into figures_dir.
+The child (harness.py) is a separate interpreter started with ``-I -S`` (no
+``.pth`` file, no site customisation runs in it) in a fresh temporary directory,
+inside the operating system's confinement (``confine.wrap``: Landlock, a user and
+network namespace, seccomp, death with its parent) where this machine has one,
+with an environment built from an allowlist (no API keys can be inherited), its
+own session/process group (so a timeout kills everything it started), and a
+dedicated result channel (a pipe on POSIX) instead of parsing its stdout. While
+it runs, the parent watches how much disk it uses and kills it over the cap.
+Nothing the child reports is trusted for safety: staged files are re-validated
+here and only then copied into figures_dir.
 """
 
 from __future__ import annotations
@@ -23,6 +27,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .. import confine
 from . import provenance
 from .result import FigureResult
 from .static_check import FORBIDDEN_NAMES, imported_modules, parse, violations_of
@@ -32,6 +37,10 @@ EXIT_DENIED = 86  # keep in sync with harness._EXIT_DENIED
 
 MAX_FIGURES = 8
 MAX_FILE_MB = 64  # RLIMIT_FSIZE in the child and the cap on each staged file
+MAX_DISK_MB = 256  # all the child may have on disk at once (RLIMIT_FSIZE caps one file)
+MAX_DISK_FILES = 1000  # files and folders the child may create
+DISK_POLL_S = 0.02  # how often the parent measures the child's disk use
+NPROC_IN_NAMESPACE = 32  # tasks (threads) the child may have inside its own user namespace
 MAX_OUTPUT_CHARS = 20_000  # what the harness keeps of stdout / stderr
 MAX_TRACEBACK_CHARS = 1_400
 MAX_MESSAGE_CHARS = 1_500
@@ -56,6 +65,16 @@ _FIXES = {
 }
 _DEFAULT_FIX = "use only numpy, pandas, scipy and matplotlib on the files under DATA_DIR."
 
+UNCONFINED_MESSAGE = (
+    "Figures are disabled on this machine (no OS sandbox): Labwright will not run "
+    "model-written code without operating-system confinement unless the user allows it "
+    "(--allow-unconfined). Do not call make_figure again; describe the data in words and "
+    "the report will use the plots Labwright makes of the tables itself."
+)
+
+# Read by nothing a figure needs, and the target of the classic symlink-in-the-folder read.
+_FIGURE_READ_EXCLUDED = frozenset({"/etc/passwd", "/etc/group"})
+
 
 @dataclass
 class _ChildOutcome:
@@ -63,6 +82,17 @@ class _ChildOutcome:
     timed_out: bool
     records: list[dict] = field(default_factory=list)
     stderr_tail: str = ""
+    over_disk: str = ""  # why the parent killed the child for its disk use, if it did
+
+
+def confinement() -> confine.Support:
+    """What the OS grants figure code on this machine (the GUI shows it, runs record it)."""
+    return confine.support()
+
+
+def figures_allowed(allow_unconfined: bool = False) -> bool:
+    """May model-written code run here: with an OS layer, or when the user allowed it."""
+    return allow_unconfined or confine.support().any
 
 
 def run_figure(
@@ -75,8 +105,13 @@ def run_figure(
     inputs: list[str] | None = None,
     timeout_s: float = 60.0,
     memory_mb: int = 1536,
+    allow_unconfined: bool = False,
 ) -> FigureResult:
-    """Run model-written matplotlib code in the sandbox and publish its figure(s)."""
+    """Run model-written matplotlib code in the sandbox and publish its figure(s).
+
+    Without an operating-system layer (``confine.support().any`` is False) the code
+    is not run unless `allow_unconfined` says the user accepted that.
+    """
     return _run(
         code,
         data_dir=Path(data_dir),
@@ -87,6 +122,7 @@ def run_figure(
         timeout_s=timeout_s,
         memory_mb=memory_mb,
         static_check=True,
+        allow_unconfined=allow_unconfined,
     )
 
 
@@ -101,8 +137,11 @@ def _run(
     timeout_s: float,
     memory_mb: int,
     static_check: bool,
+    allow_unconfined: bool = False,
 ) -> FigureResult:
-    """run_figure with a switch for the static layer: tests prove layer 2 on its own."""
+    """run_figure with a switch for the static layer: tests prove layers 2 and 3 on their own."""
+    if not figures_allowed(allow_unconfined):
+        return FigureResult(False, False, UNCONFINED_MESSAGE)
     try:
         stem = provenance.safe_stem(filename)
         if not data_dir.is_dir():
@@ -148,16 +187,25 @@ def _run(
 
 
 def _make_work_dir() -> Path:
-    """The child's only writable place (cwd, HOME, TMPDIR); removed after every run."""
-    return Path(tempfile.mkdtemp(prefix="labwright-figure-"))
+    """The child's only writable place (cwd, HOME, TMPDIR); removed after every run.
+
+    Named ``labwright-<pid>-figure-*`` so a later Labwright can sweep what a killed
+    one left behind (the pid is dead).
+    """
+    return Path(tempfile.mkdtemp(prefix=f"labwright-{os.getpid()}-figure-"))
+
+
+_CACHE_LOCK = threading.Lock()
+_WARM_CACHES: set[str] = set()
 
 
 def _mpl_cache_dir(work: Path) -> Path:
     """A per-user font-cache dir shared across runs (building it costs ~0.5 s).
 
-    The child reads it but can never write it after its audit hook is up. If the
-    shared dir is not safely ours (other owner, group/world-writable, a symlink),
-    fall back to a private per-run dir.
+    The child may only read it (Landlock, and the audit hook behind it): it is
+    filled once by a child that runs no model code (_warm_cache). If the shared
+    dir is not safely ours (other owner, group/world-writable, a symlink), fall
+    back to a private per-run dir.
     """
     uid = os.getuid() if hasattr(os, "getuid") else 0
     shared = (
@@ -169,12 +217,41 @@ def _mpl_cache_dir(work: Path) -> Path:
         if os.name != "posix" or (
             not os.path.islink(shared) and st.st_uid == uid and not (st.st_mode & 0o022)
         ):
+            _warm_cache(shared)
             return shared
     except OSError:
         pass
     private = work / "mplconfig"
     private.mkdir(exist_ok=True)
     return private
+
+
+def _warm_cache(cache: Path) -> None:
+    """Build matplotlib's font cache in `cache` with trusted code only (once per process)."""
+    with _CACHE_LOCK:
+        if str(cache) in _WARM_CACHES:
+            return
+        if not any(cache.glob("fontlist-*.json")):
+            script = (
+                "import sys; sys.path[:0] = sys.argv[1:]; import matplotlib; "
+                "matplotlib.use('Agg'); import matplotlib.font_manager"
+            )
+            cmd = [sys.executable, "-I", "-S", "-c", script, *_extra_sys_path()]
+            env = _child_env(cache, cache)
+            if confine.support().any:
+                cmd = confine.wrap(cmd, _policy(read=[], write=[cache]))
+            with contextlib.suppress(OSError, subprocess.SubprocessError):
+                subprocess.run(
+                    cmd,
+                    env=env,
+                    cwd=cache,
+                    stdin=subprocess.DEVNULL,
+                    stdout=subprocess.DEVNULL,
+                    stderr=subprocess.DEVNULL,
+                    timeout=120,
+                    check=False,
+                )
+        _WARM_CACHES.add(str(cache))
 
 
 def _child_env(work: Path, mpl_cache: Path) -> dict[str, str]:
@@ -198,7 +275,7 @@ def _child_env(work: Path, mpl_cache: Path) -> dict[str, str]:
 
 
 def _extra_sys_path() -> list[str]:
-    """Library dirs of this interpreter that ``-I`` could drop (e.g. the user site)."""
+    """Library dirs of this interpreter, added by hand since the child runs with ``-S``."""
     return [
         p
         for p in sys.path
@@ -207,6 +284,47 @@ def _extra_sys_path() -> list[str]:
         and ("site-packages" in p or "dist-packages" in p)
         and os.path.isdir(p)
     ]
+
+
+def _font_dirs() -> list[str]:
+    """Fonts outside the system trees (fontconfig's per-user folders)."""
+    home = Path.home()
+    return [str(home / ".fonts"), str(home / ".local" / "share" / "fonts")]
+
+
+def _policy(read: list[str | Path], write: list[str | Path]) -> confine.Policy:
+    """The figure child's box: the given paths plus Python's trees; never /etc/passwd."""
+    libs = _extra_sys_path()
+    extra = [*libs, *(os.path.realpath(p) for p in libs), *_font_dirs(), "/etc/mime.types"]
+    pol = confine.policy(read=[*read, *extra], write=write)
+    kept = tuple(p for p in pol.read if p not in _FIGURE_READ_EXCLUDED)
+    return confine.Policy(
+        read=kept,
+        write=pol.write,
+        network=False,
+        landlock=pol.landlock,
+        namespaces=pol.namespaces,
+        seccomp=pol.seccomp,
+    )
+
+
+def _count_tasks() -> int | None:
+    """Tasks (threads) this user runs now: RLIMIT_NPROC counts them all outside a namespace."""
+    if not sys.platform.startswith("linux"):
+        return None
+    uid = os.getuid()
+    tasks = 0
+    try:
+        for pid in os.listdir("/proc"):
+            if pid.isdigit():
+                try:
+                    if os.stat(f"/proc/{pid}").st_uid == uid:
+                        tasks += len(os.listdir(f"/proc/{pid}/task"))
+                except OSError:
+                    continue
+    except OSError:
+        return None
+    return tasks
 
 
 def _run_child(
@@ -224,6 +342,14 @@ def _run_child(
     read_fd = write_fd = -1
     if use_pipe:
         read_fd, write_fd = os.pipe()
+    confined = confine.support().any
+    pol = _policy(read=[data_dir, HARNESS.resolve(), mpl_cache], write=[work])
+    if confined and pol.namespaces:
+        # Inside its own user namespace the limit counts the child's tasks only.
+        nproc_limit: int | None = NPROC_IN_NAMESPACE
+    else:
+        count = _count_tasks()
+        nproc_limit = None if count is None else count + NPROC_IN_NAMESPACE
     job = {
         "code": code,
         "data_dir": str(data_dir),
@@ -236,6 +362,7 @@ def _run_child(
         "timeout_s": max(1, int(timeout_s + 0.999)),
         "memory_mb": int(memory_mb),
         "max_file_mb": MAX_FILE_MB,
+        "nproc_limit": nproc_limit,
         "max_output_chars": MAX_OUTPUT_CHARS,
         "max_traceback_chars": MAX_TRACEBACK_CHARS,
         "max_figures": MAX_FIGURES,
@@ -246,6 +373,11 @@ def _run_child(
     job_path = work / "job.json"
     job_path.write_text(json.dumps(job), encoding="utf-8")
 
+    # -I -S: no .pth file, sitecustomize or user site runs in the child; the
+    # harness adds the library dirs to sys.path itself.
+    cmd = [sys.executable, "-I", "-S", str(HARNESS), str(job_path)]
+    if confined:
+        cmd = confine.wrap(cmd, pol)
     kwargs: dict = {}
     if os.name == "posix":
         kwargs["start_new_session"] = True  # own process group: one killpg ends it all
@@ -260,7 +392,7 @@ def _run_child(
     with open(work / "child.out", "wb") as out_fh, open(err_path, "wb") as err_fh:
         try:
             proc = subprocess.Popen(
-                [sys.executable, "-I", str(HARNESS), str(job_path)],
+                cmd,
                 stdin=subprocess.DEVNULL,
                 stdout=out_fh,
                 stderr=err_fh,
@@ -277,7 +409,8 @@ def _run_child(
                 target=_drain, args=(read_fd, chunks), name="labwright-sandbox-channel", daemon=True
             )
             reader.start()
-        timed_out = _wait(proc, timeout_s)
+        meter = _DiskMeter(work, proc.pid)
+        timed_out = _wait(proc, timeout_s, meter)
         _kill_group(proc)
         returncode = proc.wait()
     if reader is not None:
@@ -293,7 +426,78 @@ def _run_child(
         timed_out=timed_out,
         records=_parse_records(raw),
         stderr_tail=_tail(err_path, 800),
+        over_disk=meter.over,
     )
+
+
+class _DiskMeter:
+    """The child's disk use: what is under its work dir, plus files it holds open after
+    deleting them (they still fill the disk). RLIMIT_FSIZE caps one file; this caps all."""
+
+    def __init__(self, work: Path, pid: int) -> None:
+        self.work = str(work)
+        self.fd_dir = f"/proc/{pid}/fd"
+        self.over = ""
+        self.peak = 0
+        self._next = 0.0
+
+    def check(self) -> bool:
+        """True when the child is over a cap (the reason is kept in `over`)."""
+        now = time.monotonic()
+        if now < self._next:
+            return False
+        self._next = now + DISK_POLL_S
+        used, count = self._measure()
+        self.peak = max(self.peak, used)
+        if used > MAX_DISK_MB * 1024 * 1024:
+            self.over = f"it wrote more than {MAX_DISK_MB} MB to disk"
+        elif count > MAX_DISK_FILES:
+            self.over = f"it created more than {MAX_DISK_FILES} files"
+        return bool(self.over)
+
+    def _measure(self) -> tuple[int, int]:
+        seen: set[tuple[int, int]] = set()
+        used = count = 0
+        stack = [self.work]
+        while stack:
+            try:
+                it = os.scandir(stack.pop())
+            except OSError:
+                continue
+            with it:
+                for entry in it:
+                    count += 1
+                    try:
+                        st = entry.stat(follow_symlinks=False)
+                    except OSError:
+                        continue
+                    if entry.is_dir(follow_symlinks=False):
+                        stack.append(entry.path)
+                    if (st.st_dev, st.st_ino) in seen:
+                        continue
+                    seen.add((st.st_dev, st.st_ino))
+                    used += max(st.st_size, getattr(st, "st_blocks", 0) * 512)
+        used += self._deleted_but_open(seen)
+        return used, count
+
+    def _deleted_but_open(self, seen: set[tuple[int, int]]) -> int:
+        used = 0
+        try:
+            fds = os.listdir(self.fd_dir)
+        except OSError:
+            return 0  # not Linux, or the child is gone
+        for fd in fds:
+            path = f"{self.fd_dir}/{fd}"
+            try:
+                st = os.stat(path)
+            except OSError:
+                continue
+            if (st.st_mode & 0o170000) != 0o100000 or (st.st_dev, st.st_ino) in seen:
+                continue
+            if st.st_nlink == 0:
+                seen.add((st.st_dev, st.st_ino))
+                used += max(st.st_size, getattr(st, "st_blocks", 0) * 512)
+        return used
 
 
 def _drain(fd: int, chunks: list[bytes]) -> None:
@@ -313,11 +517,12 @@ def _drain(fd: int, chunks: list[bytes]) -> None:
         os.close(fd)
 
 
-def _wait(proc: subprocess.Popen, timeout_s: float) -> bool:
+def _wait(proc: subprocess.Popen, timeout_s: float, meter: _DiskMeter | None = None) -> bool:
     """Wait for the child to exit *without reaping it*; True on timeout.
 
     Not reaping keeps its pid (= the process-group id) reserved until _kill_group
-    has swept any stragglers it may have left behind.
+    has swept any stragglers it may have left behind. Returns early (False) when
+    the meter finds the child over its disk cap; the caller then kills it.
     """
     deadline = time.monotonic() + timeout_s
     delay = 0.002
@@ -330,6 +535,8 @@ def _wait(proc: subprocess.Popen, timeout_s: float) -> bool:
             if info is not None:
                 return False
         elif proc.poll() is not None:
+            return False
+        if meter is not None and meter.check():
             return False
         remaining = deadline - time.monotonic()
         if remaining <= 0:
@@ -409,6 +616,23 @@ def _judge(
         text += f"; attempted: {detail[:200]})." if detail else ")."
         text += " The run was stopped." if denials or outcome.returncode == EXIT_DENIED else ""
         return FigureResult(False, True, _clip(f"{text} Fix: {fix}"), stdout=stdout)
+    if outcome.over_disk:
+        return FigureResult(
+            False,
+            False,
+            f"Your code was stopped because {outcome.over_disk} (the sandbox allows "
+            f"{MAX_DISK_MB} MB and {MAX_DISK_FILES} files). A figure needs no files: leave it "
+            "open and the harness saves it.",
+        )
+    if outcome.returncode == confine.EXIT_CONFINE_FAILED and status is None:
+        return FigureResult(
+            False,
+            False,
+            _clip(
+                "The sandbox could not confine the figure process, so the code was not run: "
+                + outcome.stderr_tail[-300:]
+            ),
+        )
     if outcome.timed_out:
         return FigureResult(
             False,

@@ -178,8 +178,57 @@ FORBIDDEN_ATTRIBUTES: frozenset[str] = frozenset(
         "FileIO",
         "load_module",
         "exec_module",
+        # more modules that other modules carry as attributes (matplotlib.tempfile...)
+        "tempfile",
+        "multiprocessing",
+        "threading",
+        "pty",
+        "resource",
+        "fcntl",
+        "mmap",
+        "runpy",
+        "pkgutil",
+        "zipimport",
+        "sysconfig",
+        "platform",
+        "urllib",
+        "ftplib",
+        "ssl",
+        "selectors",
+        "asyncio",
+        "concurrent",
+        "posixpath",
+        "ntpath",
+        "genericpath",
+        "webbrowser",
+        "codeop",
+        "pdb",
+        "faulthandler",
+        "atexit",
+        "ctypeslib",
+        # signals, descriptors and native code without an audit event of their own
+        "pidfd_open",
+        "pidfd_send_signal",
+        "pthread_kill",
+        "memfd_create",
+        "openpty",
+        "setrlimit",
+        "prlimit",
+        "unshare",
+        "setns",
+        "dlopen",
+        "CDLL",
+        "PyDLL",
+        "cdll",
+        "pydll",
+        "pythonapi",
+        "LoadLibrary",
+        "fwalk",
     }
 )
+
+# Keyword arguments of the *at() calls: a name relative to a folder descriptor.
+FORBIDDEN_KEYWORDS: frozenset[str] = frozenset({"dir_fd", "src_dir_fd", "dst_dir_fd"})
 
 # `io.open` is the builtin open under another name.
 _MODULE_ATTRIBUTE_DENY: dict[str, frozenset[str]] = {"io": frozenset({"open"})}
@@ -298,6 +347,13 @@ class _Checker(ast.NodeVisitor):
                 f"Line {node.lineno}: the attribute '.{attr}' is not allowed (rule: no dunder "
                 "attributes). Fix: use the object's public methods."
             )
+        elif attr.startswith("_"):
+            # random._os, matplotlib.tempfile._os...: private names lead to modules
+            # (and state) the allowlist never meant to hand out.
+            self._add(
+                f"Line {node.lineno}: the private attribute '.{attr}' is not allowed (rule: no "
+                "private attributes). Fix: use the object's public methods."
+            )
         elif attr in FORBIDDEN_ATTRIBUTES:
             self._add(
                 f"Line {node.lineno}: the attribute '.{attr}' is not allowed (rule: no process, "
@@ -345,6 +401,13 @@ class _Checker(ast.NodeVisitor):
         self.generic_visit(node)
 
     def visit_Call(self, node: ast.Call) -> None:
+        for keyword in node.keywords:
+            if keyword.arg in FORBIDDEN_KEYWORDS:
+                self._add(
+                    f"Line {node.lineno}: the argument '{keyword.arg}=' is not allowed (rule: no "
+                    "file access relative to a folder descriptor). Fix: read files by their "
+                    "path under DATA_DIR."
+                )
         # type(name, bases, dict) builds classes (and dunder methods) from strings.
         if isinstance(node.func, ast.Name) and node.func.id == "type" and len(node.args) != 1:
             self._add(

@@ -26,6 +26,7 @@ class ToolContext:
     # The run's cancel flag (e.g. threading.Event().is_set), polled inside the
     # readers' loops so that Cancel reaches a read stuck on a huge file.
     cancelled: Callable[[], bool] = never
+    allow_unconfined: bool = False  # make_figure may run without an OS sandbox
 
 
 @dataclass

@@ -37,7 +37,12 @@ class MakeFigure(Tool):
 
     def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolOutcome:
         from ..sandbox import run_figure  # heavy; only when a figure is asked for
+        from ..sandbox.runner import UNCONFINED_MESSAGE, figures_allowed
 
+        if not figures_allowed(ctx.allow_unconfined):
+            # No OS layer and the user did not allow running model code without one:
+            # the figures stage falls back to Labwright's own plots of the tables.
+            return error("figures disabled (no OS sandbox)", UNCONFINED_MESSAGE)
         code = str_arg(args, "code")
         filename = str_arg(args, "filename")
         caption = str_arg(args, "caption", "")
@@ -51,6 +56,7 @@ class MakeFigure(Tool):
             filename=filename,
             caption=caption,
             inputs=inputs,
+            allow_unconfined=ctx.allow_unconfined,
         )
         if not result.ok:
             return error(

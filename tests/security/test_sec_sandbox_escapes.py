@@ -1,0 +1,1519 @@
+"""The escape corpus: figure code tries every way out; none may have an effect.
+
+Each payload runs in a real figure child with the static check OFF
+(``runner._run(static_check=False)``), so what holds is the OS confinement
+(confine.py: Landlock, namespaces, seccomp) and the audit hook behind it; payloads
+the static check is meant to stop are also checked to be refused by it, and a
+subset runs through the real ``run_figure`` with all three layers. Every run is
+judged by its effects, never by the error text alone:
+
+- the outside canary (and the API key in the parent's environment) appears in no
+  result text, printed output or figure file (``leaks``);
+- the picked folder hashes the same (``guarded_folder``), and so does everything
+  else under the test's tmp dir (the outside folder, the socket files...);
+- no marker file appears; no listener (TCP, UNIX file, abstract UNIX) was reached;
+- the canary ``sleep`` process and this test process are alive;
+- site-packages, the standard library and the shared font cache are unchanged, and
+  a second figure run afterwards does not fire a persisted payload;
+- no figure process survives and the ``labwright-<pid>-figure-*`` work dir is gone.
+
+Some probes are batched into one child per class where the probes fail softly (a
+PermissionError from Landlock or the hook) and each probe's outcome is printed on
+its own line; those lines are checked one by one. (The former
+tests/test_sandbox_escapes.py lives on here: its read payloads numpy_loadtxt,
+imread, read_text, dotdot, home, codecs and the builtins tricks are probes of
+``reads_batched`` and ``builtins_tricks_batched``.)
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import pickle
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+
+from canary import CANARY, SECRET_KEY, leaks
+from labwright.core import confine
+from labwright.core.sandbox import FigureResult, check_code, run_figure
+from labwright.core.sandbox import runner as sandbox_runner
+
+CAP_BYTES = sandbox_runner.MAX_FILE_MB * 1024 * 1024
+PASSWD_MARKERS = (":x:0:0:", "/bin/bash", "/usr/sbin/nologin", "daemon:")
+SITE_DIRS = sandbox_runner._extra_sys_path()
+STDLIB_DIR = os.path.dirname(os.__file__)
+
+
+def _listing(folder: str | Path) -> set[str]:
+    try:
+        return set(os.listdir(folder))
+    except OSError:
+        return set()
+
+
+def _persistence_state() -> dict[str, set[str]]:
+    """Where a payload would plant code for later runs: site-packages, the stdlib,
+    their __pycache__ folders, and every shared matplotlib cache of this user."""
+    state = {}
+    for d in [*SITE_DIRS, STDLIB_DIR]:
+        state[d] = _listing(d)
+        state[d + "/__pycache__"] = _listing(os.path.join(d, "__pycache__"))
+    for d in Path(tempfile.gettempdir()).glob("labwright-mplcache-*"):
+        state[str(d)] = _listing(d)
+    for pkg in ("numpy", "matplotlib"):
+        for d in SITE_DIRS:
+            state[f"{d}/{pkg}"] = _listing(os.path.join(d, pkg))
+    return state
+
+
+@dataclass
+class Scene:
+    """The world around one sandbox run, with canaries planted where code must not reach."""
+
+    root: Path
+    data: Path
+    figures: Path
+    outside: Path
+    secret: Path
+    marker: Path
+    listener: socket.socket
+    unix_listener: socket.socket
+    unix_path: Path
+    abstract_listener: socket.socket
+    abstract_name: str
+    canary_proc: subprocess.Popen
+    work_root: Path
+    pids: list[int] = field(default_factory=list)
+
+    @property
+    def port(self) -> int:
+        return self.listener.getsockname()[1]
+
+    def render(self, code: str) -> str:
+        return (
+            code.replace("@SECRET@", repr(str(self.secret)))
+            .replace("@MARKER@", repr(str(self.marker)))
+            .replace("@OUTSIDE@", repr(str(self.outside)))
+            .replace("@PORT@", str(self.port))
+            .replace("@UNIX@", repr(str(self.unix_path)))
+            .replace("@ABSTRACT@", repr(self.abstract_name))
+            .replace("@CANARY_PID@", str(self.canary_proc.pid))
+            .replace("@PARENT_PID@", str(os.getpid()))
+            .replace("@SITE@", repr(SITE_DIRS[0]))
+            .replace("@STDLIB@", repr(STDLIB_DIR))
+            .replace("@PICKLE@", repr(_evil_pickle(self.marker)))
+        )
+
+
+class _Evil:
+    """Unpickling this runs `touch <marker>`: the classic pickle payload."""
+
+    def __init__(self, marker: Path) -> None:
+        self.marker = marker
+
+    def __reduce__(self):  # noqa: ANN204
+        return (os.system, (f"touch {self.marker}",))
+
+
+def _evil_pickle(marker: Path) -> bytes:
+    return pickle.dumps(_Evil(marker), protocol=2)
+
+
+def _tree(root: Path, skip: tuple[Path, ...]) -> dict[str, tuple[int, int]]:
+    """Everything under root but the sandbox's own places: name -> (mode, size)."""
+    out = {}
+    for path in sorted(root.rglob("*")):
+        if any(path == s or s in path.parents for s in skip):
+            continue
+        st = path.lstat()
+        out[str(path.relative_to(root))] = (st.st_mode, st.st_size)
+    return out
+
+
+@pytest.fixture
+def scene(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, outside_canary: Path):
+    token = os.urandom(6).hex()
+    data = tmp_path / "data"
+    data.mkdir()
+    (data / "a.csv").write_text("x,y\n1,2\n2,4\n3,9\n", encoding="utf-8")
+    (data / "sub").mkdir()
+    (data / "sub" / "b.csv").write_text("x\n1\n", encoding="utf-8")
+    monkeypatch.setenv("LABWRIGHT_API_KEY", SECRET_KEY)
+    monkeypatch.setenv("MY_SERVICE_TOKEN", SECRET_KEY)
+
+    listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(8)
+    listener.setblocking(False)
+    unix_path = tmp_path / "lw.sock"
+    unix_listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    unix_listener.bind(str(unix_path))
+    unix_listener.listen(8)
+    unix_listener.setblocking(False)
+    abstract_name = f"\0labwright-test-{token}"
+    abstract_listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    abstract_listener.bind(abstract_name)
+    abstract_listener.listen(8)
+    abstract_listener.setblocking(False)
+    canary_proc = subprocess.Popen(["sleep", "120"])
+
+    work_root = tmp_path / "work-root"
+    work_root.mkdir()
+    monkeypatch.setattr(
+        sandbox_runner,
+        "_make_work_dir",
+        lambda: Path(tempfile.mkdtemp(prefix=f"labwright-{os.getpid()}-figure-", dir=work_root)),
+    )
+    made = Scene(
+        root=tmp_path,
+        data=data,
+        figures=tmp_path / "run" / "figures",
+        outside=outside_canary.parent,
+        secret=outside_canary,
+        marker=tmp_path / f"MARKER-{token}",
+        listener=listener,
+        unix_listener=unix_listener,
+        unix_path=unix_path,
+        abstract_listener=abstract_listener,
+        abstract_name=abstract_name,
+        canary_proc=canary_proc,
+        work_root=work_root,
+    )
+    (data / "pid.txt").write_text(str(canary_proc.pid), encoding="utf-8")
+
+    real_popen = subprocess.Popen
+
+    class RecordingPopen(real_popen):  # type: ignore[misc, valid-type]
+        def __init__(self, *args, **kwargs) -> None:  # noqa: ANN002, ANN003
+            super().__init__(*args, **kwargs)
+            made.pids.append(self.pid)
+
+    monkeypatch.setattr(sandbox_runner.subprocess, "Popen", RecordingPopen)
+    yield made
+    for s in (listener, unix_listener, abstract_listener):
+        s.close()
+    canary_proc.kill()
+    canary_proc.wait()
+
+
+# --- payload-specific setup and checks ---------------------------------------------------
+
+
+def _plant_data_symlink(s: Scene) -> None:
+    (s.data / "link.csv").symlink_to(s.secret)
+
+
+def _plant_dir_symlink(s: Scene) -> None:
+    (s.data / "out").symlink_to(s.outside, target_is_directory=True)
+
+
+def _plant_write_symlink(s: Scene) -> None:
+    (s.data / "w.txt").symlink_to(s.outside / "new.txt")
+
+
+def _plant_evil_npy(s: Scene) -> None:
+    import numpy as np
+
+    np.save(s.data / "evil.npy", np.array([_Evil(s.marker)], dtype=object), allow_pickle=True)
+
+
+def _plant_evil_pickle(s: Scene) -> None:
+    (s.data / "evil.pkl").write_bytes(_evil_pickle(s.marker))
+
+
+def _plant_png_and_style(s: Scene) -> None:
+    import struct
+    import zlib
+
+    def chunk(kind: bytes, body: bytes) -> bytes:
+        crc = zlib.crc32(kind + body) & 0xFFFFFFFF
+        return struct.pack(">I", len(body)) + kind + body + struct.pack(">I", crc)
+
+    raw = b"\x00" + bytes([13, 37, 42])  # one RGB pixel
+    png = (
+        b"\x89PNG\r\n\x1a\n"
+        + chunk(b"IHDR", struct.pack(">IIBBBBB", 1, 1, 8, 2, 0, 0, 0))
+        + chunk(b"IDAT", zlib.compress(raw))
+        + chunk(b"IEND", b"")
+    )
+    (s.outside / "secret.png").write_bytes(png)
+    (s.outside / "evil.mplstyle").write_text("axes.titlesize: 42.125\n", encoding="utf-8")
+
+
+def _no_passwd(s: Scene, r: FigureResult) -> None:
+    for marker in PASSWD_MARKERS:
+        assert marker not in r.message + r.stdout
+
+
+def _absent(text: str) -> Callable[[Scene, FigureResult], None]:
+    def check(s: Scene, r: FigureResult) -> None:
+        assert text not in r.message + r.stdout
+
+    return check
+
+
+def _no_pixel(s: Scene, r: FigureResult) -> None:
+    assert "0.05098" not in r.stdout + r.message  # 13/255, the planted pixel
+
+
+def _probes_failed(*labels: str) -> Callable[[Scene, FigureResult], None]:
+    """Batched probes: each label printed once, each with a failure, never 'OK'."""
+
+    def check(s: Scene, r: FigureResult) -> None:
+        lines = dict(line.split(" ", 1) for line in r.stdout.splitlines() if " " in line)
+        for label in labels:
+            assert label in lines, f"probe {label} did not report: {r.message}"
+            assert not lines[label].startswith("OK"), f"probe {label} got through: {lines[label]}"
+
+    return check
+
+
+def _not_there(path: Path) -> None:
+    assert not path.exists(), f"{path} was written"
+
+
+def _nice_unchanged(pid: int) -> None:
+    assert os.getpriority(os.PRIO_PROCESS, pid) == 0, f"process {pid} was reniced"
+
+
+def _quick(limit: float) -> Callable[[Scene, FigureResult, float], None]:
+    def check(s: Scene, r: FigureResult, elapsed: float) -> None:
+        assert elapsed < limit, f"took {elapsed:.1f}s"
+
+    return check
+
+
+# A helper the batched probes share: run each probe, print "LABEL OK ..." or "LABEL ERR ...".
+PROBE = (
+    "def probe(label, f):\n"
+    "    try:\n"
+    "        value = f()\n"
+    "        print(label, 'OK', str(value)[:60])\n"
+    "    except BaseException as e:\n"
+    "        print(label, 'ERR', type(e).__name__)\n"
+)
+
+
+@dataclass(frozen=True)
+class Payload:
+    id: str
+    cls: str
+    code: str
+    expect: str = "denied"  # layer 2+3 alone: "denied", "failed" (not ok) or "any"
+    static: bool = True  # the static check must refuse it
+    setup: Callable[[Scene], None] | None = None
+    check: Callable[[Scene, FigureResult], None] | None = None
+    timing: Callable[[Scene, FigureResult, float], None] | None = None
+    timeout_s: float = 10.0
+    memory_mb: int = 1536
+    inputs: tuple[str, ...] = ()
+    expect_in_message: str = ""
+    second_run: bool = False  # persistence: a later figure must not fire what was planted
+    disk_mb: int | None = None  # a smaller disk cap for the exhaustion payloads
+    disk_files: int | None = None
+
+
+def P(*args, **kwargs) -> Payload:  # noqa: N802, ANN002, ANN003
+    return Payload(*args, **kwargs)
+
+
+PAYLOADS: list[Payload] = [
+    # --- module walks to os / subprocess ------------------------------------------------------
+    P("random_os_system", "walk", "import random\nrandom._os.system('touch ' + @MARKER@)"),
+    P(
+        "mpl_tempfile_os_remove",
+        "walk",
+        "import matplotlib\nmatplotlib.tempfile._os.remove(DATA_DIR / 'a.csv')",
+    ),
+    P(
+        "mpl_cbook_subprocess",
+        "walk",
+        "import matplotlib.cbook as cb\ncb.subprocess.run(['touch', @MARKER@])",
+    ),
+    P(
+        "pandas_io_common_os_read",
+        "walk",
+        "import pandas as pd\no = pd.io.common.os\nfd = o.open(@SECRET@, o.O_RDONLY)\n"
+        "print(o.read(fd, 100))",
+    ),
+    P(
+        "pathlib_os_rename",
+        "walk",
+        "import pathlib\npathlib.os.rename(DATA_DIR / 'a.csv', DATA_DIR / 'moved.csv')",
+    ),
+    P(
+        "random_os_open_write_data",
+        "walk",
+        "import random\no = random._os\nfd = o.open(str(DATA_DIR / 'a.csv'), o.O_WRONLY | o.O_TRUNC)\n"
+        "o.write(fd, b'owned')",
+    ),
+    P(
+        "warnings_sys_modules_posix",
+        "walk",
+        "import warnings\nwarnings.sys.modules['posix'].system('touch ' + @MARKER@)",
+    ),
+    P(
+        "typing_sys_modules_subprocess",
+        "walk",
+        "import typing\ntyping.sys.modules['subprocess'].Popen(['touch', @MARKER@])",
+    ),
+    P(
+        "mpl_font_manager_subprocess_cat",
+        "walk",
+        "import matplotlib.font_manager as fm\nprint(fm.subprocess.check_output(['cat', @SECRET@]))",
+    ),
+    P(
+        "pandas_io_common_os_environ",
+        "walk",
+        "import pandas as pd\nprint(dict(pd.io.common.os.environ))\n"
+        "pd.io.common.os.system('touch ' + @MARKER@)",
+    ),
+    P(
+        "json_codecs_open_secret",
+        "walk",
+        "import json\nprint(json.codecs.open(@SECRET@).read())",
+        expect="failed",
+        static=False,  # codecs is a harmless module; reading outside is the OS's job
+    ),
+    P(
+        "mpl_tempfile_mkstemp_outside",
+        "walk",
+        "import matplotlib\nmatplotlib.tempfile.mkstemp(dir=@OUTSIDE@)",
+    ),
+    # --- dir_fd and *at() calls ------------------------------------------------------------
+    P(
+        "dirfd_open_truncate_data",
+        "dirfd",
+        "import os\nfd = os.open(DATA_DIR, os.O_RDONLY)\n"
+        "os.open('a.csv', os.O_WRONLY | os.O_TRUNC, dir_fd=fd)",
+    ),
+    P(
+        "dirfd_opener_write_data",
+        "dirfd",
+        "import os\nfd = os.open(DATA_DIR, os.O_RDONLY)\n"
+        "with open('a.csv', 'w', opener=lambda p, f: os.open(p, f, dir_fd=fd)) as fh:\n"
+        "    fh.write('owned')",
+    ),
+    P(
+        "dirfd_remove_data",
+        "dirfd",
+        "import os\nfd = os.open(DATA_DIR, os.O_RDONLY)\nos.remove('a.csv', dir_fd=fd)",
+    ),
+    P(
+        "dirfd_rename_data",
+        "dirfd",
+        "import os\nfd = os.open(DATA_DIR, os.O_RDONLY)\n"
+        "os.rename('a.csv', 'b.csv', src_dir_fd=fd, dst_dir_fd=fd)",
+    ),
+    P(
+        "dirfd_mkdir_data",
+        "dirfd",
+        "import os\nfd = os.open(DATA_DIR, os.O_RDONLY)\nos.mkdir('new', dir_fd=fd)",
+    ),
+    P(
+        "dirfd_read_outside",
+        "dirfd",
+        "import os\nfd = os.open(@OUTSIDE@, os.O_RDONLY)\n"
+        "print(os.read(os.open('secret.txt', os.O_RDONLY, dir_fd=fd), 100))",
+    ),
+    P(
+        "dirfd_o_path",
+        "dirfd",
+        "import os\nfd = os.open(DATA_DIR, os.O_PATH)\nos.unlink('a.csv', dir_fd=fd)",
+    ),
+    P(
+        "dirfd_o_directory_workdir_dotdot",
+        "dirfd",
+        "import os\nos.mkdir('d')\nfd = os.open('d', os.O_RDONLY | os.O_DIRECTORY)\n"
+        "print(os.read(os.open('../../outside/secret.txt', os.O_RDONLY, dir_fd=fd), 100))",
+    ),
+    P(
+        "fwalk_dirfd_unlink",
+        "dirfd",
+        "import os\nfor root, dirs, files, rootfd in os.fwalk(DATA_DIR):\n"
+        "    os.unlink('a.csv', dir_fd=rootfd)\n    break",
+    ),
+    P(
+        "fchmod_data_file",
+        "dirfd",
+        "import os\nfd = os.open(DATA_DIR / 'a.csv', os.O_RDONLY)\nos.chmod(fd, 0o777)",
+    ),
+    P(
+        "futime_data_file",
+        "dirfd",
+        "import os\nfd = os.open(DATA_DIR / 'a.csv', os.O_RDONLY)\nos.utime(fd, (0, 0))",
+    ),
+    P(
+        "symlink_dirfd",
+        "dirfd",
+        "import os\nfd = os.open(DATA_DIR, os.O_RDONLY)\nos.symlink(@SECRET@, 'l', dir_fd=fd)",
+    ),
+    P(
+        "hardlink_data_then_write",
+        "dirfd",
+        "import os\nos.link(DATA_DIR / 'a.csv', 'h.csv')\nopen('h.csv', 'w').write('owned')",
+    ),
+    P(
+        "proc_self_fd_reopen_for_write",
+        "dirfd",
+        "import os\nfd = os.open(DATA_DIR / 'a.csv', os.O_RDONLY)\n"
+        "open('/proc/self/fd/%d' % fd, 'w').write('owned')",
+    ),
+    # --- signals, pidfd, ptrace -------------------------------------------------------------
+    P(
+        "kill_canary",
+        "signal",
+        "import os, signal\nos.kill(@CANARY_PID@, signal.SIGKILL)",
+    ),
+    P(
+        "kill_parent",
+        "signal",
+        "import os, signal\nos.kill(@PARENT_PID@, signal.SIGKILL)",
+    ),
+    P(
+        "pidfd_kill_canary",
+        "signal",
+        "import os, signal\nsignal.pidfd_send_signal(os.pidfd_open(@CANARY_PID@), signal.SIGKILL)",
+    ),
+    P(
+        "pidfd_kill_parent",
+        "signal",
+        "import os, signal\nsignal.pidfd_send_signal(os.pidfd_open(os.getppid()), signal.SIGKILL)",
+    ),
+    P(
+        "posix_pidfd_bypasses_os",
+        "signal",
+        "import posix, _signal\n_signal.pidfd_send_signal(posix.pidfd_open(@CANARY_PID@), 9)",
+    ),
+    P(
+        "reload_posix_then_pidfd",
+        "signal",
+        "import importlib, posix, _signal\nimportlib.reload(posix)\nimportlib.reload(_signal)\n"
+        "_signal.pidfd_send_signal(posix.pidfd_open(@CANARY_PID@), 9)",
+    ),
+    P(
+        "killpg_canary",
+        "signal",
+        "import os\nos.killpg(os.getpgid(@CANARY_PID@), 9)",
+    ),
+    P(
+        "pthread_kill_main",
+        "signal",
+        "import signal, threading\nsignal.pthread_kill(threading.main_thread().ident, 9)",
+        expect="any",
+    ),
+    P(
+        "renice_canary",
+        "signal",
+        "import os\nos.setpriority(os.PRIO_PROCESS, @CANARY_PID@, 19)",
+        static=False,
+        check=lambda s, r: _nice_unchanged(s.canary_proc.pid),
+    ),
+    P(
+        "renice_parent",
+        "signal",
+        "import os\nos.setpriority(os.PRIO_PROCESS, os.getppid(), 19)",
+        static=False,
+        check=lambda s, r: _nice_unchanged(os.getpid()),
+    ),
+    P(
+        "pin_canary_cpu",
+        "signal",
+        "import os\nos.sched_setaffinity(@CANARY_PID@, {0})",
+        static=False,
+    ),
+    P(
+        "setpgid_canary",
+        "signal",
+        "import os\nos.setpgid(@CANARY_PID@, 0)",
+        static=False,
+    ),
+    P(
+        "ctypes_ptrace_attach_parent",
+        "signal",
+        "import ctypes\nlibc = ctypes.CDLL(None)\nlibc.ptrace(16, @PARENT_PID@, 0, 0)",
+    ),
+    # --- .pth and import-path persistence (a second figure must stay clean) -----------------
+    P(
+        "pth_into_site_packages",
+        "persist",
+        "import os\nopen(os.path.join(@SITE@, 'zz_evil.pth'), 'w').write("
+        '"import os; os.system(\'touch \' + " + repr(@MARKER@) + ")")',
+        second_run=True,
+    ),
+    P(
+        "pth_via_os_open_flags",
+        "persist",
+        "import random\no = random._os\n"
+        "fd = o.open(@SITE@ + '/zz_evil.pth', o.O_WRONLY | o.O_CREAT, 0o644)\n"
+        "o.write(fd, b'import os; os.system(\"touch ' + @MARKER@.encode() + b'\")')",
+        second_run=True,
+    ),
+    P(
+        "sitecustomize_into_site_packages",
+        "persist",
+        "from pathlib import Path\nPath(@SITE@, 'sitecustomize.py').write_text("
+        "'import os\\nos.system(\"touch \" + ' + repr(@MARKER@) + ')')",
+        second_run=True,
+        static=False,
+    ),
+    P(
+        "module_shadow_in_stdlib",
+        "persist",
+        "from pathlib import Path\nPath(@STDLIB@, 'zz_evil.py').write_text('x = 1')",
+        second_run=True,
+        static=False,
+    ),
+    P(
+        "pyc_poison_numpy_cache",
+        "persist",
+        "from pathlib import Path\nimport numpy\n"
+        "Path(numpy.__file__).parent.joinpath('__pycache__', 'zz.cpython-311.pyc')"
+        ".write_bytes(b'x')",
+        second_run=True,
+    ),
+    P(
+        "matplotlib_package_overwrite",
+        "persist",
+        "from pathlib import Path\nimport matplotlib\n"
+        "Path(matplotlib.__file__).with_name('zz_evil.py').write_text('x = 1')",
+        second_run=True,
+    ),
+    P(
+        "font_cache_poison",
+        "persist",
+        "import matplotlib\nfrom pathlib import Path\n"
+        "Path(matplotlib.get_cachedir(), 'matplotlibrc').write_text('axes.titlesize: 42.125')",
+        expect="failed",  # the hook makes the cache look read-only; Landlock makes it so
+        second_run=True,
+        static=False,
+    ),
+    P(
+        "usercustomize_in_home",
+        "persist",
+        "from pathlib import Path\n"
+        "p = Path.home() / '.local/lib/python3.11/site-packages'\np.mkdir(parents=True)\n"
+        "(p / 'usercustomize.py').write_text('import os\\nos.system(\"touch x\")')\n"
+        "import matplotlib.pyplot as plt\nplt.plot([1])",
+        expect="any",  # HOME is the throwaway work dir: allowed, and gone after the run
+        static=False,
+        second_run=True,
+    ),
+    # --- ctypes and native code ------------------------------------------------------------
+    P(
+        "ctypes_libc_system",
+        "ctypes",
+        "import ctypes\nctypes.CDLL(None).system(('touch ' + @MARKER@).encode())",
+    ),
+    P(
+        "ctypes_pythonapi",
+        "ctypes",
+        "import ctypes\nctypes.pythonapi.PyRun_SimpleString(b'import os; os.system(\"id\")')",
+    ),
+    P(
+        "ctypes_via_numpy_ctypeslib",
+        "ctypes",
+        "import numpy as np\nnp.ctypeslib.ctypes.CDLL(None).kill(@CANARY_PID@, 9)",
+    ),
+    P(
+        "ctypes_libc_kill_canary",
+        "ctypes",
+        "import ctypes.util\nctypes.CDLL(ctypes.util.find_library('c')).kill(@CANARY_PID@, 9)",
+    ),
+    P(
+        "ctypes_memmove_patch",
+        "ctypes",
+        "import ctypes\nctypes.memmove(id(1), id(2), 8)",
+    ),
+    P(
+        "ctypes_functype_from_address",
+        "ctypes",
+        "import ctypes\n"
+        "f = ctypes.CFUNCTYPE(ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_size_t)"
+        "(ctypes._memmove_addr)\nf(id(1), id(2), 8)",
+    ),
+    P(
+        "ctypes_cast_pointer_write",
+        "ctypes",
+        "import ctypes\np = ctypes.cast(id(1), ctypes.POINTER(ctypes.c_char))\np[0] = b'x'",
+    ),
+    # --- processes and fork ------------------------------------------------------------------
+    P("os_system", "fork", "import os\nos.system('touch ' + @MARKER@)"),
+    P("os_popen", "fork", "import os\nos.popen('touch ' + @MARKER@).read()"),
+    P("subprocess_run", "fork", "import subprocess\nsubprocess.run(['touch', @MARKER@])"),
+    P(
+        "posixsubprocess_fork_exec",
+        "fork",
+        "import _posixsubprocess, os\nr, w = os.pipe()\n"
+        "_posixsubprocess.fork_exec([b'/usr/bin/touch', @MARKER@.encode()], [b'/usr/bin/touch'], "
+        "True, (w,), None, None, -1, -1, -1, -1, -1, -1, r, w, False, False, -1, None, None, None, "
+        "-1, None, False)",
+    ),
+    P(
+        "fork_then_kill",
+        "fork",
+        "import os\nif os.fork() == 0:\n    os.kill(@CANARY_PID@, 9)",
+    ),
+    P("forkpty", "fork", "import os\nos.forkpty()"),
+    P(
+        "posix_spawn_touch",
+        "fork",
+        "import os\nos.posix_spawn('/usr/bin/touch', ['touch', @MARKER@], {})",
+    ),
+    P("execv_shell", "fork", "import os\nos.execv('/bin/sh', ['sh', '-c', 'touch ' + @MARKER@])"),
+    P("pty_spawn", "fork", "import pty\npty.spawn(['touch', @MARKER@])"),
+    P(
+        "usetex_starts_latex",
+        "fork",
+        "import matplotlib.pyplot as plt\nplt.rcParams['text.usetex'] = True\n"
+        "plt.plot([1, 2])\nplt.title('x')",
+        expect="failed",  # fails earlier: its tex cache dir would be in the read-only cache
+        static=False,
+        expect_in_message="mathtext",
+    ),
+    P("fork_bomb", "fork", "import os\nwhile True:\n    os.fork()", timing=_quick(8)),
+    P(
+        "multiprocessing_bomb",
+        "fork",
+        "import multiprocessing as mp\nwhile True:\n    mp.Process(target=print).start()",
+        timing=_quick(8),
+    ),
+    # --- threads outliving the limit ---------------------------------------------------------
+    P(
+        "thread_outlives_figure",
+        "threads",
+        "import threading, time\nimport matplotlib.pyplot as plt\n"
+        "threading.Thread(target=lambda: [time.sleep(0.01) for _ in iter(int, 1)]).start()\n"
+        "plt.plot([1])",
+        expect="any",
+        static=False,
+        timeout_s=20,
+        timing=_quick(12),  # the harness ends the process: no wait for the thread
+    ),
+    P(
+        "thread_writes_after_main",
+        "threads",
+        "import threading, time\n"
+        "def late():\n    time.sleep(0.3)\n    open(@OUTSIDE@ + '/late.txt', 'w').write('x')\n"
+        "threading.Thread(target=late).start()\nimport matplotlib.pyplot as plt\nplt.plot([1])",
+        expect="any",
+    ),
+    P(
+        "thread_spins_past_timeout",
+        "threads",
+        "import threading\nthreading.Thread(target=lambda: [0 for _ in iter(int, 1)]).start()\n"
+        "while True:\n    pass",
+        expect="failed",
+        timeout_s=3,
+        timing=_quick(8),
+    ),
+    P(
+        "thread_bomb",
+        "threads",
+        "import threading, time\n"
+        "for _ in range(2000):\n    threading.Thread(target=time.sleep, args=(30,), daemon=True).start()",
+        expect="failed",
+        timeout_s=8,
+        timing=_quick(12),
+    ),
+    # --- resource exhaustion ------------------------------------------------------------------
+    P(
+        "disk_many_big_files",
+        "exhaust",
+        "from pathlib import Path\nblock = b'0' * (4 * 1024 ** 2)\ni = 0\nwhile True:\n"
+        "    Path('f%d' % i).write_bytes(block)\n    i += 1",
+        expect="failed",
+        static=False,
+        timeout_s=30,
+        disk_mb=48,
+        expect_in_message="48 MB",
+        timing=_quick(20),
+    ),
+    P(
+        "disk_deleted_open_files",
+        "exhaust",
+        "import os\nfiles = []\nblock = b'0' * (4 * 1024 ** 2)\nwhile True:\n"
+        "    fh = open('x%d' % len(files), 'wb')\n    os.remove(fh.name)\n    files.append(fh)\n"
+        "    for _ in range(4):\n        fh.write(block)\n    fh.flush()",
+        expect="failed",
+        timeout_s=30,
+        disk_mb=48,
+        expect_in_message="48 MB",
+        timing=_quick(20),
+    ),
+    P(
+        "disk_memfd",
+        "exhaust",
+        "import os\nblock = b'0' * (4 * 1024 ** 2)\nfds = []\nwhile True:\n"
+        "    fd = os.memfd_create('x')\n    fds.append(fd)\n"
+        "    for _ in range(4):\n        os.write(fd, block)",
+        expect="failed",
+        timeout_s=30,
+        disk_mb=48,
+        expect_in_message="48 MB",
+        timing=_quick(20),
+    ),
+    P(
+        "disk_stdout_flood",
+        "exhaust",
+        "import os\nblock = b'x' * (4 * 1024 ** 2)\nwhile True:\n    os.write(1, block)",
+        expect="failed",
+        timeout_s=30,
+        disk_mb=48,
+        expect_in_message="48 MB",
+        timing=_quick(20),
+    ),
+    P(
+        "disk_many_small_files",
+        "exhaust",
+        "from pathlib import Path\ni = 0\nwhile True:\n    Path('s%d' % i).write_text('x')\n"
+        "    i += 1",
+        expect="failed",
+        static=False,
+        timeout_s=30,
+        disk_files=300,
+        expect_in_message="300 files",
+        timing=_quick(20),
+    ),
+    P(
+        "huge_file_write",
+        "exhaust",
+        "from pathlib import Path\nPath('big.bin').write_bytes(b'0' * (200 * 1024 ** 2))",
+        expect="failed",
+        static=False,
+        expect_in_message="File too large",
+    ),
+    P(
+        "fd_exhaustion",
+        "exhaust",
+        "files = [open('f%d' % i, 'w') for i in range(5000)]",
+        expect="failed",
+    ),
+    P(
+        "endless_loop",
+        "exhaust",
+        "while True:\n    pass",
+        expect="failed",
+        static=False,
+        timeout_s=3,
+        timing=_quick(3 + 3),
+        expect_in_message="did not finish within 3 s",
+    ),
+    P(
+        "memory_bomb_single",
+        "exhaust",
+        "x = bytearray(8 * 1024 ** 3)",
+        expect="failed",
+        static=False,
+        memory_mb=512,
+        expect_in_message="MemoryError",
+    ),
+    P(
+        "memory_bomb_growing",
+        "exhaust",
+        "chunks = []\nwhile True:\n    chunks.append(bytearray(50 * 1024 ** 2))",
+        expect="failed",
+        static=False,
+        memory_mb=512,
+        timing=_quick(10),
+        expect_in_message="MemoryError",
+    ),
+    P(
+        "setrlimit_then_memory_bomb",
+        "exhaust",
+        "import resource\n"
+        "resource.setrlimit(resource.RLIMIT_AS, (resource.RLIM_INFINITY, resource.RLIM_INFINITY))\n"
+        "x = bytearray(6 * 1024 ** 3)",
+        memory_mb=512,
+    ),
+    # --- /proc ------------------------------------------------------------------------------
+    P(
+        "parent_proc_environ",
+        "proc",
+        "import os, builtins\nprint(builtins.open('/proc/%d/environ' % os.getppid(), 'rb').read())",
+        expect="failed",
+        check=_absent("PATH="),
+    ),
+    P(
+        "proc_batched_reads",
+        "proc",
+        PROBE + "from pathlib import Path\n"
+        "probe('environ', lambda: Path('/proc/@PARENT_PID@/environ').read_bytes())\n"
+        "probe('root', lambda: Path('/proc/self/root' + @SECRET@).read_text())\n"
+        "probe('cwd', lambda: Path('/proc/self/cwd/../../outside/secret.txt').read_text())\n"
+        "probe('pcwd', lambda: Path('/proc/@PARENT_PID@/cwd').resolve().joinpath('x').read_text())\n"
+        "probe('cmdline', lambda: Path('/proc/@CANARY_PID@/cmdline').read_bytes())\n"
+        "probe('maps', lambda: Path('/proc/@PARENT_PID@/maps').read_text())\n"
+        "probe('mem', lambda: Path('/proc/@PARENT_PID@/mem').read_bytes())\n"
+        "import matplotlib.pyplot as plt\nplt.plot([1])",
+        expect="any",
+        static=False,
+        check=_probes_failed("environ", "root", "cwd", "pcwd", "cmdline", "maps", "mem"),
+    ),
+    P("proc_self_mem_write", "proc", "open('/proc/self/mem', 'wb').write(b'x')"),
+    P(
+        "proc_parent_root_secret",
+        "proc",
+        "print(open('/proc/@PARENT_PID@/root' + @SECRET@).read())",
+        expect="failed",
+    ),
+    # --- network ----------------------------------------------------------------------------
+    P(
+        "socket_to_localhost",
+        "network",
+        "import socket\ns = socket.socket()\ns.connect(('127.0.0.1', @PORT@))\ns.sendall(b'hi')",
+    ),
+    P(
+        "udp_to_localhost",
+        "network",
+        "import socket\nsocket.socket(socket.AF_INET, socket.SOCK_DGRAM).sendto(b'x', "
+        "('127.0.0.1', @PORT@))",
+    ),
+    P(
+        "unix_socket_file",
+        "network",
+        "import socket\ns = socket.socket(socket.AF_UNIX)\ns.connect(@UNIX@)\ns.sendall(b'hi')",
+    ),
+    P(
+        "abstract_unix_socket",
+        "network",
+        "import socket\ns = socket.socket(socket.AF_UNIX)\ns.connect(@ABSTRACT@)\ns.sendall(b'hi')",
+    ),
+    P(
+        "socketpair_then_connect_via_random",
+        "network",
+        "import random\nsock = random._os.sys.modules['socket']\n"
+        "sock.create_connection(('127.0.0.1', @PORT@))",
+    ),
+    P(
+        "pandas_read_csv_url",
+        "network",
+        "import pandas as pd\nprint(pd.read_csv('http://127.0.0.1:@PORT@/x.csv'))",
+        static=False,
+    ),
+    P(
+        "urllib_urlopen",
+        "network",
+        "import urllib.request\nurllib.request.urlopen('http://127.0.0.1:@PORT@/').read()",
+    ),
+    P(
+        "http_client",
+        "network",
+        "import http.client\nhttp.client.HTTPConnection('127.0.0.1', @PORT@).request('GET', '/')",
+    ),
+    # --- symlinks in DATA_DIR pointing outside ------------------------------------------------
+    P(
+        "symlink_inside_data_dir",
+        "symlink",
+        "import pandas as pd\nprint(pd.read_csv(DATA_DIR / 'link.csv'))",
+        expect="failed",
+        static=False,
+        setup=_plant_data_symlink,
+    ),
+    P(
+        "symlink_as_declared_input",
+        "symlink",
+        "import matplotlib.pyplot as plt\nplt.plot([1])",
+        static=False,
+        setup=_plant_data_symlink,
+        inputs=("link.csv",),
+    ),
+    P(
+        "symlink_numpy_loadtxt",
+        "symlink",
+        "import numpy as np\nprint(np.loadtxt(DATA_DIR / 'link.csv', dtype=str))",
+        expect="failed",
+        static=False,
+        setup=_plant_data_symlink,
+    ),
+    P(
+        "symlink_raw_os_open",
+        "symlink",
+        "import random\no = random._os\n"
+        "print(o.read(o.open(str(DATA_DIR / 'link.csv'), o.O_RDONLY), 100))",
+        expect="failed",
+        setup=_plant_data_symlink,
+    ),
+    P(
+        "symlinked_dir_in_data",
+        "symlink",
+        "print((DATA_DIR / 'out' / 'secret.txt').read_text())",
+        expect="failed",
+        static=False,
+        setup=_plant_dir_symlink,
+    ),
+    P(
+        "write_through_data_symlink",
+        "symlink",
+        "(DATA_DIR / 'w.txt').write_text('owned')",
+        static=False,
+        setup=_plant_write_symlink,
+    ),
+    P(
+        "symlink_created_in_sandbox",
+        "symlink",
+        "import os\nos.symlink(@SECRET@, 'l.txt')\nprint(open('l.txt').read())",
+    ),
+    # --- writes into DATA_DIR -----------------------------------------------------------------
+    P(
+        "savefig_into_data_dir",
+        "data_write",
+        "import matplotlib.pyplot as plt\nplt.plot([1, 2])\nplt.savefig(DATA_DIR / 'x.png')",
+        static=False,
+    ),
+    P("remove_data_file", "data_write", "import os\nos.remove(DATA_DIR / 'a.csv')"),
+    P(
+        "write_text_data",
+        "data_write",
+        "(DATA_DIR / 'a.csv').write_text('owned')",
+        static=False,
+    ),
+    P(
+        "pandas_to_csv_data",
+        "data_write",
+        "import pandas as pd\npd.DataFrame({'a': [1]}).to_csv(DATA_DIR / 'a.csv')",
+        static=False,
+    ),
+    P(
+        "path_rename_data",
+        "data_write",
+        "(DATA_DIR / 'a.csv').rename(DATA_DIR / 'b.csv')",
+        static=False,
+    ),
+    P("path_mkdir_data", "data_write", "(DATA_DIR / 'new').mkdir()", static=False),
+    P("path_chmod_data", "data_write", "(DATA_DIR / 'a.csv').chmod(0o777)", static=False),
+    P("path_touch_data", "data_write", "(DATA_DIR / 'new.txt').touch()", static=False),
+    P(
+        "replace_into_data",
+        "data_write",
+        "from pathlib import Path\nPath('x.csv').write_text('owned')\n"
+        "Path('x.csv').replace(DATA_DIR / 'a.csv')",
+        static=False,
+    ),
+    P(
+        "rmdir_data_subdir",
+        "data_write",
+        "import shutil\nshutil.rmtree(DATA_DIR / 'sub')",
+    ),
+    # --- reading outside the data folder -------------------------------------------------
+    P(
+        "open_etc_passwd",
+        "read",
+        "print(open('/etc/passwd').read())",
+        expect="failed",
+        check=_no_passwd,
+    ),
+    P("builtins_open_secret", "read", "import builtins\nprint(builtins.open(@SECRET@).read())"),
+    P(
+        "pandas_read_csv_etc_passwd",
+        "read",
+        "import pandas as pd\nprint(pd.read_csv('/etc/passwd', sep=':', header=None).to_string())",
+        static=False,
+        check=_no_passwd,
+    ),
+    P(
+        "reads_batched",
+        "read",
+        PROBE + "import numpy as np\nfrom pathlib import Path\nimport matplotlib.image as mpimg\n"
+        "probe('loadtxt', lambda: np.loadtxt(@SECRET@, dtype=str))\n"
+        "probe('read_text', lambda: Path(@SECRET@).read_text())\n"
+        "probe('dotdot', lambda: (DATA_DIR / '..' / 'outside' / 'secret.txt').read_text())\n"
+        "probe('imread', lambda: mpimg.imread(@OUTSIDE@ + '/secret.png'))\n"
+        "probe('hostname', lambda: Path('/etc/hostname').read_text())\n"
+        "probe('shadow', lambda: Path('/etc/shadow').read_text())\n"
+        "probe('home', lambda: Path('/root/.bashrc').read_text())\n"
+        "import matplotlib.pyplot as plt\nplt.plot([1])",
+        expect="any",
+        static=False,
+        setup=_plant_png_and_style,
+        check=_probes_failed("loadtxt", "read_text", "dotdot", "imread", "hostname", "shadow"),
+    ),
+    P("io_open_secret", "read", "import io\nprint(io.open(@SECRET@).read())"),
+    P(
+        "builtins_tricks_batched",
+        "read",
+        PROBE + "import builtins\n"
+        "probe('getattr', lambda: getattr(__builtins__, 'op' + 'en')(@SECRET@).read())\n"
+        "probe('dict', lambda: builtins.__dict__['op' + 'en'](@SECRET@).read())\n"
+        "probe('subscript', lambda: __builtins__['open'](@SECRET@).read())\n"
+        "f = lambda: 0\n"
+        "probe('globals', lambda: f.__globals__['__builtins__']['open'](@SECRET@).read())\n"
+        "probe('codecs', lambda: __import__('codecs').open(@SECRET@).read())\n"
+        "probe('home', lambda: __import__('pathlib').Path('~/.ssh/id_rsa').expanduser().read_text())\n"
+        "import matplotlib.pyplot as plt\nplt.plot([1])",
+        expect="any",
+        check=_probes_failed("getattr", "dict", "subscript", "globals", "codecs", "home"),
+    ),
+    P(
+        "listdir_outside",
+        "read",
+        "import os\nprint(os.listdir(@OUTSIDE@))",
+        expect="failed",
+        check=_absent("secret.txt"),
+    ),
+    P(
+        "chdir_then_relative_read",
+        "read",
+        "import os\nos.chdir(@OUTSIDE@)\nprint(open('secret.txt').read())",
+    ),
+    P(
+        "shutil_copy_secret_in",
+        "read",
+        "import shutil\nshutil.copy(@SECRET@, 'c.txt')\nprint(open('c.txt').read())",
+    ),
+    P(
+        "custom_pathlike_via_type",
+        "read",
+        "import io\nP = type('P', (), {'__fspath__': lambda self: @SECRET@})\n"
+        "print(io.open(P()).read())",
+    ),
+    P(
+        "style_file_outside",
+        "read",
+        "import matplotlib.pyplot as plt\nplt.style.use(@OUTSIDE@ + '/evil.mplstyle')\n"
+        "print(plt.rcParams['axes.titlesize'])\nplt.plot([1])",
+        expect="failed",
+        static=False,
+        setup=_plant_png_and_style,
+        check=_absent("42.125"),
+    ),
+    # --- writing outside the figure output --------------------------------------------------
+    P(
+        "savefig_outside",
+        "write",
+        "import matplotlib.pyplot as plt\nplt.plot([1, 2])\nplt.savefig(@OUTSIDE@ + '/x.png')",
+        static=False,
+    ),
+    P(
+        "pandas_to_csv_outside",
+        "write",
+        "import pandas as pd\npd.DataFrame({'a': [1]}).to_csv(@OUTSIDE@ + '/x.csv')",
+        static=False,
+    ),
+    P(
+        "numpy_savetxt_outside",
+        "write",
+        "import numpy as np\nnp.savetxt(@OUTSIDE@ + '/x.txt', np.zeros(3))",
+        static=False,
+    ),
+    P(
+        "numpy_save_outside",
+        "write",
+        "import numpy as np\nnp.save(@OUTSIDE@ + '/x.npy', np.zeros(3))",
+        static=False,
+    ),
+    P(
+        "os_open_create_outside",
+        "write",
+        "import os\nos.open(@OUTSIDE@ + '/w.txt', os.O_WRONLY | os.O_CREAT)",
+    ),
+    P(
+        "write_tmp_outside_workdir",
+        "write",
+        "from pathlib import Path\nPath('/tmp/labwright-escape-probe.txt').write_text('x')",
+        static=False,
+        check=lambda s, r: _not_there(Path("/tmp/labwright-escape-probe.txt")),
+    ),
+    # --- dynamic code and introspection ---------------------------------------------------
+    P("dunder_import_os", "dynamic", "__import__('os').system('touch ' + @MARKER@)"),
+    P(
+        "importlib_os",
+        "dynamic",
+        "import importlib\nimportlib.import_module('os').system('touch ' + @MARKER@)",
+    ),
+    P(
+        "subclasses_walk_to_os_system",
+        "dynamic",
+        "for c in ().__class__.__base__.__subclasses__():\n"
+        "    if c.__name__ == '_wrap_close':\n"
+        "        c.__init__.__globals__['system']('touch ' + @MARKER@)\n",
+    ),
+    P(
+        "string_built_eval",
+        "dynamic",
+        "import builtins\ne = builtins.__dict__['ev' + 'al']\n"
+        'e("__imp" + "ort__(\'os\').system(\'touch " + @MARKER@ + "\')")',
+    ),
+    P(
+        "typing_forward_ref_eval",
+        "dynamic",
+        "from typing import get_type_hints\n"
+        "def f(x: \"__import__('os').system('touch \" + @MARKER@ + \"')\"): pass\n"
+        "get_type_hints(f)",
+    ),
+    P(
+        "function_code_swap",
+        "dynamic",
+        "def f(): pass\n"
+        "f.__code__ = (lambda: __import__('os').system('touch ' + @MARKER@)).__code__\nf()",
+    ),
+    P("sys_modules_os", "dynamic", "import sys\nsys.modules['os'].system('touch ' + @MARKER@)"),
+    P(
+        "gc_hunt_for_the_hook",
+        "dynamic",
+        "import gc\nfound = [o for o in gc.get_objects() if callable(o)]\n"
+        "print(open(@SECRET@).read())",
+    ),
+    # --- deserialisation -----------------------------------------------------------------------
+    P("pickle_loads", "pickle", "import pickle\npickle.loads(@PICKLE@)"),
+    P(
+        "numpy_load_allow_pickle",
+        "pickle",
+        "import numpy as np\nnp.load(DATA_DIR / 'evil.npy', allow_pickle=True)",
+        static=False,
+        setup=_plant_evil_npy,
+    ),
+    P(
+        "pandas_read_pickle",
+        "pickle",
+        "import pandas as pd\npd.read_pickle(DATA_DIR / 'evil.pkl')",
+        setup=_plant_evil_pickle,
+    ),
+    # --- secrets in the environment ----------------------------------------------------------
+    P(
+        "environ_api_key",
+        "env",
+        "import os\nimport matplotlib.pyplot as plt\nprint(dict(os.environ))\nplt.plot([1])\n"
+        "print(os.environ['LABWRIGHT_API_KEY'])",
+        expect="failed",  # the variable does not exist in the child: a KeyError, no refusal
+    ),
+]
+
+# The subset that also runs through the real run_figure, all three layers on.
+FULL = {
+    "random_os_system",
+    "mpl_cbook_subprocess",
+    "dirfd_remove_data",
+    "pidfd_kill_canary",
+    "pth_into_site_packages",
+    "ctypes_libc_system",
+    "abstract_unix_socket",
+    "symlink_raw_os_open",
+}
+
+
+def _cases() -> list:
+    cases = [pytest.param(p, "layer2", id=f"{p.cls}-{p.id}") for p in PAYLOADS]
+    cases += [pytest.param(p, "full", id=f"{p.cls}-{p.id}-full") for p in PAYLOADS if p.id in FULL]
+    return cases
+
+
+def _alive(pid: int) -> bool:
+    """Running (a zombie nobody reaped is dead)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return False
+    return fields[0] != "Z"
+
+
+def _group_members(pgid: int) -> list[int]:
+    members = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[2]) == pgid and fields[0] != "Z":  # field 5: the process group
+            members.append(int(entry.name))
+    return members
+
+
+class _PeakMeter:
+    """Samples the bytes under the work root while a payload runs (the disk-cap effect)."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.peak = 0
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._loop, daemon=True)
+
+    def _loop(self) -> None:
+        while not self._stop.is_set():
+            total = 0
+            for dirpath, _dirs, files in os.walk(self.root):
+                for name in files:
+                    with contextlib.suppress(OSError):  # deleted while we walked
+                        total += os.lstat(os.path.join(dirpath, name)).st_blocks * 512
+            self.peak = max(self.peak, total)
+            self._stop.wait(0.005)
+
+    def __enter__(self) -> _PeakMeter:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        self._thread.join()
+
+
+def _run_payload(
+    payload: Payload, mode: str, scene: Scene, monkeypatch: pytest.MonkeyPatch
+) -> tuple[FigureResult, float]:
+    if payload.disk_mb is not None:
+        monkeypatch.setattr(sandbox_runner, "MAX_DISK_MB", payload.disk_mb)
+    if payload.disk_files is not None:
+        monkeypatch.setattr(sandbox_runner, "MAX_DISK_FILES", payload.disk_files)
+    kwargs = dict(
+        data_dir=scene.data,
+        figures_dir=scene.figures,
+        filename="escape",
+        caption="escape attempt",
+        inputs=list(payload.inputs) or None,
+        timeout_s=payload.timeout_s,
+        memory_mb=payload.memory_mb,
+    )
+    code = scene.render(payload.code)
+    if mode == "layer2":
+        # The child hides the builtin open; with the static check off the attacker has
+        # it back (`import builtins`): give it, so each payload tries the real thing.
+        code = "from builtins import open\n" + code
+    started = time.monotonic()
+    if mode == "full":
+        result = run_figure(code, **kwargs)
+    else:
+        result = sandbox_runner._run(code, static_check=False, **kwargs)
+    return result, time.monotonic() - started
+
+
+@pytest.mark.parametrize(("payload", "mode"), _cases())
+def test_escape_has_no_effect(
+    payload: Payload, mode: str, scene: Scene, monkeypatch: pytest.MonkeyPatch, guarded_folder
+) -> None:
+    if payload.setup:
+        payload.setup(scene)
+    guarded_folder(scene.data)  # hashed now, compared after the test
+    skip = (scene.work_root, scene.figures.parent)
+    around_before = _tree(scene.root, skip)
+    persist_before = _persistence_state()
+
+    with _PeakMeter(scene.work_root) as meter:
+        result, elapsed = _run_payload(payload, mode, scene, monkeypatch)
+
+    # The attempt failed (or, for "any", got nowhere) ...
+    if mode == "full" and payload.static or payload.expect == "denied":
+        assert result.denied and not result.ok, result.message
+    elif payload.expect == "failed":
+        assert not result.ok, result.message
+    if payload.expect_in_message:
+        assert payload.expect_in_message in result.message, result.message
+    if payload.disk_mb is not None:
+        assert meter.peak < (payload.disk_mb + 64) * 1024 * 1024, f"{meter.peak} bytes on disk"
+
+    # ... and had no effect outside the sandbox.
+    visible = result.message + result.stdout
+    for needle in (CANARY, SECRET_KEY):
+        assert needle not in visible
+    assert leaks([scene.figures], [CANARY, SECRET_KEY]) == []
+    assert not scene.marker.exists(), "a command ran"
+    for listener in (scene.listener, scene.unix_listener, scene.abstract_listener):
+        with pytest.raises(BlockingIOError):
+            listener.accept()  # nobody connected
+    assert scene.canary_proc.poll() is None, "the canary process was killed"
+    assert _tree(scene.root, skip) == around_before, "something changed outside the sandbox"
+    assert _persistence_state() == persist_before, "a file was planted for later runs"
+    for path in scene.root.rglob("*"):
+        if path.is_file() and not path.is_symlink():
+            assert path.stat().st_size <= CAP_BYTES, f"{path} exceeds the file-size cap"
+    assert list(scene.work_root.iterdir()) == [], "the sandbox work dir was not removed"
+    for pid in scene.pids:
+        assert _group_members(pid) == [], "a sandbox process survived"
+        assert not _alive(pid)
+    if payload.check:
+        payload.check(scene, result)
+    if payload.timing:
+        payload.timing(scene, result, elapsed)
+
+    if payload.second_run:
+        # Whatever was planted must not run in the next figure child.
+        again = sandbox_runner._run(
+            "import matplotlib.pyplot as plt\nplt.title(str(plt.rcParams['axes.titlesize']))\n"
+            "print(plt.rcParams['axes.titlesize'])\nplt.plot([1])",
+            data_dir=scene.data,
+            figures_dir=scene.figures,
+            filename="after",
+            caption="after",
+            inputs=None,
+            timeout_s=20,
+            memory_mb=1536,
+            static_check=False,
+        )
+        assert again.ok, again.message
+        assert "42.125" not in again.stdout
+        assert not scene.marker.exists()
+        assert _persistence_state() == persist_before
+
+
+@pytest.mark.parametrize("payload", [p for p in PAYLOADS if p.static], ids=lambda p: p.id)
+def test_static_check_refuses_the_payload(payload: Payload) -> None:
+    assert check_code(payload.code.replace("@", "")), payload.code
+
+
+def test_corpus_covers_every_class() -> None:
+    batched = 6 + 6 + 5  # probes beyond the first of each batch (reads, /proc, builtins)
+    assert len(PAYLOADS) + batched >= 80
+    assert len({p.id for p in PAYLOADS}) == len(PAYLOADS)
+    classes = {p.cls for p in PAYLOADS}
+    for needed in (
+        "walk",
+        "dirfd",
+        "signal",
+        "persist",
+        "ctypes",
+        "fork",
+        "threads",
+        "exhaust",
+        "proc",
+        "network",
+        "symlink",
+        "data_write",
+    ):
+        assert needed in classes
+
+
+# --- the OS layer alone: no harness, no audit hook, only confine.wrap -------------------------
+
+OS_ONLY = r"""
+import os, signal, socket, sys
+args = dict(a.split("=", 1) for a in sys.argv[1:])
+def probe(label, f):
+    try:
+        print(label, "OK", repr(f())[:60])
+    except BaseException as e:
+        print(label, "ERR", type(e).__name__)
+probe("read_secret", lambda: open(args["secret"]).read())
+probe("read_passwd", lambda: open("/etc/passwd").read())
+probe("read_environ", lambda: open("/proc/%s/environ" % args["parent"], "rb").read())
+probe("write_site", lambda: open(os.path.join(args["site"], "zz_os_only.pth"), "w").write("x"))
+probe("write_stdlib", lambda: open(os.path.join(args["stdlib"], "zz_os_only.py"), "w").write("x"))
+probe("write_outside", lambda: open(os.path.join(args["outside"], "new.txt"), "w").write("x"))
+probe("write_data", lambda: open(os.path.join(args["data"], "a.csv"), "w").write("x"))
+probe("remove_data", lambda: os.remove(os.path.join(args["data"], "a.csv")))
+probe("dirfd_remove", lambda: os.remove("a.csv", dir_fd=os.open(args["data"], os.O_RDONLY)))
+probe("dirfd_rename", lambda: os.rename("a.csv", "b.csv", src_dir_fd=os.open(args["data"], 0),
+      dst_dir_fd=os.open(args["data"], 0)))
+probe("dirfd_mkdir", lambda: os.mkdir("new", dir_fd=os.open(args["data"], os.O_RDONLY)))
+probe("link_secret", lambda: os.link(os.path.join(args["data"], "a.csv"), "h.csv"))
+probe("kill_canary", lambda: os.kill(int(args["canary"]), 9))
+probe("kill_parent", lambda: os.kill(int(args["parent"]), 0))
+probe("pidfd_canary", lambda: signal.pidfd_send_signal(os.pidfd_open(int(args["canary"])), 9))
+probe("renice_canary", lambda: os.setpriority(os.PRIO_PROCESS, int(args["canary"]), 19))
+probe("renice_parent", lambda: os.setpriority(os.PRIO_PROCESS, int(args["parent"]), 19))
+probe("pin_canary", lambda: os.sched_setaffinity(int(args["canary"]), {0}))
+probe("tcp", lambda: socket.create_connection(("127.0.0.1", int(args["port"])), timeout=2))
+probe("unix", lambda: socket.socket(socket.AF_UNIX).connect(args["unix"]))
+probe("abstract", lambda: socket.socket(socket.AF_UNIX).connect("\0" + args["abstract"]))
+probe("write_work", lambda: open("ok.txt", "w").write("fine"))
+"""
+
+
+def test_os_layer_alone_holds_every_wall(scene: Scene, guarded_folder) -> None:
+    """Without the harness's audit hook: Landlock, the namespaces and seccomp alone."""
+    work = Path(tempfile.mkdtemp(prefix=f"labwright-{os.getpid()}-figure-", dir=scene.work_root))
+    (scene.data / "link.csv").symlink_to(scene.secret)
+    guarded_folder(scene.data)
+    around_before = _tree(scene.root, (scene.work_root, scene.data))
+    persist_before = _persistence_state()
+    pol = sandbox_runner._policy(read=[scene.data], write=[work])
+    argv = [
+        f"secret={scene.data / 'link.csv'}",
+        f"parent={os.getpid()}",
+        f"site={SITE_DIRS[0]}",
+        f"stdlib={STDLIB_DIR}",
+        f"outside={scene.outside}",
+        f"data={scene.data}",
+        f"canary={scene.canary_proc.pid}",
+        f"port={scene.port}",
+        f"unix={scene.unix_path}",
+        f"abstract={scene.abstract_name[1:]}",
+    ]
+    cmd = confine.wrap([sys.executable, "-I", "-S", "-c", OS_ONLY, *argv], pol)
+    out = subprocess.run(
+        cmd, cwd=work, capture_output=True, text=True, timeout=60, env={"PATH": os.defpath}
+    )
+    lines = dict(line.split(" ", 1) for line in out.stdout.splitlines())
+    assert lines.pop("write_work").startswith("OK"), out.stderr  # the box is not a wall of errors
+    assert len(lines) == 21, out.stdout + out.stderr
+    for label, outcome in lines.items():
+        assert outcome.startswith("ERR"), f"{label}: {outcome}"
+    assert CANARY not in out.stdout + out.stderr and SECRET_KEY not in out.stdout
+    assert scene.canary_proc.poll() is None
+    _nice_unchanged(scene.canary_proc.pid)
+    _nice_unchanged(os.getpid())
+    for listener in (scene.listener, scene.unix_listener, scene.abstract_listener):
+        with pytest.raises(BlockingIOError):
+            listener.accept()
+    assert _tree(scene.root, (scene.work_root, scene.data)) == around_before
+    assert _persistence_state() == persist_before
+    for leftover in work.iterdir():
+        leftover.unlink()
+    work.rmdir()
+
+
+def test_killing_labwright_leaves_no_figure_child(tmp_path: Path) -> None:
+    """kill -9 of the process that started a figure: the figure child dies with it."""
+    data = tmp_path / "data"
+    data.mkdir()
+    script = (
+        "from pathlib import Path\n"
+        "from labwright.core.sandbox import run_figure\n"
+        f"run_figure('while True:\\n    pass', data_dir=Path({str(data)!r}), "
+        f"figures_dir=Path({str(tmp_path / 'figs')!r}), filename='x', caption='c', timeout_s=60)\n"
+    )
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+    parent = subprocess.Popen([sys.executable, "-c", script], env=env)
+    try:
+        deadline = time.monotonic() + 30
+        children: list[int] = []
+        while time.monotonic() < deadline and not children:
+            children = [pid for pid in _descendants(parent.pid) if "harness.py" in _cmdline(pid)]
+            time.sleep(0.05)
+        assert children, "the figure child never started"
+        time.sleep(0.3)
+        assert all(_alive(pid) for pid in children)
+        os.kill(parent.pid, signal.SIGKILL)
+        parent.wait()
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline and any(_alive(pid) for pid in children):
+            time.sleep(0.05)
+        assert not any(_alive(pid) for pid in children), "the figure child outlived Labwright"
+    finally:
+        if parent.poll() is None:
+            parent.kill()
+            parent.wait()
+
+
+def _descendants(pid: int) -> list[int]:
+    out, frontier = [], [pid]
+    while frontier:
+        current = frontier.pop()
+        for entry in Path("/proc").iterdir():
+            if not entry.name.isdigit():
+                continue
+            try:
+                fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            if int(fields[1]) == current:
+                out.append(int(entry.name))
+                frontier.append(int(entry.name))
+    return out
+
+
+def _cmdline(pid: int) -> str:
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode()
+    except OSError:
+        return ""
