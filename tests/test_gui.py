@@ -235,3 +235,102 @@ def test_labwright_gui_folder_opens_the_window_with_the_folder_loaded(qtbot, mon
 
         asyncio.set_event_loop(None)
         loop.close()
+
+
+def _answer_sandbox_question(qtbot, button_text: str | None) -> list[str]:
+    """Click a button of the "No sandbox" question once it shows (as a person would);
+    None presses Cancel. Returns the question's text once it was answered."""
+    from PySide6.QtCore import QTimer
+    from PySide6.QtWidgets import QApplication, QMessageBox
+
+    seen: list[str] = []
+
+    def click() -> None:
+        box = QApplication.activeModalWidget()
+        if not isinstance(box, QMessageBox):
+            QTimer.singleShot(20, click)
+            return
+        seen.append(box.text())
+        if button_text is None:
+            target = box.button(QMessageBox.StandardButton.Cancel)
+        else:
+            target = next(b for b in box.buttons() if b.text() == button_text)
+        qtbot.mouseClick(target, Qt.MouseButton.LeftButton)
+
+    QTimer.singleShot(0, click)
+    return seen
+
+
+def test_without_an_os_sandbox_the_app_asks_and_no_model_code_runs(
+    qtbot, window_for, material, monkeypatch
+):
+    from labwright.core import confine
+
+    monkeypatch.setattr(confine, "_SUPPORT", confine.Support())  # a machine with no layer
+    figure = tool_calls(
+        call(
+            "make_figure",
+            {
+                "code": "import matplotlib.pyplot as plt\nplt.plot([1, 2])",
+                "filename": "f",
+                "caption": "c",
+            },
+        )
+    )
+    script = [
+        tool_calls(call("read_file", {"path": "manual.txt"})),
+        figure,
+        tool_calls(call("finish_exploration", FINISH_ARGS)),
+    ]
+    with FakeLLM(route(script)) as llm:
+        w = window_for(llm)
+        w.load_folder(material)
+        qtbot.waitUntil(lambda: "files" in w.scan_label.text(), timeout=10_000)
+        asked = _answer_sandbox_question(qtbot, "Without model figures")
+        done = run_and_wait(qtbot, w)
+    assert asked and "no operating-system sandbox" in asked[0]
+    assert "No operating-system sandbox" in w.sandbox_label.text()
+    assert done.status in ("ok", "degraded")
+    meta = json.loads((w.run_dir / "run.json").read_text())
+    assert meta["config"]["allow_unconfined"] is False
+    results = [
+        json.loads(line)
+        for line in (w.run_dir / "events.jsonl").read_text().splitlines()
+        if '"tool_result"' in line
+    ]
+    made = [r for r in results if r["name"] == "make_figure"]
+    assert made and not made[0]["ok"]  # refused: no model code ran
+    assert not list((w.run_dir / "figures").glob("f*.png"))
+
+
+def test_cancelling_the_sandbox_question_starts_nothing(qtbot, window_for, material, monkeypatch):
+    from labwright.core import confine
+
+    monkeypatch.setattr(confine, "_SUPPORT", confine.Support())
+    w = window_for()
+    w.load_folder(material)
+    qtbot.waitUntil(lambda: "files" in w.scan_label.text(), timeout=10_000)
+    asked = _answer_sandbox_question(qtbot, None)
+    qtbot.mouseClick(w.start_button, Qt.MouseButton.LeftButton)
+    assert asked  # exec() returned only after the question was answered
+    assert not w.bridge.running and w.run_dir is None
+
+
+def test_the_run_says_which_sandbox_holds_model_code(qtbot, window_for, material):
+    from labwright.core import confine
+
+    if not confine.support().any:  # CI is Linux with Landlock; say so loudly elsewhere
+        raise AssertionError("this machine has no OS sandbox: " + confine.support().describe())
+    with FakeLLM(
+        route(
+            [
+                tool_calls(call("read_file", {"path": "manual.txt"})),
+                tool_calls(call("finish_exploration", FINISH_ARGS)),
+            ]
+        )
+    ) as llm:
+        w = window_for(llm)
+        w.load_folder(material)
+        qtbot.waitUntil(lambda: "files" in w.scan_label.text(), timeout=10_000)
+        run_and_wait(qtbot, w)
+    assert "Landlock" in w.sandbox_label.text() and w.sandbox_label.isVisible()

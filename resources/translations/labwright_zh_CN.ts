@@ -216,6 +216,34 @@
         <translation>正在启动…</translation>
     </message>
     <message>
+        <source>Model-written code runs in a sandbox: {0}.</source>
+        <translation>模型编写的代码在沙箱中运行：{0}。</translation>
+    </message>
+    <message>
+        <source>No operating-system sandbox on this machine: model-written code is held only by Labwright's own checks.</source>
+        <translation>本机没有操作系统级沙箱：模型编写的代码只受 Labwright 自身检查的约束。</translation>
+    </message>
+    <message>
+        <source>No sandbox</source>
+        <translation>没有沙箱</translation>
+    </message>
+    <message>
+        <source>This machine offers no operating-system sandbox, so figure code written by the model would be held only by Labwright's own checks.</source>
+        <translation>本机不提供操作系统级沙箱，模型编写的绘图代码只受 Labwright 自身检查的约束。</translation>
+    </message>
+    <message>
+        <source>Without model figures, Labwright plots the data tables itself. A folder from someone you do not trust should not get model figures here.</source>
+        <translation>不使用模型绘图时，Labwright 会自己绘制数据表。来源不可信的文件夹不应在此使用模型绘图。</translation>
+    </message>
+    <message>
+        <source>Allow model figures</source>
+        <translation>允许模型绘图</translation>
+    </message>
+    <message>
+        <source>Without model figures</source>
+        <translation>不使用模型绘图</translation>
+    </message>
+    <message>
         <source>Cancelling…</source>
         <translation>正在取消…</translation>
     </message>

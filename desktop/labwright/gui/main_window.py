@@ -23,6 +23,7 @@ from PySide6.QtWidgets import (
     QLabel,
     QListWidget,
     QMainWindow,
+    QMessageBox,
     QProgressBar,
     QPushButton,
     QSpinBox,
@@ -105,6 +106,9 @@ class MainWindow(QMainWindow):
         self.folder_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.scan_label = QLabel()
         self.scan_label.setWordWrap(True)
+        self.sandbox_label = QLabel()  # which OS sandbox holds the model's code, once known
+        self.sandbox_label.setWordWrap(True)
+        self.sandbox_label.hide()
         self.banner = QLabel()
         self.banner.setObjectName("banner")
         self.banner.setWordWrap(True)
@@ -168,6 +172,7 @@ class MainWindow(QMainWindow):
         rl = QVBoxLayout(run_page)
         rl.addWidget(self.folder_label)
         rl.addWidget(self.scan_label)
+        rl.addWidget(self.sandbox_label)
         rl.addLayout(settings_row)
         rl.addWidget(self.banner)
         rl.addLayout(progress_row)
@@ -343,6 +348,12 @@ class MainWindow(QMainWindow):
                 ).format(provider.name)
             )
             return
+        allow_unconfined = False
+        if not offline:
+            allow = self._sandbox_consent()
+            if allow is None:
+                return
+            allow_unconfined = allow
         config = run_config(
             self.settings,
             self.folder,
@@ -351,6 +362,7 @@ class MainWindow(QMainWindow):
             lang=self.lang_combo.currentData(),
             reflect=self.reflect_spin.value(),
             offline=offline,
+            allow_unconfined=allow_unconfined,
         )
         from labwright.core.runstore import prepare_run_dir
 
@@ -366,6 +378,52 @@ class MainWindow(QMainWindow):
         self.progress.setFormat(self.tr("Starting…"))
         self.bridge.start(replace(config))
         self._update_buttons()
+
+    def _sandbox_consent(self) -> bool | None:
+        """Say which OS sandbox holds the model's figure code; without one, ask first.
+
+        True: run figure code unconfined; False: no model figures (Labwright plots the
+        tables itself); None: the person cancelled the start.
+        """
+        from labwright.core.confine import support
+
+        s = support()
+        if s.any:
+            self.sandbox_label.setText(
+                self.tr("Model-written code runs in a sandbox: {0}.").format(", ".join(s.layers()))
+            )
+            self.sandbox_label.show()
+            return False
+        self.sandbox_label.setText(
+            self.tr(
+                "No operating-system sandbox on this machine: model-written code is held only by Labwright's own checks."
+            )
+        )
+        self.sandbox_label.show()
+        box = QMessageBox(self)
+        box.setIcon(QMessageBox.Icon.Warning)
+        box.setWindowTitle(self.tr("No sandbox"))
+        box.setText(
+            self.tr(
+                "This machine offers no operating-system sandbox, so figure code written by the model would be held only by Labwright's own checks."
+            )
+        )
+        box.setInformativeText(
+            self.tr(
+                "Without model figures, Labwright plots the data tables itself. A folder from someone you do not trust should not get model figures here."
+            )
+        )
+        run_it = box.addButton(self.tr("Allow model figures"), QMessageBox.ButtonRole.AcceptRole)
+        safe = box.addButton(self.tr("Without model figures"), QMessageBox.ButtonRole.RejectRole)
+        box.addButton(QMessageBox.StandardButton.Cancel)
+        box.setDefaultButton(safe)
+        box.exec()
+        clicked = box.clickedButton()
+        if clicked is run_it:
+            return True
+        if clicked is safe:
+            return False
+        return None
 
     def cancel_run(self) -> None:
         if self.bridge.running:
