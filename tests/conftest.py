@@ -10,6 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from canary import CANARY, snapshot
+
 # Qt must never need a screen in tests; set before anything imports Qt.
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
@@ -155,3 +157,30 @@ def window_for(qtbot, qloop, monkeypatch):
     yield make
     for w in windows:
         w.close()  # cancel and join any worker, as a user closing the window would
+
+
+# -- security and reliability scenarios (tests/security, tests/reliability) --
+
+
+@pytest.fixture
+def outside_canary(tmp_path) -> Path:
+    """A file outside any picked folder that no run may read, copy or show."""
+    path = tmp_path / "outside" / "secret.txt"
+    path.parent.mkdir()
+    path.write_text(f"{CANARY}\n", encoding="utf-8")
+    return path
+
+
+@pytest.fixture
+def guarded_folder(tmp_path):
+    """Yields a function that registers a picked folder; after the test the folder
+    must hash the same as when it was registered."""
+    watched: list[tuple[Path, dict]] = []
+
+    def watch(folder: Path) -> Path:
+        watched.append((folder, snapshot(folder)))
+        return folder
+
+    yield watch
+    for folder, before in watched:
+        assert snapshot(folder) == before, f"the picked folder {folder} was changed"

@@ -307,3 +307,14 @@ def test_run_config_overrides_win(tmp_path):
     assert (cfg.lang, cfg.template, cfg.budget_tokens) == (None, None, None)
     with pytest.raises(TypeError):
         run_config(Settings(), tmp_path, api_key=None, no_such_option=1)
+
+
+def test_a_key_in_the_url_never_reaches_the_settings_file(isolated_home):
+    from canary import SECRET_KEY, leaks
+    from labwright.core.settings import Settings, load_settings, save_settings
+
+    save_settings(
+        Settings(provider="custom", base_url=f"https://user:{SECRET_KEY}@models.example/v1")
+    )
+    assert not leaks([isolated_home], [SECRET_KEY])
+    assert load_settings().base_url == "https://models.example/v1"

@@ -216,6 +216,22 @@
         <translation>正在启动…</translation>
     </message>
     <message>
+        <source>Landlock (files and signals)</source>
+        <translation>Landlock（文件与信号）</translation>
+    </message>
+    <message>
+        <source>Landlock (files)</source>
+        <translation>Landlock（文件）</translation>
+    </message>
+    <message>
+        <source>no network</source>
+        <translation>无网络</translation>
+    </message>
+    <message>
+        <source>seccomp</source>
+        <translation>seccomp</translation>
+    </message>
+    <message>
         <source>Model-written code runs in a sandbox: {0}.</source>
         <translation>模型编写的代码在沙箱中运行：{0}。</translation>
     </message>

@@ -137,10 +137,15 @@ def _move_aside(path: Path, reason: Exception) -> str:
 
 
 def save_settings(s: Settings) -> None:
-    """Write settings.json atomically. Settings hold no key, so none can reach the file."""
+    """Write settings.json atomically. Settings hold no key, so none can reach the file
+    (a URL's userinfo is dropped too)."""
+    from .llm import redact_url
     from .runstore import atomic_write_json  # the run store's imports are not needed to start
 
-    atomic_write_json(settings_path(), {"version": SETTINGS_VERSION, **asdict(s)})
+    data = asdict(s)
+    # A key typed into the URL (https://user:key@host/v1) belongs in the keyring, not here.
+    data["base_url"] = redact_url(s.base_url) if s.base_url else s.base_url
+    atomic_write_json(settings_path(), {"version": SETTINGS_VERSION, **data})
 
 
 def _from_dict(data: dict[str, Any]) -> Settings:

@@ -389,8 +389,19 @@ class MainWindow(QMainWindow):
 
         s = support()
         if s.any:
+            layers = []
+            if s.fs:
+                layers.append(
+                    self.tr("Landlock (files and signals)")
+                    if s.signals
+                    else self.tr("Landlock (files)")
+                )
+            if s.namespaces:
+                layers.append(self.tr("no network"))
+            if s.seccomp:
+                layers.append(self.tr("seccomp"))
             self.sandbox_label.setText(
-                self.tr("Model-written code runs in a sandbox: {0}.").format(", ".join(s.layers()))
+                self.tr("Model-written code runs in a sandbox: {0}.").format(", ".join(layers))
             )
             self.sandbox_label.show()
             return False
