@@ -1,4 +1,4 @@
-"""Refresh resources/translations/labwright_zh_CN.ts from the code, with the texts of zh_CN.py.
+"""Refresh desktop/labwright/resources/translations/labwright_zh_CN.ts from the code, with the texts of zh_CN.py.
 
     .venv/bin/python scripts/update_translations.py
 
@@ -17,7 +17,7 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-TS = ROOT / "resources" / "translations" / "labwright_zh_CN.ts"
+TS = ROOT / "desktop" / "labwright" / "resources" / "translations" / "labwright_zh_CN.ts"
 sys.path.insert(0, str(ROOT / "scripts"))
 
 from zh_CN import ZH_CN  # noqa: E402

@@ -240,11 +240,3 @@ def labwright_home() -> Path:
     if sys.platform == "darwin":
         return Path.home() / "Library" / "Application Support" / "Labwright"
     return Path(os.environ.get("XDG_DATA_HOME", Path.home() / ".local" / "share")) / "labwright"
-
-
-def resources_dir() -> Path:
-    """resources/ beside desktop/ in a checkout; LABWRIGHT_RESOURCES in a bundle."""
-    env = os.environ.get("LABWRIGHT_RESOURCES")
-    if env:
-        return Path(env)
-    return Path(__file__).resolve().parents[3] / "resources"

@@ -16,10 +16,11 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
-from .config import RunConfig, resources_dir
+from .config import RunConfig
 from .events import Error, Event, Guard, LLMCall, ToolCall, ToolResult
 from .guards import Budget, Guards, describe_call, fingerprint
 from .llm import LLM, Cancelled, LLMError, ToolCallRequest, Usage
+from .resources import prompt
 from .tools import FINISH, Tool, ToolContext, ToolOutcome, build_tools
 from .tools.base import Refused, error
 from .workspace import ScanResult
@@ -95,11 +96,6 @@ class _Slot:
     same_as: _Slot | None = None  # an identical call earlier in the same batch
 
 
-def _prompt(name: str, **values: Any) -> str:
-    text = (resources_dir() / "prompts" / f"{name}.md").read_text(encoding="utf-8")
-    return text.format(**values)
-
-
 def _first_messages(config: RunConfig, scan: ScanResult, tools: dict[str, Tool]) -> list[dict]:
     figure_hint = (
         "When the data supports a figure the report needs, make it with `make_figure`."
@@ -112,13 +108,13 @@ def _first_messages(config: RunConfig, scan: ScanResult, tools: dict[str, Tool])
     return [
         {
             "role": "system",
-            "content": _prompt(
+            "content": prompt(
                 "explore_system", figure_hint=figure_hint, max_iters=config.max_tool_iters
             ),
         },
         {
             "role": "user",
-            "content": _prompt(
+            "content": prompt(
                 "explore_user",
                 folder_name=config.folder.name,
                 scan_summary=scan.summary(),

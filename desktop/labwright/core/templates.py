@@ -1,12 +1,11 @@
-"""Report templates (resources/templates/*.json): preamble, sections, stages, reflection."""
+"""Report templates (labwright/resources/templates/*.json): preamble, sections, stages, reflection."""
 
 from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from pathlib import Path
 
-from .config import resources_dir
+from . import resources
 
 DEFAULT_BY_LANG = {"en": "lab-en", "zh": "lab-zh"}
 
@@ -32,22 +31,18 @@ class Template:
         return bool(self.stages.get(stage, True))
 
 
-def templates_dir() -> Path:
-    return resources_dir() / "templates"
-
-
 def available() -> list[str]:
-    return sorted(p.stem for p in templates_dir().glob("*.json"))
+    return resources.names("templates", ".json")
 
 
 def load_template(name: str | None = None, lang: str | None = None) -> Template:
     """The named template, else the default for `lang` (English when unset)."""
     name = name or DEFAULT_BY_LANG.get(lang or "en", "lab-en")
-    path = templates_dir() / f"{name}.json"
-    if not path.is_file():
+    relpath = f"templates/{name}.json"
+    if not resources.exists(relpath):
         raise TemplateError(f"No template named {name!r}. Available: {', '.join(available())}.")
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = json.loads(resources.text(relpath))
         return Template(**data)
     except (json.JSONDecodeError, TypeError) as e:
         raise TemplateError(f"Template {name!r} is broken: {e}") from None

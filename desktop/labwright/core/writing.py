@@ -16,11 +16,12 @@ from dataclasses import dataclass, field
 from functools import partial
 from typing import Any
 
-from .config import RunConfig, resources_dir
+from .config import RunConfig
 from .events import Event, Guard, LLMCall
 from .guards import Budget
 from .latex.jail import secret_values
 from .llm import LLM, LLMError, Reply, Usage
+from .resources import prompt
 from .templates import Template
 
 MAX_FORMAT_RETRIES = 3
@@ -35,10 +36,6 @@ _LEAKS = [
 ]
 _FENCE = re.compile(r"```[a-zA-Z]*[ \t]*\n(.*?)```", re.S)
 _CITE = re.compile(r"\\cite[a-zA-Z]*\*?(?:\[[^\]]*\]){0,2}\{([^}]*)\}")
-
-
-def prompt(name: str, **values: Any) -> str:
-    return (resources_dir() / "prompts" / f"{name}.md").read_text(encoding="utf-8").format(**values)
 
 
 # -- validation -------------------------------------------------------------

@@ -1,4 +1,5 @@
-"""The interface language: English source strings, translations from resources/translations/*.ts.
+"""The interface language: English source strings, translations from package data
+(labwright/resources/translations/*.ts, read through labwright.core.resources).
 
 Qt's .ts files are read directly (a QTranslator that looks strings up in the
 parsed XML), so no compiled .qm binaries are generated or shipped.
@@ -10,13 +11,9 @@ from pathlib import Path
 
 from PySide6.QtCore import QCoreApplication, QLocale, QTranslator
 
-from labwright.core.config import resources_dir
+from labwright.core import resources
 
 LANGUAGES = {"en": "English", "zh_CN": "简体中文"}
-
-
-def translations_dir() -> Path:
-    return resources_dir() / "translations"
 
 
 class TsTranslator(QTranslator):
@@ -73,9 +70,10 @@ def install_language(setting: str) -> str:
     for old in _installed:
         app.removeTranslator(old)
     _installed.clear()
-    ts = translations_dir() / f"labwright_{lang}.ts"
-    if lang != "en" and ts.is_file():
-        translator = TsTranslator(ts)
+    ts = f"translations/labwright_{lang}.ts"
+    if lang != "en" and resources.exists(ts):
+        with resources.path(ts) as real:
+            translator = TsTranslator(real)
         app.installTranslator(translator)
         _installed.append(translator)
     return lang
