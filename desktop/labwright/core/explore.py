@@ -20,7 +20,7 @@ from .config import RunConfig
 from .events import Error, Event, Guard, LLMCall, ToolCall, ToolResult
 from .guards import Budget, Guards, describe_call, fingerprint
 from .llm import LLM, Cancelled, LLMError, ToolCallRequest, Usage
-from .resources import prompt
+from .resources import message, prompt
 from .tools import FINISH, Tool, ToolContext, ToolOutcome, build_tools
 from .tools.base import Refused, error
 from .workspace import ScanResult
@@ -97,11 +97,7 @@ class _Slot:
 
 
 def _first_messages(config: RunConfig, scan: ScanResult, tools: dict[str, Tool]) -> list[dict]:
-    figure_hint = (
-        "When the data supports a figure the report needs, make it with `make_figure`."
-        if "make_figure" in tools
-        else "Figures are made later."
-    )
+    figure_hint = message("figure_hint_make" if "make_figure" in tools else "figure_hint_later")
     listing = "\n".join(
         f"- {bucket}: " + ", ".join(paths) for bucket, paths in scan.sample.items() if paths
     )
@@ -238,10 +234,7 @@ def explore(
     return result
 
 
-USE_TOOLS = (
-    "Use the tools to read the material, or call finish_exploration when you know the "
-    "experiment, its goal and the key findings."
-)
+USE_TOOLS = message("use_tools")  # after a turn with no tool call
 
 
 def _cap_calls(
@@ -265,18 +258,13 @@ def _cap_calls(
 
 
 def _cap_note(cap: int) -> str:
-    return (
-        f"Only the first {cap} tool calls of your last turn were run; the others were not "
-        f"run and are not in the transcript. Ask for at most {cap} calls per turn, the most "
-        "important first."
-    )
+    return message("cap_note", cap=cap)
 
 
 def _figure_cap(caps: _Caps) -> ToolOutcome:
     return ToolOutcome(
         False,
-        f"Not run: figure limit reached ({caps.figures} make_figure runs per report). Use "
-        "the figures already made, or finish_exploration.",
+        message("figure_cap", figures=caps.figures),
         f"figure limit reached ({caps.figures})",
         productive=False,
     )
@@ -291,14 +279,8 @@ def _open_window(config: RunConfig, guards: Guards, messages: list[dict]) -> Gua
 
 def _window_message(guards: Guards, forced: bool) -> str:
     if forced:
-        return (
-            f"The turn budget is used up. {guards.standing()} Call finish_exploration now "
-            "with what the files you read say."
-        )
-    return (
-        "The turn budget is used up and nothing has been read yet. Read the most important "
-        "file now (data or manual); then you must finish."
-    )
+        return message("window_forced", standing=guards.standing())
+    return message("window_unread")
 
 
 def _run_turn(
@@ -334,9 +316,7 @@ def _run_turn(
         slot = _Slot(call.id, call.name, args, tools.get(call.name))
         if bad_args is not None or slot.tool is None:
             reason = bad_args or f"unknown tool; available: {', '.join(tools)}"
-            slot.outcome = error(
-                f"{call.name}: {reason}", f"Call not run: {reason}. Fix the call and try again."
-            )
+            slot.outcome = error(f"{call.name}: {reason}", message("call_not_run", reason=reason))
             slot.bad = True
         elif not slot.tool.concurrency_safe:
             yield from flush()  # anything before it must land first (e.g. the evidence gate)
@@ -405,7 +385,7 @@ def _safe_run(slot: _Slot, ctx: ToolContext) -> ToolOutcome:
     except Refused as e:  # a fence said no: the model gets the reason
         return e.outcome
     except ValueError as e:  # a bad argument, phrased for the model
-        return error(f"{slot.name}: {e}", f"Call not run: {e}. Fix the call and try again.")
+        return error(f"{slot.name}: {e}", message("call_not_run", reason=e))
     except Exception as e:  # a tool must never take the run down; the model is told
         return error(
             f"{slot.name} failed: {type(e).__name__}",

@@ -35,6 +35,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from .config import GuardLimits, RunConfig
 from .events import Guard
+from .resources import message
 from .tools.base import ToolOutcome
 
 if TYPE_CHECKING:
@@ -185,9 +186,10 @@ class Guards:
             verdict.events += self._nudge(what)
         if refused:
             verdict.action = "refuse"
-            verdict.content = (
-                f"{name} was withdrawn ({self.withdrawn_why.get(name, 'it kept failing')}) and "
-                "is no longer available. Use the other tools, or call finish_exploration."
+            verdict.content = message(
+                "guard_withdrawn_refused",
+                tool=name,
+                why=self.withdrawn_why.get(name, "it kept failing"),
             )
         elif fp in self.results:
             verdict.action = "dedup"
@@ -214,12 +216,7 @@ class Guards:
     def dedup_message(self, call: str, earlier: str) -> str:
         head = earlier[: self.limits.dedup_head_chars]
         more = "…" if len(earlier) > len(head) else ""
-        return (
-            f"You already called {call} with these exact arguments; it was not run again. "
-            f"Its result began:\n{head}{more}\n"
-            "To learn something new, change the arguments (e.g. another offset or another "
-            "file), or call finish_exploration if you know enough."
-        )
+        return message("guard_dedup", call=call, head=head, more=more)
 
     def _evidence_gate(self) -> Verdict:
         if self.evidence > 0:
@@ -234,11 +231,7 @@ class Guards:
             )
         return Verdict(
             "refuse",
-            content=(
-                "Refused: you have not read any file yet, so there is no evidence for "
-                "findings. Read the material first (list_dir, then read_file on the data and "
-                "the manual), then call finish_exploration with what the files say."
-            ),
+            content=message("guard_no_evidence"),
             events=[
                 Guard(
                     "evidence_retry",
@@ -296,10 +289,7 @@ class Guards:
         outcome.productive = False
         n = self.rereads[path] = self.rereads.get(path, 1) + 1
         call = describe_call(name, args)
-        outcome.content += (
-            f"\n[Note: lines {start}–{end} of {path} had already been read; nothing new. "
-            "Continue forward with a larger offset, read another file, or finish.]"
-        )
+        outcome.content += "\n" + message("guard_reread", start=start, end=end, path=path)
         events = [Guard("reread", f"{call} re-read lines {start}–{end} already read")]
         if n >= self.limits.stop_at:
             detail = f"{path} was re-read {n} times without new lines; exploration stopped."
@@ -336,9 +326,8 @@ class Guards:
         self.disabled.add(name)
         self.withdrawn_why[name] = why
         self.tripped = True
-        outcome.content += (
-            f"\n[{name} is now withdrawn ({why}); it will not be offered again. "
-            f"{self.standing()} Use the other tools, or call finish_exploration.]"
+        outcome.content += "\n" + message(
+            "guard_withdrawn", tool=name, why=why, standing=self.standing()
         )
         return [Guard(kind, detail)]  # type: ignore[arg-type]
 
@@ -383,10 +372,7 @@ class Guards:
     def _remember(self, fp: str, content: str, cached: bool, call_id: str, index: int) -> None:
         earlier = self.pairs.get(fp)
         if earlier is not None and (cached or content == earlier[1]):
-            self.stubs[index] = (
-                f"[repeat of call {earlier[0]}: same call, same result; collapsed. "
-                "Its result is above.]"
-            )
+            self.stubs[index] = message("guard_collapsed", call_id=earlier[0])
         else:  # first time, or the same arguments brought something else (e.g. after an error)
             self.pairs[fp] = (call_id, content)
 
@@ -412,11 +398,7 @@ class Guards:
         if self.nudged:
             return []
         self.nudged = True
-        self.pending_nudge = (
-            f"{what} Repeating it will not bring anything new. {self.standing()} "
-            "Next: read something you have not read yet, or call finish_exploration now "
-            "with what you have found."
-        )
+        self.pending_nudge = message("guard_nudge", what=what, standing=self.standing())
         return [Guard("nudge", what + " The model was asked to move on or finish.")]
 
     def _stop(self, kind: str, detail: str, *, reason: str = "loop") -> Verdict:
@@ -432,9 +414,9 @@ class Guards:
 
     def standing(self) -> str:
         if not self.files_read:
-            return "So far nothing has been read."
+            return message("standing_none")
         names = ", ".join(self.files_read[:8]) + ("…" if len(self.files_read) > 8 else "")
-        return f"So far you have read {len(self.files_read)} file(s): {names}."
+        return message("standing", count=len(self.files_read), names=names)
 
 
 def _is_repetition(block: list[str]) -> bool:
@@ -547,10 +529,7 @@ class Budget:
                     share = round(100 * self.warn_share)
                     return Verdict(
                         "run",
-                        content=(
-                            f"{share}% of the {lim.label} is used. Wrap up: call "
-                            "finish_exploration with what you have read."
-                        ),
+                        content=message("budget_wrap_up", share=share, label=lim.label),
                         events=[
                             Guard(
                                 "budget",

@@ -68,3 +68,10 @@ def path(relpath: str) -> Iterator[Path]:
 def prompt(name: str, **values: Any) -> str:
     """prompts/<name>.md with its {placeholders} filled (str.format: literal braces are doubled)."""
     return text(f"prompts/{name}.md").format(**values)
+
+
+def message(name: str, **values: Any) -> str:
+    """prompts/messages/<name>.md filled in, without the file's final newline: the short
+    notes the agent loop and its guards put in the transcript (a refusal, a nudge, a stub)."""
+    body = text(f"prompts/messages/{name}.md")
+    return body.removesuffix("\n").format(**values)
