@@ -68,3 +68,12 @@ def test_names_text_and_a_real_file_for_qt() -> None:
     with resources.path("translations/labwright_zh_CN.ts") as real:
         assert real.is_file()
         assert real.read_text(encoding="utf-8") == resources.text("translations/labwright_zh_CN.ts")
+
+
+def test_the_app_icon_comes_from_package_data(qapp) -> None:
+    from labwright.gui.app import app_icon, create_app
+
+    icon = app_icon()
+    assert not icon.isNull()
+    assert icon.availableSizes()[0].width() == 256  # the SVG's own size, so it was rendered
+    assert not create_app().windowIcon().isNull()

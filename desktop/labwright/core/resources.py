@@ -1,7 +1,7 @@
 """The one way to read Labwright's package data (labwright/resources/).
 
 Prompts (including every message the model sees from the agent loop and its
-guards), report templates and translations ship inside the package, so a wheel,
+guards), report templates, translations and icons ship inside the package, so a wheel,
 a non-editable install and a bundle read them the same way a checkout does:
 through importlib.resources, never a path computed from __file__.
 """
@@ -46,6 +46,11 @@ def exists(relpath: str) -> bool:
 def text(relpath: str) -> str:
     """The file's text (UTF-8); FileNotFoundError when there is no such resource."""
     return _locate(relpath).read_text(encoding="utf-8")
+
+
+def data(relpath: str) -> bytes:
+    """The file's bytes (icons)."""
+    return _locate(relpath).read_bytes()
 
 
 def names(folder: str, suffix: str) -> list[str]:

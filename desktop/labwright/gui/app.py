@@ -7,8 +7,10 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from PySide6.QtGui import QIcon, QPixmap
 from PySide6.QtWidgets import QApplication
 
+from labwright.core import resources
 from labwright.core.settings import load_settings, save_settings, settings_problem
 
 from .i18n import install_language
@@ -23,7 +25,15 @@ def create_app(argv: list[str] | None = None) -> QApplication:
     app.setApplicationName("Labwright")
     app.setOrganizationName("Labwright")
     app.setStyle("Fusion")  # Fusion follows the system's light or dark scheme on every platform
+    app.setWindowIcon(app_icon())
     return app
+
+
+def app_icon() -> QIcon:
+    """The window icon, from package data: read as bytes, so no file has to outlive a call."""
+    pixmap = QPixmap()
+    pixmap.loadFromData(resources.data("icons/labwright.svg"), "SVG")
+    return QIcon(pixmap)
 
 
 def start(folder: Path | None = None) -> tuple[QApplication, MainWindow, AbstractEventLoop]:
