@@ -11,6 +11,7 @@ import json
 import os
 import re
 import shutil
+import sys
 import tempfile
 import time
 from dataclasses import replace
@@ -93,7 +94,7 @@ def is_within(child: Path, parent: Path) -> bool:
 
 def _try_lock(fd: int) -> bool:
     """An exclusive, non-blocking lock that the OS drops when the process dies."""
-    if os.name == "nt":
+    if sys.platform == "win32":  # os.name == "nt"; the spelling mypy understands
         import msvcrt
 
         try:

@@ -313,7 +313,7 @@ def compile_tex(
     output.write_bytes(b"")
     deadline = start + timeout_s
     hidden = jail.secret_values(secrets)
-    visible = [cwd, build_dir, *jail.tex_trees(engines.tool_dirs()), "/usr"]
+    visible: list[Path | str] = [cwd, build_dir, *jail.tex_trees(engines.tool_dirs()), "/usr"]
 
     def clean(text: str) -> str:
         return jail.redact(text, hidden, visible)
