@@ -21,6 +21,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, TypeGuard
 
+from .atomic import atomic_write_json
 from .config import DEFAULT_PROVIDER, PROVIDERS, RunConfig, labwright_home, provider_for_url
 
 KEYRING_SERVICE = "labwright"
@@ -140,7 +141,6 @@ def save_settings(s: Settings) -> None:
     """Write settings.json atomically. Settings hold no key, so none can reach the file
     (a URL's userinfo is dropped too)."""
     from .llm import redact_url
-    from .runstore import atomic_write_json  # the run store's imports are not needed to start
 
     data = asdict(s)
     # A key typed into the URL (https://user:key@host/v1) belongs in the keyring, not here.
