@@ -38,6 +38,7 @@ import os
 import signal
 import subprocess
 import sys
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -216,8 +217,8 @@ def system_read_paths() -> list[str]:
 
 
 def policy(
-    read: list[str | Path] = (), write: list[str | Path] = (), *, network: bool = False
-) -> Policy:  # type: ignore[assignment]
+    read: Sequence[str | Path] = (), write: Sequence[str | Path] = (), *, network: bool = False
+) -> Policy:
     """A policy with the system's read-only trees added; only layers this machine has."""
     s = support()
     return Policy(

@@ -227,7 +227,8 @@ def parse_unit(text: str) -> Unit | None:
     if re.fullmatch(r"\^?°|deg(?:rees?)?|degree", s):
         s = "°"
     num, slash, den = s.partition("/")
-    factor, dims = 1.0, {}
+    factor = 1.0
+    dims: dict[str, int] = {}
     for part, sign in ((num, 1), (den, -1)):
         tokens = [t for t in re.split(r"[\s.]+", part) if t]
         if sign == -1 and slash and not tokens:

@@ -23,6 +23,7 @@ import tempfile
 import zipfile
 from pathlib import Path
 
+from .atomic import atomic_writer
 from .review import included_figures, open_items, why_degraded
 from .runstore import is_within
 
@@ -124,18 +125,13 @@ def _readme(run_dir: Path, what: str) -> str:
 
 
 def _write_zip(files: dict[str, Path], readme: str, dest: Path) -> None:
-    fd, tmp_name = tempfile.mkstemp(dir=dest.parent, prefix=f".{dest.name}.", suffix=".tmp")
-    os.close(fd)
-    tmp = Path(tmp_name)
-    try:
-        with zipfile.ZipFile(tmp, "w", compression=zipfile.ZIP_DEFLATED) as z:
-            for name, path in files.items():
-                z.write(path, name)
-            z.writestr("README.txt", readme)
-        os.replace(tmp, dest)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
+    with (
+        atomic_writer(dest) as out,
+        zipfile.ZipFile(out, "w", compression=zipfile.ZIP_DEFLATED) as z,
+    ):
+        for name, path in files.items():
+            z.write(path, name)
+        z.writestr("README.txt", readme)
 
 
 def _write_folder(files: dict[str, Path], readme: str, dest: Path) -> None:

@@ -13,7 +13,7 @@ import json
 import threading
 import time
 import traceback
-from collections.abc import Callable, Generator, Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -287,7 +287,7 @@ def _drive(run: _Run, *, reload: bool) -> Iterator[Event]:
     Every way out ends the run honestly: a `done` event, and run.json "ok", "degraded",
     "failed" (with the reason, and error.txt for an unexpected exception) or
     "cancelled" — never left on "running"."""
-    stages: dict[str, Callable[[_Run], Generator[Event, None, None]]] = {
+    stages: dict[str, Callable[[_Run], Iterator[Event]]] = {
         "scan": _scan,
         "explore": _explore,
         "figures": _figures,

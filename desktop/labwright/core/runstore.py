@@ -11,44 +11,24 @@ import json
 import os
 import re
 import shutil
+import sys
 import tempfile
 import time
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+# The atomic writes live in atomic.py (standard library only); importable from here too.
+from .atomic import atomic_write_bytes as atomic_write_bytes
+from .atomic import atomic_write_json as atomic_write_json
+from .atomic import atomic_write_text as atomic_write_text
+from .atomic import atomic_writer as atomic_writer
 from .config import RunConfig, labwright_home
 from .events import Event
 
 
 class RunDirError(Exception):
     """The run directory cannot be used; the message says why and what to do."""
-
-
-def atomic_write_bytes(path: Path, data: bytes) -> None:
-    """Write to a temp file beside `path`, then rename over it: readers never see half a file."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-
-
-def atomic_write_text(path: Path, text: str) -> None:
-    atomic_write_bytes(path, text.encode("utf-8"))
-
-
-def atomic_write_json(path: Path, data: Any) -> None:
-    # A file name with undecodable bytes reaches us as lone surrogates (surrogateescape);
-    # written as \udcXX escapes they stay valid JSON and read back as the same string.
-    text = json.dumps(data, ensure_ascii=False, indent=2) + "\n"
-    atomic_write_bytes(path, text.encode("utf-8", "backslashreplace"))
 
 
 def _slug(name: str) -> str:
@@ -93,7 +73,7 @@ def is_within(child: Path, parent: Path) -> bool:
 
 def _try_lock(fd: int) -> bool:
     """An exclusive, non-blocking lock that the OS drops when the process dies."""
-    if os.name == "nt":
+    if sys.platform == "win32":  # os.name == "nt"; the spelling mypy understands
         import msvcrt
 
         try:

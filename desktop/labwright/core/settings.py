@@ -19,8 +19,9 @@ import os
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeGuard
 
+from .atomic import atomic_write_json
 from .config import DEFAULT_PROVIDER, PROVIDERS, RunConfig, labwright_home, provider_for_url
 
 KEYRING_SERVICE = "labwright"
@@ -140,7 +141,6 @@ def save_settings(s: Settings) -> None:
     """Write settings.json atomically. Settings hold no key, so none can reach the file
     (a URL's userinfo is dropped too)."""
     from .llm import redact_url
-    from .runstore import atomic_write_json  # the run store's imports are not needed to start
 
     data = asdict(s)
     # A key typed into the URL (https://user:key@host/v1) belongs in the keyring, not here.
@@ -173,6 +173,7 @@ def _from_dict(data: dict[str, Any]) -> Settings:
     provider = data.get("provider")
     if provider not in PROVIDERS and provider != CUSTOM:
         provider = d.provider
+    ui = data.get("ui_language")
     s = Settings(
         provider=provider,
         base_url=text("base_url"),
@@ -182,9 +183,7 @@ def _from_dict(data: dict[str, Any]) -> Settings:
         template=optional_text("template"),
         report_lang=optional_text("report_lang", REPORT_LANGUAGES),
         reflect=optional_int("reflect", 0),
-        ui_language=data.get("ui_language")
-        if data.get("ui_language") in UI_LANGUAGES
-        else "system",
+        ui_language=ui if isinstance(ui, str) and ui in UI_LANGUAGES else "system",
         budget_tokens=optional_int("budget_tokens", 1),
         prices=_prices(data.get("prices")),
         recent_folders=_recent(data.get("recent_folders")),
@@ -204,12 +203,12 @@ def _prices(value: Any) -> dict[str, dict[str, float]]:
         if not isinstance(model, str) or not model.strip() or not isinstance(price, dict):
             continue
         p, c = price.get("prompt"), price.get("completion")
-        if all(_is_price(v) for v in (p, c)):
+        if _is_price(p) and _is_price(c):
             out[model.strip()] = {"prompt": float(p), "completion": float(c)}
     return out
 
 
-def _is_price(v: Any) -> bool:
+def _is_price(v: Any) -> TypeGuard[int | float]:
     return isinstance(v, (int, float)) and not isinstance(v, bool) and v >= 0 and v == v
 
 

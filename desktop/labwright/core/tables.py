@@ -135,7 +135,7 @@ def column_stats(table: Table) -> list[dict]:
     """
     out: list[dict] = []
     for j, name in enumerate(table.columns):
-        values = [row[j] for row in table.rows if j < len(row) and row[j] is not None]
+        values = [v for row in table.rows if j < len(row) and (v := row[j]) is not None]
         if not values:
             continue
         out.append(

@@ -173,7 +173,8 @@ class Writer:
 
 
 def evidence_text(evidence: list[dict[str, Any]], limit: int = EVIDENCE_CHARS) -> str:
-    parts, used = [], 0
+    parts: list[str] = []
+    used = 0
     for e in evidence:
         where = e["path"]
         if "offset" in e and "end" in e:
@@ -251,7 +252,7 @@ def check_gaps(
     except (json.JSONDecodeError, TypeError, KeyError):
         w.notes.append("the gap check answer was not JSON; requirements left unchecked")
         return unchecked
-    out = []
+    out: list[dict[str, Any]] = []
     for r in requirements:
         item = by_req.get(r.strip())
         if item is None:

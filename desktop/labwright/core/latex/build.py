@@ -16,12 +16,12 @@ import shutil
 import signal
 import subprocess
 import sys
-import tempfile
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ..atomic import atomic_writer
 from . import jail
 from .logparse import LogError, parse_blg, parse_log_errors, parse_warnings
 from .probe import Engines
@@ -210,19 +210,8 @@ def _tail(text: str, lines: int = _LOG_TAIL_LINES) -> str:
 
 def publish_file(built: Path, final: Path) -> None:
     """Copy `built` to `final` atomically: readers see the old or the new file."""
-    fd, tmp_name = tempfile.mkstemp(
-        dir=final.parent, prefix=f".{final.stem}.", suffix=f"{final.suffix}.tmp"
-    )
-    tmp = Path(tmp_name)
-    try:
-        with os.fdopen(fd, "wb") as out, built.open("rb") as src:
-            shutil.copyfileobj(src, out)
-            out.flush()
-            os.fsync(out.fileno())
-        os.replace(tmp, final)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
+    with built.open("rb") as src, atomic_writer(final) as out:
+        shutil.copyfileobj(src, out)
 
 
 def _fontset_dir(engines: Engines, engine: str, build_dir: Path) -> Path | None:
@@ -313,7 +302,7 @@ def compile_tex(
     output.write_bytes(b"")
     deadline = start + timeout_s
     hidden = jail.secret_values(secrets)
-    visible = [cwd, build_dir, *jail.tex_trees(engines.tool_dirs()), "/usr"]
+    visible: list[Path | str] = [cwd, build_dir, *jail.tex_trees(engines.tool_dirs()), "/usr"]
 
     def clean(text: str) -> str:
         return jail.redact(text, hidden, visible)

@@ -138,6 +138,7 @@ def parse_log_errors(
     """Errors in `log_text`; `read_source(file)` gives a file's text for context."""
     lines = log_text.splitlines()
     found: list[tuple[str, int | None, str]] = []
+    lineno: int | None
     for i, line in enumerate(lines):
         flm = _FILE_LINE.match(line)
         bang = None if flm else _BANG.match(line)

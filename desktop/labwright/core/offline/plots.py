@@ -138,8 +138,11 @@ def _render(
     # a second per figure even when no glyph of it is used.
     texts = [x_name, title, *(name for name, _ in series)]
     fonts = ["DejaVu Sans", *(_cjk_fonts() if any(_CJK.search(t) for t in texts) else [])]
-    style = {"font.family": fonts, "text.usetex": False}  # a user's matplotlibrc may say usetex
-    with matplotlib.rc_context(style), warnings.catch_warnings():
+    # A user's matplotlibrc may say usetex. (A literal in the call: matplotlib types its keys.)
+    with (
+        matplotlib.rc_context({"font.family": fonts, "text.usetex": False}),
+        warnings.catch_warnings(),
+    ):
         # A header in a script no installed font covers prints as boxes; the
         # figure is still right, so that warning only is silenced.
         warnings.filterwarnings("ignore", message=r"Glyph \d+ .*missing from", category=UserWarning)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 import warnings
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from .cache import Converted
 from .page import MAX_CELL_CHARS, Budget, ReadError, clip
@@ -12,8 +13,11 @@ from .page import MAX_CELL_CHARS, Budget, ReadError, clip
 # Pages converted at most; pypdf itself caps each stream's inflated size.
 MAX_PAGES = 2000
 
+if TYPE_CHECKING:
+    from pypdf import PdfReader
 
-def _open(path: Path):
+
+def _open(path: Path) -> PdfReader:
     from pypdf import PdfReader
     from pypdf.errors import PdfReadError
 

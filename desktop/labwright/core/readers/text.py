@@ -284,9 +284,13 @@ def read_text_page(
 
     pos = idx.locate(offset, budget)
     if pos is None:
-        total = idx.total or 0
-        note = past_end_note(offset, total) if total else "The file is empty: it has no lines."
-        return Page("", offset, offset, total, kind, False, with_tail(note), False)
+        lines_total = idx.total or 0
+        note = (
+            past_end_note(offset, lines_total)
+            if lines_total
+            else "The file is empty: it has no lines."
+        )
+        return Page("", offset, offset, lines_total, kind, False, with_tail(note), False)
 
     got = _read_lines(path, pos, limit, max_chars, enc)
     end = offset + len(got.lines)

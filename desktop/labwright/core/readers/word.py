@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 import zipfile
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from .cache import Converted
 from .page import MAX_CELL_CHARS, Budget, ReadError, clip, human_size
@@ -12,6 +13,12 @@ from .page import MAX_CELL_CHARS, Budget, ReadError, clip, human_size
 # python-docx parses word/document.xml whole; a small zip can unpack to GBs.
 MAX_DOCUMENT_XML_BYTES = 100 * 1024 * 1024
 MAX_LINES = 100_000
+
+if TYPE_CHECKING:
+    from docx.document import Document
+    from docx.oxml.xmlchemy import BaseOxmlElement
+    from docx.table import Table
+    from docx.text.paragraph import Paragraph
 
 _HEADING = re.compile(r"^(?:Heading|标题)\s*(\d)$", re.IGNORECASE)
 
@@ -23,7 +30,7 @@ def _heading_level(style_name: str) -> int | None:
     return int(m.group(1)) if m else None
 
 
-def _paragraph_lines(par) -> list[str]:
+def _paragraph_lines(par: Paragraph) -> list[str]:
     text = clip(par.text, MAX_CELL_CHARS * 10)
     if not text.strip():
         return []
@@ -38,7 +45,7 @@ def _paragraph_lines(par) -> list[str]:
     return lines
 
 
-def _table_lines(table) -> list[str]:
+def _table_lines(table: Table) -> list[str]:
     out: list[str] = []
     for row in table.rows:
         cells = []
@@ -60,7 +67,9 @@ class _Cut(Exception):
     """The conversion hit its time or line limit; the lines so far are kept."""
 
 
-def _body_lines(doc, parent, budget: Budget, lines: list[str] | None = None) -> list[str]:
+def _body_lines(
+    doc: Document, parent: BaseOxmlElement, budget: Budget, lines: list[str] | None = None
+) -> list[str]:
     from docx.table import Table
     from docx.text.paragraph import Paragraph
 

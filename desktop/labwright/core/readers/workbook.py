@@ -6,10 +6,14 @@ import datetime as dt
 import warnings
 import zipfile
 from pathlib import Path
-from typing import BinaryIO
+from typing import TYPE_CHECKING, BinaryIO
 
 from .cache import Converted
 from .page import MAX_CELL_CHARS, Budget, ReadError, clip, human_size
+
+if TYPE_CHECKING:
+    from openpyxl.workbook.workbook import Workbook
+    from openpyxl.worksheet.worksheet import Worksheet
 
 
 def format_cell(v: object) -> str:
@@ -118,14 +122,14 @@ def convert_xlsx(path: Path, budget: Budget | None = None) -> Converted:
     )
 
 
-def _declared_rows(ws) -> int | None:
+def _declared_rows(ws: Worksheet) -> int | None:
     try:
         return int(ws.max_row) if ws.max_row else None
     except (TypeError, ValueError):  # no or a broken <dimension>
         return None
 
 
-def _sheet_lines(wb, budget: Budget) -> tuple[list[str], list[str], str]:
+def _sheet_lines(wb: Workbook, budget: Budget) -> tuple[list[str], list[str], str]:
     """Every sheet's rows as lines, within the caps; the third value says what was cut."""
     lines: list[str] = []
     names: list[str] = []

@@ -30,6 +30,16 @@ import os
 import sys
 import warnings
 
+# mypy reads a local TYPE_CHECKING as typing's: the child imports nothing for the checker.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from types import CodeType
+    from typing import Any
+
+    # deny(rule, detail): record the refusal and end the process.
+    Deny = Callable[[str, object], None]
+
 # Exit status of a child stopped by the audit hook; the parent maps it to denied=True.
 _EXIT_DENIED = 86
 # Captured before any user code runs: the final exit also ends threads the code left running.
@@ -182,14 +192,15 @@ def _codegen_files(*stdlib_files: str) -> frozenset[str]:
     """
     files = set(stdlib_files)
     scipy = sys.modules.get("scipy")
-    if scipy is not None and getattr(scipy, "__file__", None):
-        root = os.path.dirname(scipy.__file__)
+    scipy_file = getattr(scipy, "__file__", None) if scipy is not None else None
+    if scipy_file:
+        root = os.path.dirname(scipy_file)
         files.add(os.path.join(root, "stats", "_distn_infrastructure.py"))
         files.add(os.path.join(root, "_lib", "_bunch.py"))
     return frozenset(files)
 
 
-def _neuter_fork_exec(deny) -> None:  # noqa: ANN001
+def _neuter_fork_exec(deny: Deny) -> None:
     """`_posixsubprocess.fork_exec` forks and execs with no audit event: replace it.
 
     multiprocessing looks it up on the module at call time; subprocess keeps its own
@@ -210,7 +221,7 @@ def _neuter_fork_exec(deny) -> None:  # noqa: ANN001
         subprocess._fork_exec = fork_exec
 
 
-def _neuter_pidfd(deny) -> None:  # noqa: ANN001
+def _neuter_pidfd(deny: Deny) -> None:
     """``os.pidfd_open`` and ``signal.pidfd_send_signal`` raise no audit event: replace
     them (in ``posix``/``_signal`` too, where ``os``/``signal`` copied them from). The
     kernel's wall behind this is Landlock's signal scope (confine.py)."""
@@ -230,7 +241,7 @@ def _neuter_pidfd(deny) -> None:  # noqa: ANN001
             module.pidfd_send_signal = pidfd_send_signal
 
 
-def _neuter_native(deny) -> None:  # noqa: ANN001
+def _neuter_native(deny: Deny) -> None:
     """Calls with no audit event that reach outside Python's rules: replace them.
 
     - ``os.setpriority`` / ``sched_set*`` / ``setpgid`` act on other processes
@@ -243,7 +254,7 @@ def _neuter_native(deny) -> None:  # noqa: ANN001
       refused by the hook.
     """
 
-    def refused(name: str):  # noqa: ANN202
+    def refused(name: str) -> Callable[..., None]:
         def call(*_args, **_kwargs):  # noqa: ANN002, ANN003, ANN202
             deny("interpreter, memory or system access", name)
 
@@ -290,9 +301,9 @@ def _make_hook(
     read_files: frozenset[str],
     library_roots: tuple[str, ...],
     codegen_files: frozenset[str],
-    user_code,  # noqa: ANN001
+    user_code: CodeType,
     channel_fd: int,
-):  # noqa: ANN202
+) -> tuple[Deny, Callable[[str, tuple], None]]:
     """Build (deny, hook). Everything the hook calls is bound here, never looked up later."""
     import pathlib
 
@@ -339,11 +350,11 @@ def _make_hook(
     # hook would resolve against the wrong folder: descriptors of folders are refused.
     _dir_flags = getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_PATH", 0)
 
-    def _clean(text) -> str:  # noqa: ANN001
+    def _clean(text: Any) -> str:  # Any: mypy does not narrow through the _isinstance alias
         s = text if _isinstance(text, _str) else _str(_type(text))
         return "".join(c if (" " <= c <= "~" and c != '"' and c != "\\") else "?" for c in s[:300])
 
-    def _record(kind: str, rule: str, detail) -> None:  # noqa: ANN001
+    def _record(kind: str, rule: str, detail: object) -> None:
         record = '{"event": "' + kind + '", "rule": "' + _clean(rule) + '", "detail": "'
         record = record + _clean(detail) + '"}\n'
         # try/except, not contextlib.suppress: the hook must not look up module globals.
@@ -352,12 +363,12 @@ def _make_hook(
         except _OSError:
             pass
 
-    def deny(rule: str, detail) -> None:  # noqa: ANN001
+    def deny(rule: str, detail: object) -> None:
         """Hard refusal: record it on the result channel and end the process at once."""
         _record("denied", rule, detail)
         _exit(_exit_code)
 
-    def refuse(rule: str, detail) -> None:  # noqa: ANN001
+    def refuse(rule: str, detail: object) -> None:
         """Soft refusal (reads): the call fails with PermissionError, nothing is read.
 
         Libraries probe files and fall back on OSError; code that lets the error
@@ -438,7 +449,7 @@ def _make_hook(
                 return True
         return False
 
-    def _check_read(path) -> None:  # noqa: ANN001
+    def _check_read(path: object) -> None:
         real = _resolve(path)
         if real is None:
             return
@@ -450,7 +461,7 @@ def _make_hook(
             raise _PermissionError("system information is not readable in the sandbox")
         refuse("reading outside the data folder", path)
 
-    def _check_write(path) -> None:  # noqa: ANN001
+    def _check_write(path: object) -> None:
         real = _resolve(path)
         if real is None:
             return

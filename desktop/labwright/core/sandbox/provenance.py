@@ -3,7 +3,7 @@
 Everything the child produced is untrusted: staged files are taken only by the
 exact names the harness uses, must be regular files (no symlinks), carry the
 right magic bytes and stay under a size cap. They reach figures_dir by an atomic
-temp-file + os.replace, so the report never sees a half-written figure.
+write (core/atomic.py), so the report never sees a half-written figure.
 """
 
 from __future__ import annotations
@@ -12,13 +12,17 @@ import hashlib
 import json
 import os
 import re
-import secrets
 import stat
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from functools import cache
 from pathlib import Path
 
+from ..atomic import atomic_write_bytes
+
+# Published figure files are created like open() creates them (0o666 before the
+# umask), not private like the run's other files.
+_FILE_MODE = 0o666
 _STEM_BAD = re.compile(r"[^A-Za-z0-9_-]+")
 _STAGED = re.compile(r"fig-(\d{3})\.(pdf|png)")
 _MAGIC = {"pdf": b"%PDF-", "png": b"\x89PNG\r\n\x1a\n"}
@@ -128,29 +132,6 @@ def collect_staged(staging: Path, max_figures: int, max_bytes: int) -> list[tupl
     return figures
 
 
-def atomic_write(path: Path, data: bytes) -> None:
-    """Write via a sibling temp file and os.replace (created 0o666 & ~umask, like open())."""
-    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0)
-    for _attempt in range(100):
-        tmp = path.with_name(f".{path.name}.{secrets.token_hex(6)}.tmp")
-        try:
-            fd = os.open(tmp, flags, 0o666)
-            break
-        except FileExistsError:
-            continue
-    else:
-        raise FileExistsError(f"could not create a temporary file next to {path}")
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
-
-
 @cache
 def matplotlib_version() -> str:
     """Read from the installed metadata: the parent never imports matplotlib itself."""
@@ -196,9 +177,9 @@ def publish(
     for i, (pdf, png) in enumerate(figures, start=1):
         base = stem if i == 1 else f"{stem}-{i}"
         for suffix, data in ((".pdf", pdf), (".png", png)):
-            atomic_write(figures_dir / f"{base}{suffix}", data)
+            atomic_write_bytes(figures_dir / f"{base}{suffix}", data, mode=_FILE_MODE)
             files.append(base + suffix)
-    atomic_write(figures_dir / f"{stem}.py", code.encode("utf-8"))
+    atomic_write_bytes(figures_dir / f"{stem}.py", code.encode("utf-8"), mode=_FILE_MODE)
     files.append(f"{stem}.py")
     meta = {
         "filename": stem,
@@ -212,7 +193,8 @@ def publish(
         "matplotlib": matplotlib_version(),
         "stdout": stdout,
     }
-    atomic_write(meta_path, json.dumps(meta, ensure_ascii=False, indent=2).encode("utf-8"))
+    meta_bytes = json.dumps(meta, ensure_ascii=False, indent=2).encode("utf-8")
+    atomic_write_bytes(meta_path, meta_bytes, mode=_FILE_MODE)
     # Extra figures of an earlier version of this figure must not linger.
     for name in stale - set(files) - {meta_path.name}:
         (figures_dir / name).unlink(missing_ok=True)

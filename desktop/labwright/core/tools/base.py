@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..events import Event
+from ..events import Event, GuardKind
 
 if TYPE_CHECKING:
     from ..llm import LLM
@@ -35,7 +35,7 @@ class ToolOutcome:
     content: str  # what the model reads
     summary: str  # one line for the timeline
     productive: bool = True  # False: it ran but brought nothing new
-    denied: str | None = None  # guard kind when a fence refused the call
+    denied: GuardKind | None = None  # guard kind when a fence refused the call
     coverage: tuple[str, int, int] | None = None  # (path, first line, end) actually read
     evidence: dict[str, Any] | None = None  # kept for drafting and verification
     events: list[Event] = field(default_factory=list)  # e.g. the vision model's llm event
@@ -95,7 +95,9 @@ def rel_key(root: Path, target: Path) -> str:
     return "/".join(safe_name(part) for part in rel.split("/"))
 
 
-def error(summary: str, content: str | None = None, *, denied: str | None = None) -> ToolOutcome:
+def error(
+    summary: str, content: str | None = None, *, denied: GuardKind | None = None
+) -> ToolOutcome:
     return ToolOutcome(
         ok=False, content=content or summary, summary=summary, productive=False, denied=denied
     )

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import base64
 import io
+from pathlib import Path
 from typing import Any
 
 from ..events import LLMCall
@@ -15,7 +16,7 @@ MAX_PIXELS = 80_000_000  # beyond this Pillow would refuse it as a decompression
 PASS_THROUGH = {"PNG": "image/png", "JPEG": "image/jpeg", "WEBP": "image/webp", "GIF": "image/gif"}
 
 
-def encode_image(path) -> tuple[str, str]:
+def encode_image(path: Path) -> tuple[str, str]:
     """(data URL, facts) — BMP/TIFF converted to PNG, large images downscaled."""
     from PIL import Image, UnidentifiedImageError
 

@@ -89,10 +89,14 @@ def _table_headers(
     headers: dict[tuple[int, int], str],
 ) -> None:
     """Header cells are the text rows above the first numeric row; their units apply below."""
-    numeric_rows = {(n.table, n.row) for n in numbers if n.table is not None and not n.integer}
+    numeric_rows = {
+        (n.table, n.row)
+        for n in numbers
+        if n.table is not None and n.row is not None and not n.integer
+    }
     first_numeric: dict[int, int] = {}
-    for t, r in sorted(numeric_rows):  # type: ignore[type-var]
-        first_numeric.setdefault(t, r)  # type: ignore[arg-type]
+    for t, r in sorted(numeric_rows):
+        first_numeric.setdefault(t, r)
     for s, e, t, r, c in cells_of:
         if r < first_numeric.get(t, 10**9):
             cell = readable(masked.display[s:e])
