@@ -286,3 +286,16 @@ def test_the_apps_dollar_figure_equals_run_json(qtbot, window_for, material):
     # reopening the run from history shows the same figure
     w.open_run(w.run_dir)
     assert round(w.cost, 6) == meta["cost_usd"]
+
+
+def test_cli_says_when_a_damaged_settings_file_was_set_aside(material, isolated_home, capsys):
+    (isolated_home / "settings.json").write_text("{not json", encoding="utf-8")
+    assert (
+        main(
+            ["run", str(material), "--offline", "--no-compile", "--out", str(material.parent / "r")]
+        )
+        == 10
+    )
+    err = capsys.readouterr().err
+    assert "note: The settings file was damaged" in err
+    assert list(isolated_home.glob("settings.json.bad-*"))  # kept, not lost

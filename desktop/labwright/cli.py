@@ -156,6 +156,7 @@ def _resume_config(a: argparse.Namespace):
 def _config_from_args(a: argparse.Namespace):
     """Flags over the environment, the keyring and the saved settings (core/resolve.py)."""
     from labwright.core.resolve import key_problem, resolve_config
+    from labwright.core.settings import settings_problem
     from labwright.core.templates import load_template
 
     problem = _check_folder(a.folder)
@@ -188,6 +189,8 @@ def _config_from_args(a: argparse.Namespace):
         "allow_unconfined": a.allow_unconfined,
     }
     config = resolve_config(a.folder.expanduser().resolve(), flags=flags)
+    if settings_problem():  # a damaged settings.json was set aside: say so, as the app does
+        _say(f"note: {settings_problem()}")
     config = _limits(a, config)
     load_template(config.template, config.lang)  # an unknown template is bad input: fail now
     problem = key_problem(config)
