@@ -209,11 +209,12 @@ def test_key_round_trip_through_the_keyring(memory_keyring):
     assert memory_keyring.store == {}
 
 
-def test_keyring_wins_over_the_environment(memory_keyring, monkeypatch):
-    monkeypatch.setenv("DEEPSEEK_API_KEY", "sk-from-env-0000")
-    assert get_api_key("deepseek") == ("sk-from-env-0000", "environment:DEEPSEEK_API_KEY")
+def test_environment_wins_over_the_keyring(memory_keyring, monkeypatch):
+    # The documented order (README, "Where settings come from"): environment, then keyring.
     set_api_key("deepseek", KEY)
     assert get_api_key("deepseek") == (KEY, "keyring")
+    monkeypatch.setenv("DEEPSEEK_API_KEY", "sk-from-env-0000")
+    assert get_api_key("deepseek") == ("sk-from-env-0000", "environment:DEEPSEEK_API_KEY")
 
 
 def test_environment_fallback_without_a_keyring(no_keyring, monkeypatch):

@@ -136,37 +136,33 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _resume_config(a: argparse.Namespace):
-    from labwright.core.config import config_from_public, key_from_env
+    from labwright.core.resolve import key_problem, resumed_config, run_meta
 
-    meta_path = a.resume / "run.json"
-    try:
-        meta = json.loads(meta_path.read_text(encoding="utf-8"))
-        data = meta["config"]
-    except (OSError, ValueError, KeyError):
-        raise ValueError(
-            f"{a.resume} is not a Labwright run directory (no readable run.json)."
-        ) from None
+    meta = run_meta(a.resume)  # ValueError: not a run directory
     if meta.get("status") in ("ok", "degraded"):
         raise ValueError(
             f"The run in {a.resume} already finished ({meta['status']}); nothing to resume."
         )
-    data["out_dir"] = str(a.resume.resolve())
-    problem = _check_folder(Path(data["folder"]))
+    problem = _check_folder(Path(meta["config"].get("folder", "")))
     if problem:
         raise ValueError(f"The run's material folder is gone: {problem}")
-    return config_from_public(data, a.api_key or key_from_env(data.get("base_url")))
+    config = resumed_config(a.resume, a.api_key)
+    problem = key_problem(config)
+    if problem:
+        raise ValueError(problem)
+    return config
 
 
 def _config_from_args(a: argparse.Namespace):
-    from labwright.core.config import PROVIDERS, RunConfig, key_from_env, provider_for_url
+    """Flags over the environment, the keyring and the saved settings (core/resolve.py)."""
+    from labwright.core.resolve import key_problem, resolve_config
+    from labwright.core.settings import settings_problem
     from labwright.core.templates import load_template
 
     problem = _check_folder(a.folder)
     if problem:
         raise ValueError(problem)
 
-    base_url = a.base_url or os.environ.get("LABWRIGHT_BASE_URL") or PROVIDERS["deepseek"].base_url
-    provider = provider_for_url(base_url)
     for name, value in (
         ("--max-iters", a.max_iters),
         ("--budget-tokens", a.budget_tokens),
@@ -174,38 +170,32 @@ def _config_from_args(a: argparse.Namespace):
     ):
         if value is not None and value < (0 if name == "--reflect" else 1):
             raise ValueError(f"{name} must be a positive number")
-    config = RunConfig(
-        folder=a.folder.expanduser().resolve(),
-        out_dir=a.out.expanduser().resolve() if a.out else None,
-        base_url=base_url,
-        api_key=a.api_key or key_from_env(base_url),
-        explore_model=a.explore_model or provider.explore_model,
-        write_model=a.write_model or provider.write_model,
-        vision_model=a.vision_model or provider.vision_model,
-        template=a.template,
-        lang=a.lang,
-        reflect=a.reflect,
-        budget_tokens=a.budget_tokens,
-        budget_usd=a.budget_usd,
-        prices=_prices(a.price),
-        compile=not a.no_compile,
-        offline=a.offline,
-        allow_unconfined=a.allow_unconfined,
-    )
-    if a.max_iters is not None:
-        config = replace(config, max_tool_iters=a.max_iters)
+    flags = {
+        "out_dir": a.out.expanduser().resolve() if a.out else None,
+        "base_url": a.base_url,
+        "api_key": a.api_key,
+        "explore_model": a.explore_model,
+        "write_model": a.write_model,
+        "vision_model": a.vision_model,
+        "template": a.template,
+        "lang": a.lang,
+        "reflect": a.reflect,
+        "max_tool_iters": a.max_iters,
+        "budget_tokens": a.budget_tokens,
+        "budget_usd": a.budget_usd,
+        "prices": _prices(a.price),
+        "compile": not a.no_compile,
+        "offline": a.offline,
+        "allow_unconfined": a.allow_unconfined,
+    }
+    config = resolve_config(a.folder.expanduser().resolve(), flags=flags)
+    if settings_problem():  # a damaged settings.json was set aside: say so, as the app does
+        _say(f"note: {settings_problem()}")
     config = _limits(a, config)
     load_template(config.template, config.lang)  # an unknown template is bad input: fail now
-    if (
-        not config.offline
-        and not config.api_key
-        and provider.needs_key
-        and provider.name != "custom"
-    ):
-        names = " or ".join(provider.key_env)
-        raise ValueError(
-            f"No API key for {provider.name}. Set {names}, pass --api-key, or run with --offline."
-        )
+    problem = key_problem(config)
+    if problem:
+        raise ValueError(problem)
     return config
 
 

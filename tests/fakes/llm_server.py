@@ -230,9 +230,12 @@ class FakeLLM:
         *,
         models: Sequence[str] = ("fake-explore", "fake-write", "fake-vision"),
         api_key: str | None = None,
+        served: dict[str, str] | None = None,
     ) -> None:
         self.models = tuple(models)
         self.api_key = api_key
+        # requested model -> the name the replies report (as a dated snapshot would)
+        self.served = dict(served or {})
         self.requests: list[dict] = []  # chat completion bodies, in arrival order
         self.headers: list[dict[str, str]] = []  # their headers, keys lower-cased
         # Server-side problems (script exhausted, script raised, bad request body):
@@ -467,7 +470,7 @@ class _Handler(BaseHTTPRequestHandler):
         envelope = {
             "id": f"chatcmpl-fake{n}",
             "created": int(time.time()),
-            "model": body.get("model", ""),
+            "model": fake.served.get(body.get("model", ""), body.get("model", "")),
             "system_fingerprint": None,
         }
         if body.get("stream") or self._sse_started:

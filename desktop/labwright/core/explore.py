@@ -213,7 +213,11 @@ def explore(
                 ):
                     if isinstance(event, LLMCall):  # the vision model, asked by read_image
                         usage.add_call(
-                            event.role, event.prompt_tokens, event.completion_tokens, event.ms
+                            event.role,
+                            event.prompt_tokens,
+                            event.completion_tokens,
+                            event.ms,
+                            event.model,
                         )
                     yield event
                 if result.status == "finished":

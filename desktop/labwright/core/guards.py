@@ -34,6 +34,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
 from .config import GuardLimits, RunConfig
+from .cost import spent_usd
 from .events import Guard
 from .resources import message
 from .tools.base import ToolOutcome
@@ -435,21 +436,6 @@ def _short_fp(fp: str) -> str:
 
 
 # -- budgets ------------------------------------------------------------------
-
-
-def spent_usd(config: RunConfig, usage: Usage) -> float:
-    """Money spent so far, from each role's tokens and its model's price (0 for unpriced)."""
-    total = 0.0
-    for role, u in usage.by_role.items():
-        model = config.explore_model if role == "explore" else config.write_model
-        if role == "vision":
-            model = config.vision_model or model
-        price = config.prices.get(model)
-        if price:
-            total += (
-                u.prompt_tokens * price["prompt"] + u.completion_tokens * price["completion"]
-            ) / 1e6
-    return total
 
 
 @dataclass

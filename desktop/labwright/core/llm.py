@@ -127,16 +127,33 @@ class RoleUsage:
 @dataclass
 class Usage:
     by_role: dict[str, RoleUsage] = field(default_factory=dict)
+    # Part of the same calls split by (role, model the server said it served), for
+    # cost.py's pricing; calls with no served name are in by_role only.
+    by_model: dict[tuple[str, str], RoleUsage] = field(default_factory=dict)
 
     def add(self, role: str, reply: Reply) -> None:
-        self.add_call(role, reply.prompt_tokens, reply.completion_tokens, reply.ms)
+        self.add_call(role, reply.prompt_tokens, reply.completion_tokens, reply.ms, reply.model)
 
-    def add_call(self, role: str, prompt_tokens: int, completion_tokens: int, ms: int) -> None:
-        u = self.by_role.setdefault(role, RoleUsage())
-        u.calls += 1
-        u.prompt_tokens += prompt_tokens
-        u.completion_tokens += completion_tokens
-        u.ms += ms
+    def add_call(
+        self, role: str, prompt_tokens: int, completion_tokens: int, ms: int, model: str = ""
+    ) -> None:
+        """One call; `model` is the served model's name ("": unknown, priced as configured)."""
+        _count(self.by_role.setdefault(role, RoleUsage()), 1, prompt_tokens, completion_tokens, ms)
+        if model:
+            u = self.by_model.setdefault((role, model), RoleUsage())
+            _count(u, 1, prompt_tokens, completion_tokens, ms)
+
+    def merge(self, other: Usage) -> Usage:
+        """A new Usage with the calls of both."""
+        total = Usage()
+        for usage in (self, other):
+            for role, u in usage.by_role.items():
+                t = total.by_role.setdefault(role, RoleUsage())
+                _count(t, u.calls, u.prompt_tokens, u.completion_tokens, u.ms)
+            for key, u in usage.by_model.items():
+                t = total.by_model.setdefault(key, RoleUsage())
+                _count(t, u.calls, u.prompt_tokens, u.completion_tokens, u.ms)
+        return total
 
     @property
     def total_tokens(self) -> int:
@@ -152,6 +169,13 @@ class Usage:
             }
             for role, u in sorted(self.by_role.items())
         }
+
+
+def _count(u: RoleUsage, calls: int, prompt: int, completion: int, ms: int) -> None:
+    u.calls += calls
+    u.prompt_tokens += prompt
+    u.completion_tokens += completion
+    u.ms += ms
 
 
 def redact_url(url: str) -> str:

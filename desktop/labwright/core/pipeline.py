@@ -19,11 +19,11 @@ from typing import Any
 
 from . import __version__
 from .config import RunConfig
+from .cost import spent_usd
 from .events import Done, Draft, Error, Event, Guard, Milestone
 from .explore import Cancelled, Exploration, explore
-from .guards import spent_usd
 from .latex import Engines, compile_tex, probe_engines
-from .llm import LLM, LLMError, RoleUsage, Usage
+from .llm import LLM, LLMError, Usage
 from .runstore import RunDirError, RunStore, prepare_run_dir, read_journal, sweep_temp_dirs
 from .templates import load_template
 from .tools import ToolContext
@@ -169,6 +169,7 @@ class _Run:
                         int(ev["prompt_tokens"]),
                         int(ev["completion_tokens"]),
                         int(ev.get("ms") or 0),
+                        str(ev.get("model") or ""),
                     )
                 continue
             if ev.get("type") != "milestone":
@@ -798,10 +799,10 @@ def redraft(
 
 
 def _redraft_config(run_dir: Path, api_key: str | None) -> RunConfig:
-    from .config import config_from_public, key_from_env, provider_for_url
+    from .resolve import key_problem, resumed_config, run_meta
 
     try:
-        meta = json.loads((run_dir / "run.json").read_text(encoding="utf-8"))
+        meta = run_meta(run_dir)
         data = dict(meta["config"])
         journal = read_journal(run_dir)
     except (OSError, ValueError, KeyError, TypeError):
@@ -832,15 +833,14 @@ def _redraft_config(run_dir: Path, api_key: str | None) -> RunConfig:
     folder = Path(data.get("folder", ""))
     if not folder.is_dir():
         raise RedraftError(f"The run's material folder {folder} is gone; it is needed to draft.")
-    data["out_dir"] = str(run_dir)
-    key = api_key or key_from_env(data.get("base_url"))
-    provider = provider_for_url(data.get("base_url"))
-    if not key and provider.needs_key and provider.name != "custom":
-        raise RedraftError(
-            f"No API key for {provider.name}: add one in Settings or set "
-            f"{' or '.join(provider.key_env)}."
-        )
-    return config_from_public(data, key)
+    try:
+        config = resumed_config(run_dir, api_key)
+    except ValueError as e:
+        raise RedraftError(str(e)) from None
+    problem = key_problem(config)
+    if problem:
+        raise RedraftError(problem)
+    return config
 
 
 def _keep_edit(run_dir: Path) -> Path | None:
@@ -891,15 +891,7 @@ class _Redraft(_Run):
             pass
 
     def total_usage(self) -> Usage:
-        total = Usage()
-        for usage in (self.prior_usage, self.usage):
-            for role, u in usage.by_role.items():
-                t = total.by_role.setdefault(role, RoleUsage())
-                t.calls += u.calls
-                t.prompt_tokens += u.prompt_tokens
-                t.completion_tokens += u.completion_tokens
-                t.ms += u.ms
-        return total
+        return self.prior_usage.merge(self.usage)
 
     def after_reload(self) -> None:
         # The drafting stages decide their reasons again; the exploration's stay.

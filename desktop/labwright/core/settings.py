@@ -1,9 +1,8 @@
 """The user's settings (settings.json) and API keys (the OS keyring). No Qt here.
 
 `settings.json` lives in `labwright_home()` and never holds a key: keys go to the
-OS keyring (service "labwright", username = provider name), and where there is
-no keyring they come from the environment (`LABWRIGHT_API_KEY`, then the
-provider's own variable, as `config.key_from_env`).
+OS keyring (service "labwright", username = provider name). Which source wins
+(flags, environment, keyring, this file, presets) is decided in resolve.py.
 
 Loading never fails: a missing file gives the defaults, and a broken one is
 moved aside to `settings.json.bad-<timestamp>` (so nothing is lost) and gives
@@ -58,10 +57,9 @@ class Settings:
 
     def cost(self, model: str, prompt_tokens: int, completion_tokens: int) -> float | None:
         """Estimated USD for these tokens on `model`; None when its price is unknown."""
-        price = self.prices.get(model)
-        if price is None:
-            return None
-        return (prompt_tokens * price["prompt"] + completion_tokens * price["completion"]) / 1e6
+        from .cost import call_usd
+
+        return call_usd(self.prices, model, None, prompt_tokens, completion_tokens)
 
 
 def preset_settings(provider: str, current: Settings | None = None) -> Settings:
@@ -268,25 +266,22 @@ def key_env_names(provider: str, base_url: str | None = None) -> tuple[str, ...]
     return provider_for_url(url).key_env  # the same order as config.key_from_env
 
 
-def get_api_key(provider: str, base_url: str | None = None) -> tuple[str | None, str]:
-    """(key, where): where is "keyring", "environment:NAME" or "none".
+def stored_key(provider: str) -> str | None:
+    """The key kept in the OS keyring for `provider`; None without one (or a keyring)."""
+    if not keyring_available():
+        return None
+    keyring = _keyring()
+    try:
+        return keyring.get_password(KEYRING_SERVICE, provider) or None
+    except keyring.errors.KeyringError:
+        return None  # a locked or broken keyring: the environment may still help
 
-    The keyring wins over the environment: a key saved in Settings is what the
-    user chose last.
-    """
-    if keyring_available():
-        keyring = _keyring()
-        try:
-            key = keyring.get_password(KEYRING_SERVICE, provider)
-        except keyring.errors.KeyringError:
-            key = None  # a locked or broken keyring: the environment may still help
-        if key:
-            return key, "keyring"
-    for name in key_env_names(provider, base_url):
-        value = os.environ.get(name)
-        if value:
-            return value, f"environment:{name}"
-    return None, "none"
+
+def get_api_key(provider: str, base_url: str | None = None) -> tuple[str | None, str]:
+    """(key, where): the same lookup as resolve.resolve_key (environment, then keyring)."""
+    from .resolve import resolve_key
+
+    return resolve_key(provider, base_url)
 
 
 def set_api_key(provider: str, key: str | None) -> None:

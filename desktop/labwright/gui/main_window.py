@@ -35,9 +35,12 @@ from PySide6.QtWidgets import (
 )
 
 from labwright.core import templates
-from labwright.core.config import PROVIDERS, provider_for_url
+from labwright.core.config import RunConfig, config_from_public
+from labwright.core.cost import spent_usd
 from labwright.core.events import Event
-from labwright.core.settings import Settings, get_api_key, load_settings, run_config, save_settings
+from labwright.core.llm import Usage
+from labwright.core.resolve import key_problem, resolve_config
+from labwright.core.settings import Settings, load_settings, save_settings
 
 from .bridge import RunBridge, call_in_thread
 from .history import HistoryList
@@ -62,6 +65,9 @@ class MainWindow(QMainWindow):
         self.run_dir: Path | None = None
         self.tokens = 0
         self.cost = 0.0
+        # the shown run's calls, priced as run.json prices them (core/cost.py)
+        self.usage = Usage()
+        self.priced_config: RunConfig | None = None
         self._io_threads: list = []
         self.bridge = RunBridge(None, self)
         self.bridge.events.connect(self.on_events)
@@ -339,31 +345,27 @@ class MainWindow(QMainWindow):
         if self.folder is None or self.bridge.running:
             return
         offline = self.offline_check.isChecked()
-        key, _where = get_api_key(self.settings.provider, self.settings.base_url)
-        provider = PROVIDERS.get(self.settings.provider) or provider_for_url(self.settings.base_url)
-        if not offline and not key and provider.needs_key and self.settings.provider != "custom":
-            self.show_banner(
-                self.tr(
-                    "No API key is set for {0}. Open Settings (Ctrl+,) to add one, or tick “Offline” to write a skeleton report without a model."
-                ).format(provider.name)
-            )
+        # the window's controls are this run's flags; the rest as the CLI resolves it
+        flags = {
+            "template": self.template_combo.currentText(),
+            "lang": self.lang_combo.currentData(),
+            "reflect": self.reflect_spin.value(),
+            "offline": offline,
+        }
+        try:
+            config = resolve_config(self.folder, flags=flags, settings=self.settings)
+        except ValueError as e:
+            self.show_banner(str(e))
             return
-        allow_unconfined = False
+        problem = key_problem(config)
+        if problem:
+            self.show_banner(problem)
+            return
         if not offline:
             allow = self._sandbox_consent()
             if allow is None:
                 return
-            allow_unconfined = allow
-        config = run_config(
-            self.settings,
-            self.folder,
-            api_key=key,
-            template=self.template_combo.currentText(),
-            lang=self.lang_combo.currentData(),
-            reflect=self.reflect_spin.value(),
-            offline=offline,
-            allow_unconfined=allow_unconfined,
-        )
+            config = replace(config, allow_unconfined=allow)
         from labwright.core.runstore import prepare_run_dir
 
         config = prepare_run_dir(config)
@@ -372,6 +374,7 @@ class MainWindow(QMainWindow):
         self.results.clear()
         self.hide_banner()
         self.tokens, self.cost = 0, 0.0
+        self.usage, self.priced_config = Usage(), config
         self._show_usage()
         self.progress.setRange(0, 1)
         self.progress.setValue(0)
@@ -447,8 +450,11 @@ class MainWindow(QMainWindow):
         for ev in events:
             if ev.type == "llm":
                 self.tokens += ev.prompt_tokens + ev.completion_tokens
-                cost = self.settings.cost(ev.model, ev.prompt_tokens, ev.completion_tokens)
-                self.cost += cost or 0.0
+                self.usage.add_call(
+                    ev.role, ev.prompt_tokens, ev.completion_tokens, ev.ms, ev.model
+                )
+                if self.priced_config is not None:
+                    self.cost = spent_usd(self.priced_config, self.usage)
             elif ev.type == "error":
                 self.show_banner(ev.message)
             elif ev.type == "draft" and self.run_dir is not None:
@@ -528,11 +534,11 @@ class MainWindow(QMainWindow):
         """Write the report again from the journal, with the person's note; no new exploration."""
         if self.run_dir is None or self.bridge.running:
             return
-        key, _where = get_api_key(self.settings.provider, self.settings.base_url)
         self.stack.setCurrentIndex(RUN)
         self.hide_banner()
         self.results.clear()
-        self.bridge.start_job(partial(_redraft_job, self.run_dir, note or None, key), self.run_dir)
+        # the run's own server and key (core/resolve.resumed_config), not today's settings
+        self.bridge.start_job(partial(_redraft_job, self.run_dir, note or None, None), self.run_dir)
         self._update_buttons()
 
     def open_run(self, run_dir: Path) -> None:
@@ -559,6 +565,7 @@ class MainWindow(QMainWindow):
         self.timeline.clear()
         self.results.clear()
         self.tokens, self.cost = 0, 0.0
+        self.usage, self.priced_config = Usage(), _priced_config(meta)
         self.on_events(events)
         done = next((e for e in reversed(events) if e.type == "done"), None)
         self.on_finished(done) if done else self.results.load_run(run_dir)
@@ -632,6 +639,14 @@ def _redraft_job(
     from labwright.core.pipeline import redraft
 
     return redraft(run_dir, note=note, api_key=key, cancel=cancel, on_text=on_text)
+
+
+def _priced_config(meta: dict[str, Any]) -> RunConfig | None:
+    """A past run's configuration, for pricing its calls as its run.json does."""
+    try:
+        return config_from_public(dict(meta["config"]), None)
+    except (KeyError, TypeError, ValueError):
+        return None
 
 
 def _read(path: Path) -> str:
