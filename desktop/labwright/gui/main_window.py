@@ -35,7 +35,7 @@ from PySide6.QtWidgets import (
 )
 
 from labwright.core import templates
-from labwright.core.config import RunConfig, config_from_public
+from labwright.core.config import RunConfig, config_from_public, provider_for_url
 from labwright.core.cost import spent_usd
 from labwright.core.events import Event
 from labwright.core.llm import Usage
@@ -357,9 +357,12 @@ class MainWindow(QMainWindow):
         except ValueError as e:
             self.show_banner(str(e))
             return
-        problem = key_problem(config)
-        if problem:
-            self.show_banner(problem)
+        if key_problem(config):  # the core decides; the app says it in its own words
+            self.show_banner(
+                self.tr(
+                    "No API key is set for {0}. Open Settings (Ctrl+,) to add one, or tick “Offline” to write a skeleton report without a model."
+                ).format(provider_for_url(config.base_url).name)
+            )
             return
         if not offline:
             allow = self._sandbox_consent()
