@@ -242,7 +242,10 @@ def test_why_degraded_compile_failed_names_the_first_error(tmp_path):
         ("no_evidence", "Nothing was read: the draft is a skeleton with TODOs."),
         ("draft_invalid", "usable LaTeX document"),
         ("cancelled", "The run was cancelled"),
-        ("model error: timeout", "(timeout); the run went on without it. It failed during the draft stage: slow"),
+        (
+            "model error: timeout",
+            "The model failed (timeout). It failed during the draft stage: slow",
+        ),
         ("3 numbers not found in the material", "not found in the material that was read: 3."),
         ("model_error", "Exploration stopped because the model failed."),
         ("explore_cancelled", "Exploration was cancelled"),

@@ -146,7 +146,7 @@ REASON_TEXT: dict[Reason, str] = {
         "Numbers of the report not found in the material that was read: {count}. Correct "
         "each one or say where it comes from."
     ),
-    Reason.MODEL_FAILED: "The model failed ({kind}); the run went on without it.",
+    Reason.MODEL_FAILED: "The model failed ({kind}).",
     Reason.CANCELLED: "The run was cancelled; the report holds what was done by then.",
     Reason.INTERNAL_ERROR: (
         "Labwright itself failed during the run (error.txt in the run folder has the "
@@ -180,8 +180,7 @@ GUARD_TEXT: dict[GuardKind, str] = {
     ),
     "deadline": "A model call took longer than its time limit and was stopped.",
     "call_cap": (
-        "The model asked for more than {max_calls_per_turn} tools at once; only the first "
-        "ones ran."
+        "The model asked for more than {max_calls_per_turn} tools at once; only the first ones ran."
     ),
     "figure_cap": "The run has made {max_figures} figures, as many as it may; no more are made.",
 }

@@ -469,16 +469,17 @@ def _compile_failed(d: Degrade, ctx: _Context) -> str | None:
     return f"First error{where}: {message}. Fix it in the editor and recompile."
 
 
-def _model_failed(d: Degrade, ctx: _Context) -> str | None:
+def _model_failed(d: Degrade, ctx: _Context) -> str:
+    if ctx.meta.get("ended_by") == str(d):
+        tail = "The run stopped there."
+    else:
+        tail = "The run went on without it; check what that stage should have done."
     errors = ctx.errors()
     if not errors:
-        return None
+        return tail
     last = errors[-1]
     message = _short(str(last.get("message", "")), 120)
-    return (
-        f"It failed during the {last.get('stage', 'run')} stage: {message} "
-        "Check what that stage should have done."
-    )
+    return f"It failed during the {last.get('stage', 'run')} stage: {message} {tail}"
 
 
 def _model_error(d: Degrade, ctx: _Context) -> str:

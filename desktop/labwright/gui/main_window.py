@@ -37,12 +37,13 @@ from PySide6.QtWidgets import (
 from labwright.core import templates
 from labwright.core.config import PROVIDERS, provider_for_url
 from labwright.core.events import Event
+from labwright.core.reasons import limits_of
 from labwright.core.settings import Settings, get_api_key, load_settings, run_config, save_settings
 
 from .bridge import RunBridge, call_in_thread
 from .history import HistoryList
 from .result_tabs import ResultTabs
-from .timeline import TimelineModel
+from .timeline import TimelineModel, reason_explanation
 from .widgets import DropZone, folder_problem
 
 WELCOME, RUN, REVIEW = 0, 1, 2
@@ -368,7 +369,7 @@ class MainWindow(QMainWindow):
 
         config = prepare_run_dir(config)
         self.run_dir = config.out_dir
-        self.timeline.clear()
+        self.timeline.clear(config.guards)
         self.results.clear()
         self.hide_banner()
         self.tokens, self.cost = 0, 0.0
@@ -483,7 +484,9 @@ class MainWindow(QMainWindow):
         self.progress.setFormat(words.get(status, status))
         if status == "degraded" and done.reasons:
             self.show_banner(
-                self.tr("This draft needs your review: {0}.").format(", ".join(done.reasons)),
+                self.tr("This draft needs your review: {0}.").format(
+                    " ".join(reason_explanation(r) for r in done.reasons).rstrip(".")
+                ),
                 warning=True,
             )
         if self.run_dir is not None and self.run_dir.is_dir():
@@ -556,7 +559,7 @@ class MainWindow(QMainWindow):
         self.folder_label.setText(f"<b>{folder.name}</b> — {run_dir}")
         self.scan_label.setText("")
         self.hide_banner()
-        self.timeline.clear()
+        self.timeline.clear(limits_of(meta))
         self.results.clear()
         self.tokens, self.cost = 0, 0.0
         self.on_events(events)
