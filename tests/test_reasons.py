@@ -69,7 +69,9 @@ def test_no_reason_is_written_as_a_bare_string_outside_the_table():
     assert not re.findall(r"(?<!status, )result\.reason(?:, result\.\w+)? = \(?\s*\"", code)
     assert not re.findall(r"result\.status, result\.reason = \"\w+\", \"", code)
     assert not re.findall(r"reason=\"(?!offline)", (CORE / "guards.py").read_text())
-    used = set(re.findall(r"Reason\.([A-Z_]+)", code))
+    gui = "\n".join(p.read_text(encoding="utf-8") for p in (CORE.parent / "gui").glob("*.py"))
+    assert re.findall(r"reasons=\[([^\]]*)\]", gui + code) == ["Reason.INTERNAL_ERROR.value"]
+    used = set(re.findall(r"\bReason\.([A-Z_]+)\b", code + gui))
     assert used <= set(Reason.__members__), used - set(Reason.__members__)
 
 
