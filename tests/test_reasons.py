@@ -249,3 +249,16 @@ def test_the_app_shows_the_table_in_chinese(qapp):
     finally:
         install_language("en")
     assert guard_explanation("tool_disabled") == guard_text("tool_disabled")
+
+
+def test_the_history_list_says_why_a_past_run_is_degraded(qtbot, window_for, material):
+    from PySide6.QtCore import Qt
+
+    w = window_for()
+    w.load_folder(material)
+    w.offline_check.setChecked(True)
+    with qtbot.waitSignal(w.bridge.finished, timeout=60_000):
+        qtbot.mouseClick(w.start_button, Qt.MouseButton.LeftButton)
+    w.history.refresh()
+    tip = w.history.item(0).toolTip()
+    assert "degraded: offline" in tip and REASON_TEXT[Reason.OFFLINE] in tip
