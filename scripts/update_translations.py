@@ -3,7 +3,9 @@
     .venv/bin/python scripts/update_translations.py
 
 Runs pyside6-lupdate over desktop/labwright/gui (new strings appear, gone ones
-leave), then fills each message from scripts/zh_CN.py. A string with no
+leave), adds the sentences of labwright/core/reasons.py (context "Reasons": the GUI
+translates them at run time, so lupdate cannot see them), then fills each message
+from scripts/zh_CN.py. A string with no
 translation stays "unfinished" (shown in English) and is listed, and a test
 fails on it.
 """
@@ -19,8 +21,27 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 TS = ROOT / "desktop" / "labwright" / "resources" / "translations" / "labwright_zh_CN.ts"
 sys.path.insert(0, str(ROOT / "scripts"))
+sys.path.insert(0, str(ROOT / "desktop"))
 
 from zh_CN import ZH_CN  # noqa: E402
+
+from labwright.core.reasons import TR_CONTEXT, all_texts  # noqa: E402
+
+
+def add_core_context(root: ET.Element) -> None:
+    """The core's table of sentences, as one context of the .ts file."""
+    for old in [c for c in root.iter("context") if c.findtext("name") == TR_CONTEXT]:
+        root.remove(old)
+    context = ET.SubElement(root, "context")
+    ET.SubElement(context, "name").text = TR_CONTEXT
+    for text in dict.fromkeys(all_texts()):
+        message = ET.SubElement(context, "message")
+        ET.SubElement(message, "source").text = text
+        ET.SubElement(message, "translation", type="unfinished")
+    ET.indent(context, space="    ")  # laid out as lupdate lays out its own contexts
+    context.tail = "\n"
+    if len(root) > 1:
+        root[-2].tail = "\n"
 
 
 def main() -> None:
@@ -30,6 +51,7 @@ def main() -> None:
         [lupdate, *sources, "-ts", str(TS), "-no-obsolete", "-locations", "none"], check=True
     )
     tree = ET.parse(TS)
+    add_core_context(tree.getroot())
     missing = []
     for message in tree.getroot().iter("message"):
         source = message.findtext("source") or ""

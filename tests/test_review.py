@@ -204,7 +204,8 @@ def test_why_degraded_names_the_looping_call_and_the_files_read(material, tmp_pa
     assert of_type(events, "done")[-1].reasons == ["loop"]
     why = why_degraded(tmp_path / "run")
     assert why == (
-        "Exploration stopped: read_file(data/pendulum.csv) was asked 5 times with the same "
+        "Exploration stopped: the model kept repeating the same calls. Details: "
+        "read_file(data/pendulum.csv) was asked 5 times with the same "
         "arguments. This draft was written from the 2 files read before that: manual.txt, "
         "data/pendulum.csv. Check that every number and claim comes from them."
     )
@@ -226,23 +227,32 @@ def test_why_degraded_compile_failed_names_the_first_error(tmp_path):
         tmp_path, "x", status="degraded", reasons=["compile_failed"], compile=compile_entry
     )
     assert why_degraded(d) == (
-        "The report did not compile at line 12: Undefined control sequence. Fix it in the "
-        "editor and recompile; the last PDF that compiled is kept."
+        "The report did not compile; the last PDF that compiled is kept. First error at "
+        "line 12: Undefined control sequence. Fix it in the editor and recompile."
     )
 
 
 @pytest.mark.parametrize(
     "reason, words",
     [
-        ("cycle", "Exploration stopped: the calls"),
-        ("wander", "Exploration stopped: 8 of the last 10 calls"),
-        ("iteration_cap", "Exploration stopped: no finish after 20 turns"),
+        ("cycle", "same few calls. Details: the calls"),
+        ("wander", "brought nothing new. Details: 8 of the last 10 calls"),
+        ("iteration_cap", "without finishing. Details: no finish after 20 turns"),
         ("budget", "Exploration stopped: token budget reached"),
         ("no_evidence", "Nothing was read: the draft is a skeleton with TODOs."),
         ("draft_invalid", "usable LaTeX document"),
         ("cancelled", "The run was cancelled"),
-        ("model error: timeout", "The model failed (timeout) during the draft stage: slow"),
-        ("3 numbers not found in the material", "3 numbers of the report were not found"),
+        (
+            "model error: timeout",
+            "The model failed (timeout). It failed during the draft stage: slow",
+        ),
+        ("3 numbers not found in the material", "not found in the material that was read: 3."),
+        ("model_error", "Exploration stopped because the model failed."),
+        ("explore_cancelled", "Exploration was cancelled"),
+        ("internal_error", "error.txt"),
+        ("offline", "Offline run"),
+        ("cut_short", "Exploration stopped before"),
+        ("loop", "kept repeating the same calls"),
     ],
 )
 def test_why_degraded_explains_every_reason(tmp_path, reason, words):
@@ -335,7 +345,7 @@ def test_recompile_keeps_the_last_good_pdf_and_publishes_a_fixed_one(offline_run
     assert "\\undefinedmacro" in first.context
     meta = json.loads((offline_run / "run.json").read_text())
     assert meta["compile"]["ok"] is False and "compile_failed" in meta["reasons"]
-    assert "did not compile at line" in why_degraded(offline_run)
+    assert "First error at line" in why_degraded(offline_run)
 
     save_edit(offline_run, tex.replace("\\section{Theory}", "\\section{Theory}\nFixed text."))
     fixed = recompile(offline_run)

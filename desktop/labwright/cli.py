@@ -14,6 +14,10 @@ import time
 import traceback
 from dataclasses import replace
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from labwright.core.config import GuardLimits
 
 EXIT = {"ok": 0, "degraded": 10, "failed": 1, "cancelled": 130}
 EXIT_USAGE = 2
@@ -253,7 +257,7 @@ def cmd_run(a: argparse.Namespace) -> int:
         print("\nlabwright: cancelling… (Ctrl-C again to abort)", file=sys.stderr)
 
     previous = signal.signal(signal.SIGINT, on_sigint)
-    printer = JsonPrinter() if a.json else LogPrinter()
+    printer = JsonPrinter() if a.json else LogPrinter(config.guards)
     status, error = "failed", None
     run = run_agent(config, cancel, resume=bool(a.resume))
     try:
@@ -399,9 +403,10 @@ class LogPrinter:
     Every value that comes from the run (file names, model and tool text, paths) goes
     through terminal_safe: a name like "\\x1b]0;..." cannot drive the terminal."""
 
-    def __init__(self) -> None:
+    def __init__(self, limits: GuardLimits | None = None) -> None:
         self.progress = ""
         self.out = sys.stderr
+        self.limits = limits  # the run's guard limits, quoted in the guards' explanations
 
     def __call__(self, ev) -> None:
         line = self.format(ev)
@@ -409,6 +414,8 @@ class LogPrinter:
             print(line, file=self.out, flush=True)
 
     def format(self, ev) -> str | None:
+        from labwright.core.reasons import guard_text, reason_text
+
         s = terminal_safe
         t = ev.type
         if t == "milestone":
@@ -429,7 +436,8 @@ class LogPrinter:
             extra = " (cached)" if ev.cached else ""
             return f"{self.progress}   {mark} {s(ev.summary)}{extra}"
         if t == "guard":
-            return f"{self.progress}   ! {s(ev.kind)}: {s(ev.detail)}"
+            why = guard_text(ev.kind, self.limits)
+            return f"{self.progress}   ! {s(ev.kind)}: {s(ev.detail)}\n{self.progress}     {why}"
         if t == "llm":
             return (
                 f"{self.progress}   · {s(ev.role)} model {s(ev.model)}: "
@@ -443,7 +451,8 @@ class LogPrinter:
             why = f" ({s(', '.join(ev.reasons))})" if ev.reasons else ""
             where = f"\n  report: {s(ev.report)}" if ev.report else ""
             where += f"\n  pdf:    {s(ev.pdf)}" if ev.pdf else ""
-            return f"done: {s(ev.status)}{why}{where}"
+            plain = "".join(f"\n  why:    {s(reason_text(r))}" for r in ev.reasons)
+            return f"done: {s(ev.status)}{why}{plain}{where}"
         return None
 
 

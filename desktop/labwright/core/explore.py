@@ -20,6 +20,7 @@ from .config import RunConfig
 from .events import Error, Event, Guard, LLMCall, ToolCall, ToolResult
 from .guards import Budget, Guards, describe_call, fingerprint
 from .llm import LLM, Cancelled, LLMError, ToolCallRequest, Usage
+from .reasons import Reason
 from .resources import message, prompt
 from .tools import FINISH, Tool, ToolContext, ToolOutcome, build_tools
 from .tools.base import Refused, error
@@ -141,14 +142,14 @@ def explore(
             if budget.exhausted:  # spent before the stage (a resumed run) or by a vision call
                 spend = budget.check()
                 yield from spend.events
-                result.reason, result.detail = "budget", spend.content
+                result.reason, result.detail = Reason.BUDGET.value, spend.content
                 break
             tool_choice = None
             if iteration > config.max_tool_iters:  # the final window
                 window_turn = iteration - config.max_tool_iters
                 if window_turn > config.guards.final_window:
                     result.reason, result.detail = (
-                        "iteration_cap",
+                        Reason.ITERATION_CAP.value,
                         (
                             f"No finish after {config.max_tool_iters} turns and "
                             f"{config.guards.final_window} final turns; exploration stopped."
@@ -184,7 +185,7 @@ def explore(
                 if guards.evidence == 0:
                     raise  # nothing gathered: the run cannot go on from here
                 yield Error("explore", str(e))
-                result.reason, result.detail = "model_error", str(e)
+                result.reason, result.detail = Reason.MODEL_ERROR.value, str(e)
                 break
             result.model_calls += 1
             usage.add("explore", reply)
@@ -196,7 +197,7 @@ def explore(
             spend = budget.check()
             yield from spend.events
             if spend.action == "stop":
-                result.reason, result.detail = "budget", spend.content
+                result.reason, result.detail = Reason.BUDGET.value, spend.content
                 break
             wrap_up = spend.content or None
             if wrap_up:
@@ -224,7 +225,7 @@ def explore(
                     break
                 if guards.stop_reason:
                     result.reason, result.detail = guards.stop_reason, guards.stop_detail
-                    if guards.stop_reason == "no_evidence":
+                    if guards.stop_reason == Reason.NO_EVIDENCE.value:
                         result.status = "no_evidence"
                     break
             # Notes to the model go after the tool results: the API wants every tool
@@ -233,7 +234,7 @@ def explore(
                 if note:
                     messages.append({"role": "user", "content": note})
     except Cancelled:
-        result.status, result.reason = "cancelled", "cancelled"
+        result.status, result.reason = "cancelled", Reason.CANCELLED.value
     result.files_read = list(guards.files_read)
     return result
 

@@ -121,7 +121,9 @@ def _check_destination(run_dir: Path, dest: Path, as_zip: bool) -> None:
 
 
 def _readme(run_dir: Path, what: str) -> str:
-    return _README.format(title="Lab report exported by Labwright", what=what, run=run_dir.name)
+    text = _README.format(title="Lab report exported by Labwright", what=what, run=run_dir.name)
+    why = why_degraded(run_dir)  # the review banner's words, from core/reasons.py's table
+    return text + (f"\nThis draft is degraded: {why}\n" if why else "")
 
 
 def _write_zip(files: dict[str, Path], readme: str, dest: Path) -> None:

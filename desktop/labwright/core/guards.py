@@ -35,7 +35,8 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from .config import GuardLimits, RunConfig
 from .cost import spent_usd
-from .events import Guard
+from .events import Guard, GuardKind
+from .reasons import Reason
 from .resources import message
 from .tools.base import ToolOutcome
 
@@ -175,7 +176,7 @@ class Guards:
                 "cycle",
                 f"The calls {cycle[0]} went round {cycle[1]} times with the same arguments; "
                 "exploration stopped and the report is drafted from what was read.",
-                reason="cycle",
+                reason=Reason.CYCLE,
             )
         verdict = Verdict("run")
         if n >= self.limits.nudge_at:
@@ -228,7 +229,7 @@ class Guards:
                 "evidence_retry",
                 "finish_exploration was called again without any file read; exploration "
                 "ended with nothing gathered (nothing is invented).",
-                reason="no_evidence",
+                reason=Reason.NO_EVIDENCE,
             )
         return Verdict(
             "refuse",
@@ -309,6 +310,7 @@ class Guards:
         recent.append(shape)
         if name in self.disabled:
             return []
+        kind: GuardKind
         if n >= self.limits.failure_limit:
             why = f"{n} failures in a row"
             kind, detail = "tool_disabled", f"{name} failed {n} times in a row and was withdrawn"
@@ -330,7 +332,7 @@ class Guards:
         outcome.content += "\n" + message(
             "guard_withdrawn", tool=name, why=why, standing=self.standing()
         )
-        return [Guard(kind, detail)]  # type: ignore[arg-type]
+        return [Guard(kind, detail)]
 
     def _recent(self, name: str) -> deque[str | None]:
         return self.recent.setdefault(name, deque(maxlen=self.limits.error_storm_window))
@@ -360,7 +362,7 @@ class Guards:
             self._stop(
                 "wander",
                 f"{what[:-1]}; exploration stopped and the report is drafted from what was read.",
-                reason="wander",
+                reason=Reason.WANDER,
             )
             return [Guard("wander", self.stop_detail)]
         if idle >= self.limits.wander_nudge_at and not self.wander_seen:
@@ -402,12 +404,12 @@ class Guards:
         self.pending_nudge = message("guard_nudge", what=what, standing=self.standing())
         return [Guard("nudge", what + " The model was asked to move on or finish.")]
 
-    def _stop(self, kind: str, detail: str, *, reason: str = "loop") -> Verdict:
+    def _stop(self, kind: GuardKind, detail: str, *, reason: Reason = Reason.LOOP) -> Verdict:
         self.tripped = True
         if self.stop_reason is None:  # the first stop is the one the run reports
-            self.stop_reason = reason
+            self.stop_reason = reason.value
             self.stop_detail = detail
-        return Verdict("stop", content=detail, events=[Guard(kind, detail)])  # type: ignore[arg-type]
+        return Verdict("stop", content=detail, events=[Guard(kind, detail)])
 
     def take_nudge(self) -> str | None:
         msg, self.pending_nudge = self.pending_nudge, None

@@ -24,6 +24,7 @@ from .events import Done, Draft, Error, Event, Guard, Milestone
 from .explore import Cancelled, Exploration, explore
 from .latex import Engines, compile_tex, probe_engines
 from .llm import LLM, LLMError, Usage
+from .reasons import Reason, explore_reason, is_reason, model_failed
 from .runstore import RunDirError, RunStore, prepare_run_dir, read_journal, sweep_temp_dirs
 from .templates import load_template
 from .tools import ToolContext
@@ -44,9 +45,6 @@ CancelFlag = threading.Event | Callable[[], bool] | None
 MAX_FIX_ROUNDS = 2
 AUTO_FIGURES = 6  # plots made without a model when exploration made none
 ERROR_LOG = "error.txt"  # in the run directory: the traceback of a run that failed
-# Why an exploration stopped, as a run's reason: a cancelled one must stay visible
-# after --resume, which drops the run-level "cancelled".
-_EXPLORE_REASON = {"cancelled": "explore_cancelled"}
 
 
 def plan_pipeline(config: RunConfig, engines: Engines) -> list[str]:
@@ -152,7 +150,7 @@ class _Run:
             raise RunDirError("The run's plan differs from this configuration; cannot resume.")
         # What ended the last attempt (a cancel, a crash, a fatal model error) does not
         # describe the resumed run; every other reason stays.
-        ended = {"cancelled", meta.get("ended_by")}
+        ended = {Reason.CANCELLED.value, meta.get("ended_by")}
         self.reasons = [r for r in meta.get("reasons", []) if r not in ended]
         self.extra = {
             k: meta[k]
@@ -246,7 +244,7 @@ class _Run:
 
     def model_failed(self, stage: str, e: LLMError) -> Event:
         """After exploration a model failure costs quality, not the run: go on without it."""
-        self.degrade(f"model error: {e.kind}")
+        self.degrade(model_failed(e.kind))
         return Error(stage, str(e))
 
     def save_report(self, tex: str) -> Event:
@@ -319,7 +317,7 @@ def _drive(run: _Run, *, reload: bool) -> Iterator[Event]:
         yield run.emit(_done(run, status))
     except (Cancelled, KeyboardInterrupt):
         # KeyboardInterrupt: a second Ctrl-C stops the stage at once; still say so.
-        run.end_with("cancelled")
+        run.end_with(Reason.CANCELLED.value)
         run.write_run_json("cancelled")
         yield run.emit(_done(run, "cancelled"))
     except GeneratorExit:
@@ -330,7 +328,7 @@ def _drive(run: _Run, *, reload: bool) -> Iterator[Event]:
     except LLMError as e:
         message = run.scrub(str(e))
         yield run.emit(Error(run.current_stage(), message))
-        run.end_with(f"model error: {e.kind}")
+        run.end_with(model_failed(e.kind))
         run.extra["error"] = message
         run.write_run_json("failed")
         yield run.emit(_done(run, "failed"))
@@ -368,7 +366,7 @@ def _fail(run: _Run, e: BaseException) -> Iterator[Event]:
         pass
     message = f"internal error in {stage}: {summary}{log}"
     yield run.emit(Error(stage, message))
-    run.end_with("internal_error")
+    run.end_with(Reason.INTERNAL_ERROR.value)
     run.extra["error"] = message
     run.write_run_json("failed")
     yield run.emit(_done(run, "failed"))
@@ -377,7 +375,7 @@ def _fail(run: _Run, e: BaseException) -> Iterator[Event]:
 def _end_unheard(run: _Run) -> None:
     """End a run whose consumer is gone: journal and run.json say "cancelled"."""
     try:
-        run.end_with("cancelled")
+        run.end_with(Reason.CANCELLED.value)
         run.write_run_json("cancelled")
         run.emit(_done(run, "cancelled"))
     except Exception:  # already unwinding; the journal shows what it can
@@ -428,7 +426,7 @@ def _explore(run: _Run) -> Iterator[Event]:
             reason="offline",
             detail="Offline run: no model explored the folder.",
         )
-        run.degrade("offline")
+        run.degrade(Reason.OFFLINE.value)
         _save_exploration(run)
         yield run.milestone("explore", "skipped", {"reason": "offline"})
         return
@@ -465,8 +463,7 @@ def _explore(run: _Run) -> Iterator[Event]:
 
 
 def _explore_reason(e: Exploration) -> str:
-    reason = e.reason or "cut_short"
-    return _EXPLORE_REASON.get(reason, reason)
+    return explore_reason(e.reason)
 
 
 def _save_exploration(run: _Run) -> None:
@@ -569,7 +566,7 @@ def _draft(run: _Run) -> Iterator[Event]:
         except LLMError as err:
             yield run.model_failed("draft", err)
         if tex is None:
-            run.degrade("budget" if run.writer.exhausted else "draft_invalid")
+            run.degrade((Reason.BUDGET if run.writer.exhausted else Reason.DRAFT_INVALID).value)
             tex = _skeleton(run, e.findings or None)
     run.extra["skeleton"] = run.skeleton
     numbers = _check_numbers(run, tex)
@@ -584,7 +581,7 @@ def _draft(run: _Run) -> Iterator[Event]:
 
 
 def _numbers_reason(reason: str) -> bool:
-    return reason.endswith(" not found in the material")
+    return is_reason(reason, Reason.NUMBERS_UNMATCHED)
 
 
 def _check_numbers(run: _Run, tex: str) -> Verification | None:
@@ -707,7 +704,7 @@ def _compile(run: _Run) -> Iterator[Event]:
         "fix_rounds": rounds,
     }
     if not result.ok:
-        run.degrade("compile_failed")
+        run.degrade(Reason.COMPILE_FAILED.value)
     yield run.milestone(
         "compile",
         "end",

@@ -29,6 +29,7 @@ from typing import Any
 
 from .latex import CompileResult, Engines, LogError, compile_tex, probe_engines
 from .latex.build import publish_file
+from .reasons import Degrade, Reason, reason_text
 from .runstore import atomic_write_json, atomic_write_text, read_journal
 from .writing import cite_keys
 
@@ -417,112 +418,92 @@ def _what(detail: str | None) -> str | None:
 
 
 def _explain(reason: str, ctx: _Context) -> str:
-    explain = _EXPLAIN.get(reason)
-    if explain is not None:
-        return explain(ctx)
-    if reason.startswith("model error"):
-        return _model_error(reason, ctx)
-    m = re.fullmatch(r"(\d+) numbers? not found in the material", reason)
-    if m:
-        n = int(m[1])
-        return (
-            f"When it was drafted, {n} number{'s' if n != 1 else ''} of the report "
-            f"{'were' if n != 1 else 'was'} not found in the material that was read; the open "
-            "items list those still in the text. Correct each one or say where it comes from."
-        )
-    return f"Degraded: {reason}."
+    """The table's sentence for the reason (core/reasons.py), then what this run adds."""
+    parsed = Degrade.parse(reason)
+    base = reason_text(parsed if parsed is not None else reason)
+    if parsed is None:
+        return base
+    specific = _SPECIFIC.get(parsed.reason)
+    more = specific(parsed, ctx) if specific is not None else None
+    return f"{base} {more}" if more else base
 
 
-def _loop(ctx: _Context) -> str:
-    what = _what(ctx.last_guard(("loop_stop",)))
-    if what is None:
-        call = ctx.last_call()
-        what = f"{call} was asked again and again" if call else "the same call was repeated"
-    return f"Exploration stopped: {what}. {ctx.files_read()}"
+def _stopped_by(kinds: tuple[str, ...], contains: str = "") -> Callable[[Degrade, _Context], str]:
+    """An exploration stopped by a guard: which call tripped it, and what had been read."""
+
+    def specific(d: Degrade, ctx: _Context) -> str:
+        what = _what(ctx.last_guard(kinds, contains))
+        if what is None and "loop_stop" in kinds:
+            call = ctx.last_call()
+            what = f"{call} was asked again and again" if call else None
+        return f"{_sentence(what)}{ctx.files_read()}"
+
+    return specific
 
 
-def _cycle(ctx: _Context) -> str:
-    what = _what(ctx.last_guard(("cycle",), "stopped")) or "a block of calls went round and round"
-    return f"Exploration stopped: {what}. {ctx.files_read()}"
+def _sentence(what: str | None) -> str:
+    return f"Details: {what}. " if what else ""
 
 
-def _wander(ctx: _Context) -> str:
-    what = _what(ctx.last_guard(("wander",), "stopped")) or "most recent calls brought nothing new"
-    return f"Exploration stopped: {what}. {ctx.files_read()}"
+def _iteration_cap(d: Degrade, ctx: _Context) -> str:
+    return f"{_sentence(_what(ctx.findings.get('detail')))}{ctx.files_read()}"
 
 
-def _iteration_cap(ctx: _Context) -> str:
-    detail = _what(ctx.findings.get("detail")) or "the model used all its turns without finishing"
-    return f"Exploration stopped: {detail}. {ctx.files_read()}"
-
-
-def _budget(ctx: _Context) -> str:
+def _budget(d: Degrade, ctx: _Context) -> str:
     detail = _what(ctx.last_guard(("budget",), "reached")) or "no budget left"
-    if ctx.findings.get("reason") == "budget":
+    if ctx.findings.get("reason") == Reason.BUDGET.value:
         return f"Exploration stopped: {detail}. {ctx.files_read()}"
     if ctx.meta.get("skeleton"):
-        return (
-            f"The budget ran out while writing ({detail}): this draft is the skeleton with TODOs."
-        )
-    return f"The budget ran out while writing ({detail}): the revision was cut short."
+        return f"It ran out while writing ({detail}): this draft is the skeleton with TODOs."
+    return f"It ran out while writing ({detail}): the revision was cut short."
 
 
-def _compile_failed(ctx: _Context) -> str:
+def _compile_failed(d: Degrade, ctx: _Context) -> str | None:
     errors = (ctx.meta.get("compile") or {}).get("errors") or []
     if not errors:
-        return "The report did not compile; the last PDF that compiled is kept."
+        return None
     first = errors[0]
     lines = str(first.get("message") or "error").strip().splitlines() or ["error"]
     message = _short(lines[0]).rstrip(".")
     where = f" at line {first['line']}" if first.get("line") else ""
-    return (
-        f"The report did not compile{where}: {message}. Fix it in the editor and recompile; "
-        "the last PDF that compiled is kept."
-    )
+    return f"First error{where}: {message}. Fix it in the editor and recompile."
 
 
-def _model_error(reason: str, ctx: _Context) -> str:
-    kind = reason.partition(":")[2].strip() or "error"
+def _model_failed(d: Degrade, ctx: _Context) -> str:
+    if ctx.meta.get("ended_by") == str(d):
+        tail = "The run stopped there."
+    else:
+        tail = "The run went on without it; check what that stage should have done."
     errors = ctx.errors()
     if not errors:
-        return f"The model failed ({kind}); the run went on without it."
+        return tail
     last = errors[-1]
     message = _short(str(last.get("message", "")), 120)
-    return (
-        f"The model failed ({kind}) during the {last.get('stage', 'run')} stage: {message} "
-        "The run went on without it; check what that stage should have done."
-    )
+    return f"It failed during the {last.get('stage', 'run')} stage: {message} {tail}"
 
 
-_EXPLAIN: dict[str, Callable[[_Context], str]] = {
-    "loop": _loop,
-    "cycle": _cycle,
-    "wander": _wander,
-    "iteration_cap": _iteration_cap,
-    "budget": _budget,
-    "cut_short": _iteration_cap,
-    "no_evidence": lambda ctx: "Nothing was read: the draft is a skeleton with TODOs.",
-    "draft_invalid": lambda ctx: (
-        "The write model did not return a usable LaTeX document, even after retries, so this "
-        "draft is the skeleton filled with the findings; complete its TODOs."
-    ),
-    "compile_failed": _compile_failed,
-    "offline": lambda ctx: (
-        "Offline run: no model read the material. The report is a skeleton built from the "
-        "data files, with TODOs where prose is needed."
-    ),
-    "cancelled": lambda ctx: "The run was cancelled; the report holds what was done by then.",
-    "explore_cancelled": lambda ctx: (
-        f"Exploration was cancelled before the model finished it. {ctx.files_read()}"
-    ),
-    "model_error": lambda ctx: (
-        f"Exploration stopped because the model failed: {ctx.findings.get('detail') or 'no answer'} "
-        f"{ctx.files_read()}"
-    ),
-    "internal_error": lambda ctx: (
-        "Labwright itself failed during the run (error.txt in the run folder has the details); "
-        "the report holds what was done before that."
-    ),
+def _model_error(d: Degrade, ctx: _Context) -> str:
+    detail = _short(str(ctx.findings.get("detail") or "no answer"), 160)
+    return f"{_sentence(detail.rstrip('.'))}{ctx.files_read()}"
+
+
+def _numbers(d: Degrade, ctx: _Context) -> str:
+    return "The open items list those still in the text."
+
+
+# What a run directory adds to the table's sentence, per reason (None: nothing to add).
+_SPECIFIC: dict[Reason, Callable[[Degrade, _Context], str | None]] = {
+    Reason.LOOP: _stopped_by(("loop_stop",)),
+    Reason.CYCLE: _stopped_by(("cycle",), "stopped"),
+    Reason.WANDER: _stopped_by(("wander",), "stopped"),
+    Reason.ITERATION_CAP: _iteration_cap,
+    Reason.CUT_SHORT: _iteration_cap,
+    Reason.BUDGET: _budget,
+    Reason.COMPILE_FAILED: _compile_failed,
+    Reason.MODEL_FAILED: _model_failed,
+    Reason.MODEL_ERROR: _model_error,
+    Reason.EXPLORE_CANCELLED: lambda d, ctx: ctx.files_read(),
+    Reason.NUMBERS_UNMATCHED: _numbers,
 }
 
 
@@ -662,9 +643,10 @@ def _record_compile(run_dir: Path, result: CompileResult) -> None:
         "fix_rounds": 0,
         "by": "review",
     }
-    reasons = [r for r in meta.get("reasons") or [] if r != "compile_failed"]
+    failed = Reason.COMPILE_FAILED.value
+    reasons = [r for r in meta.get("reasons") or [] if r != failed]
     if not result.ok:
-        reasons.append("compile_failed")
+        reasons.append(failed)
     meta["reasons"] = reasons
     atomic_write_json(path, meta)
 

@@ -21,6 +21,7 @@ from PySide6.QtCore import QObject, Signal
 
 from labwright.core.config import RunConfig
 from labwright.core.events import Done, Error, Event
+from labwright.core.reasons import Reason
 
 FLUSH_S = 0.04
 MAX_BATCH = 400  # a flood is handed over in slices, so the GUI thread breathes between them
@@ -137,7 +138,8 @@ class RunBridge(QObject):
                     done = event
         except Exception as e:  # the core failed outright: say so, keep the window alive
             batcher.put(Error("run", f"{type(e).__name__}: {e}"))
-            done = Done("failed", reasons=[str(e)])
+            # the message is in the error event; the reason is one the table explains
+            done = Done("failed", reasons=[Reason.INTERNAL_ERROR.value])
             batcher.put(done)
         batcher.put(_End(done))
 

@@ -11,6 +11,8 @@ from PySide6.QtWidgets import QListWidget, QListWidgetItem, QWidget
 
 from labwright.core.config import labwright_home
 
+from .timeline import reason_explanation
+
 STATUS_MARK = {"ok": "●", "degraded": "◐", "failed": "✗", "cancelled": "◌", "running": "◔"}
 
 
@@ -45,7 +47,9 @@ class HistoryList(QListWidget):
             when = time.strftime("%Y-%m-%d %H:%M", time.localtime(meta.get("started") or 0))
             status = meta.get("status", "?")
             item = QListWidgetItem(f"{STATUS_MARK.get(status, '?')} {folder}  ·  {when}")
-            item.setToolTip(f"{run_dir}\n{status}: {', '.join(meta.get('reasons', [])) or '—'}")
+            reasons = [str(r) for r in meta.get("reasons") or []]
+            why = "".join(f"\n{reason_explanation(r)}" for r in reasons)
+            item.setToolTip(f"{run_dir}\n{status}: {', '.join(reasons) or '—'}{why}")
             item.setData(Qt.ItemDataRole.UserRole, str(run_dir))
             self.addItem(item)
 

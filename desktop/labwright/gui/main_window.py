@@ -39,13 +39,14 @@ from labwright.core.config import RunConfig, config_from_public, provider_for_ur
 from labwright.core.cost import spent_usd
 from labwright.core.events import Event
 from labwright.core.llm import Usage
+from labwright.core.reasons import limits_of
 from labwright.core.resolve import key_problem, resolve_config
 from labwright.core.settings import Settings, load_settings, save_settings
 
 from .bridge import RunBridge, call_in_thread
 from .history import HistoryList
 from .result_tabs import ResultTabs
-from .timeline import TimelineModel
+from .timeline import TimelineModel, reason_explanation
 from .widgets import DropZone, folder_problem
 
 WELCOME, RUN, REVIEW = 0, 1, 2
@@ -373,7 +374,7 @@ class MainWindow(QMainWindow):
 
         config = prepare_run_dir(config)
         self.run_dir = config.out_dir
-        self.timeline.clear()
+        self.timeline.clear(config.guards)
         self.results.clear()
         self.hide_banner()
         self.tokens, self.cost = 0, 0.0
@@ -492,7 +493,9 @@ class MainWindow(QMainWindow):
         self.progress.setFormat(words.get(status, status))
         if status == "degraded" and done.reasons:
             self.show_banner(
-                self.tr("This draft needs your review: {0}.").format(", ".join(done.reasons)),
+                self.tr("This draft needs your review: {0}.").format(
+                    " ".join(reason_explanation(r) for r in done.reasons).rstrip(".")
+                ),
                 warning=True,
             )
         if self.run_dir is not None and self.run_dir.is_dir():
@@ -565,7 +568,7 @@ class MainWindow(QMainWindow):
         self.folder_label.setText(f"<b>{folder.name}</b> — {run_dir}")
         self.scan_label.setText("")
         self.hide_banner()
-        self.timeline.clear()
+        self.timeline.clear(limits_of(meta))
         self.results.clear()
         self.tokens, self.cost = 0, 0.0
         self.usage, self.priced_config = Usage(), _priced_config(meta)

@@ -13,7 +13,9 @@ from typing import Any
 from PySide6.QtCore import QAbstractItemModel, QCoreApplication, QModelIndex, QObject, Qt
 from PySide6.QtGui import QBrush, QColor
 
+from labwright.core.config import GuardLimits
 from labwright.core.events import Event
+from labwright.core.reasons import TR_CONTEXT, guard_text, reason_text
 
 KindRole = Qt.ItemDataRole.UserRole + 1  # "milestone", "tool", "guard", "error", "draft", "note"
 StatusRole = (
@@ -39,70 +41,19 @@ def stage_label(stage: str) -> str:
     return labels.get(stage, stage)
 
 
-def guard_explanation(kind: str) -> str:
-    """What a guard event means, for a person watching the run."""
-    texts = {
-        "dedup": QCoreApplication.translate(
-            "Timeline",
-            "The model asked for something it already had; it got the earlier answer instead.",
-        ),
-        "nudge": QCoreApplication.translate(
-            "Timeline", "The model kept repeating itself and was asked to move on or finish."
-        ),
-        "loop_stop": QCoreApplication.translate(
-            "Timeline",
-            "The model was stuck in a loop; exploration stopped and the report is written from what was read.",
-        ),
-        "reread": QCoreApplication.translate(
-            "Timeline", "The model re-read lines it had already read."
-        ),
-        "tool_disabled": QCoreApplication.translate(
-            "Timeline", "A tool failed three times in a row and was withdrawn."
-        ),
-        "evidence_retry": QCoreApplication.translate(
-            "Timeline", "The model tried to finish without reading anything; it was refused."
-        ),
-        "final_window": QCoreApplication.translate(
-            "Timeline", "The step budget is used up; the model must finish now."
-        ),
-        "iteration_cap": QCoreApplication.translate(
-            "Timeline", "The model did not finish in time; exploration stopped."
-        ),
-        "budget": QCoreApplication.translate(
-            "Timeline", "The token budget is nearly or fully used."
-        ),
-        "format_retry": QCoreApplication.translate(
-            "Timeline", "The model's answer was not a usable LaTeX document; it was asked again."
-        ),
-        "path_denied": QCoreApplication.translate(
-            "Timeline", "The model asked for a path outside the folder; it was refused."
-        ),
-        "sandbox_denied": QCoreApplication.translate(
-            "Timeline", "Figure code tried something not allowed; it was refused."
-        ),
-        "cycle": QCoreApplication.translate(
-            "Timeline", "The model went round in a circle of the same few calls."
-        ),
-        "wander": QCoreApplication.translate(
-            "Timeline", "The model kept making calls that brought nothing new."
-        ),
-        "error_storm": QCoreApplication.translate(
-            "Timeline", "A tool kept failing with the same error and was withdrawn."
-        ),
-        "compile_fix": QCoreApplication.translate(
-            "Timeline", "The report did not compile; the model was asked to fix it."
-        ),
-        "deadline": QCoreApplication.translate(
-            "Timeline", "A model call took longer than its time limit and was stopped."
-        ),
-        "call_cap": QCoreApplication.translate(
-            "Timeline", "The model asked for too many tools at once; only the first ones ran."
-        ),
-        "figure_cap": QCoreApplication.translate(
-            "Timeline", "The run has made as many figures as it may; no more are made."
-        ),
-    }
-    return texts.get(kind, QCoreApplication.translate("Timeline", "A guard stepped in."))
+def _tr_reason(text: str) -> str:
+    return QCoreApplication.translate(TR_CONTEXT, text)
+
+
+def guard_explanation(kind: str, limits: GuardLimits | None = None) -> str:
+    """What a guard event means, for a person watching the run: core/reasons.py's
+    sentence, translated, with the run's own limits in it."""
+    return guard_text(kind, limits, _tr_reason)
+
+
+def reason_explanation(reason: str) -> str:
+    """Why a run is degraded, in one translated sentence (core/reasons.py)."""
+    return reason_text(reason, _tr_reason)
 
 
 @dataclass(eq=False)  # nodes are identities: comparing field by field would walk subtrees
@@ -135,10 +86,12 @@ class TimelineModel(QAbstractItemModel):
         self.plan: list[str] = []
         self.done_count = 0
         self.current_stage = ""
+        self.limits = GuardLimits()  # the run's own: its guard rows quote them
 
     # -- feeding ------------------------------------------------------------
 
-    def clear(self) -> None:
+    def clear(self, limits: GuardLimits | None = None) -> None:
+        self.limits = limits or GuardLimits()
         self.beginResetModel()
         self._root.children.clear()
         self._calls.clear()
@@ -194,7 +147,7 @@ class TimelineModel(QAbstractItemModel):
         self._add(
             Node(
                 "guard",
-                guard_explanation(ev.kind),
+                guard_explanation(ev.kind, self.limits),
                 detail=ev.detail,
                 status=ev.kind,
                 tooltip=ev.detail,

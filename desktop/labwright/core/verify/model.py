@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..evidence import EvidenceNumber, Source, Unit
+from ..reasons import numbers_unmatched
 
 # -- what a number in the report is ------------------------------------------
 
@@ -83,9 +84,7 @@ class Verification:
     def reason(self) -> str | None:
         """The degraded reason, when numbers could not be traced."""
         n = len(self.unmatched)
-        if not n:
-            return None
-        return f"{n} number{'s' if n != 1 else ''} not found in the material"
+        return numbers_unmatched(n) if n else None
 
     def summary(self) -> dict[str, Any]:
         """The short form for run.json: counts, and the open items with their sentences."""

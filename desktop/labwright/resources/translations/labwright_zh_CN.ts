@@ -724,6 +724,101 @@
         <translation>编译 PDF</translation>
     </message>
     <message>
+        <source> (earlier result)</source>
+        <translation>（之前的结果）</translation>
+    </message>
+    <message>
+        <source>Error</source>
+        <translation>错误</translation>
+    </message>
+    <message>
+        <source>Draft version {0}</source>
+        <translation>草稿第 {0} 版</translation>
+    </message>
+    <message>
+        <source>{0} characters</source>
+        <translation>{0} 个字符</translation>
+    </message>
+    <message>
+        <source>Step</source>
+        <translation>步骤</translation>
+    </message>
+    <message>
+        <source>Detail</source>
+        <translation>详情</translation>
+    </message>
+</context>
+<context>
+    <name>Reasons</name>
+    <message>
+        <source>Offline run: no model read the material. The report is a skeleton built from the data files, with TODOs where prose is needed.</source>
+        <translation>离线运行：没有模型阅读材料。报告是根据数据文件生成的框架，需要文字的地方留有 TODO。</translation>
+    </message>
+    <message>
+        <source>Exploration stopped: the model kept repeating the same calls.</source>
+        <translation>探索已停止：模型一再重复相同的调用。</translation>
+    </message>
+    <message>
+        <source>Exploration stopped: the model went round in a circle of the same few calls.</source>
+        <translation>探索已停止：模型在几次相同的调用之间兜圈子。</translation>
+    </message>
+    <message>
+        <source>Exploration stopped: the model kept making calls that brought nothing new.</source>
+        <translation>探索已停止：模型不断进行没有新信息的调用。</translation>
+    </message>
+    <message>
+        <source>Exploration stopped: the model used all its turns without finishing.</source>
+        <translation>探索已停止：模型用完了所有轮次仍未结束。</translation>
+    </message>
+    <message>
+        <source>The token or money budget ran out.</source>
+        <translation>词元或费用预算已用完。</translation>
+    </message>
+    <message>
+        <source>Exploration stopped before the model finished it.</source>
+        <translation>模型完成之前探索就停止了。</translation>
+    </message>
+    <message>
+        <source>Nothing was read: the draft is a skeleton with TODOs.</source>
+        <translation>没有读取任何内容：草稿是带 TODO 的框架。</translation>
+    </message>
+    <message>
+        <source>Exploration stopped because the model failed.</source>
+        <translation>模型出错，探索已停止。</translation>
+    </message>
+    <message>
+        <source>Exploration was cancelled before the model finished it.</source>
+        <translation>模型完成之前探索已被取消。</translation>
+    </message>
+    <message>
+        <source>The write model did not return a usable LaTeX document, even after retries, so this draft is the skeleton filled with the findings; complete its TODOs.</source>
+        <translation>写作模型多次重试后仍未返回可用的 LaTeX 文档，因此这份草稿是填入了发现的框架；请补全其中的 TODO。</translation>
+    </message>
+    <message>
+        <source>The report did not compile; the last PDF that compiled is kept.</source>
+        <translation>报告编译失败；保留上一次编译成功的 PDF。</translation>
+    </message>
+    <message>
+        <source>Numbers of the report not found in the material that was read: {count}. Correct each one or say where it comes from.</source>
+        <translation>报告中有 {count} 个数字在已读材料中找不到。请逐一更正或注明出处。</translation>
+    </message>
+    <message>
+        <source>The model failed ({kind}).</source>
+        <translation>模型出错（{kind}）。</translation>
+    </message>
+    <message>
+        <source>The run was cancelled; the report holds what was done by then.</source>
+        <translation>运行已取消；报告包含到那时为止完成的内容。</translation>
+    </message>
+    <message>
+        <source>Labwright itself failed during the run (error.txt in the run folder has the details); the report holds what was done before that.</source>
+        <translation>Labwright 自身在运行中出错（详情见运行文件夹中的 error.txt）；报告包含此前完成的内容。</translation>
+    </message>
+    <message>
+        <source>Degraded: {reason}.</source>
+        <translation>降级：{reason}。</translation>
+    </message>
+    <message>
         <source>The model asked for something it already had; it got the earlier answer instead.</source>
         <translation>模型请求了已有的内容，直接返回了之前的结果。</translation>
     </message>
@@ -740,8 +835,8 @@
         <translation>模型重复读取了已读过的行。</translation>
     </message>
     <message>
-        <source>A tool failed three times in a row and was withdrawn.</source>
-        <translation>某个工具连续失败三次，已被停用。</translation>
+        <source>A tool failed {failure_limit} times in a row and was withdrawn.</source>
+        <translation>某个工具连续失败 {failure_limit} 次，已被停用。</translation>
     </message>
     <message>
         <source>The model tried to finish without reading anything; it was refused.</source>
@@ -772,6 +867,10 @@
         <translation>绘图代码尝试了不允许的操作，已被拒绝。</translation>
     </message>
     <message>
+        <source>The report did not compile; the model was asked to fix it.</source>
+        <translation>报告编译失败，已要求模型修复。</translation>
+    </message>
+    <message>
         <source>The model went round in a circle of the same few calls.</source>
         <translation>模型在几次相同的调用之间兜圈子。</translation>
     </message>
@@ -780,52 +879,24 @@
         <translation>模型不断进行没有新信息的调用。</translation>
     </message>
     <message>
-        <source>A tool kept failing with the same error and was withdrawn.</source>
-        <translation>某个工具反复报同一错误，已被停用。</translation>
-    </message>
-    <message>
-        <source>The report did not compile; the model was asked to fix it.</source>
-        <translation>报告编译失败，已要求模型修复。</translation>
+        <source>A tool failed with the same error {error_storm_at} times in its last {error_storm_window} calls and was withdrawn.</source>
+        <translation>某个工具在最近 {error_storm_window} 次调用中 {error_storm_at} 次报同一错误，已被停用。</translation>
     </message>
     <message>
         <source>A model call took longer than its time limit and was stopped.</source>
         <translation>一次模型调用超过了时间上限，已被停止。</translation>
     </message>
     <message>
-        <source>The model asked for too many tools at once; only the first ones ran.</source>
-        <translation>模型一次请求的工具调用过多，只执行了前面几个。</translation>
+        <source>The model asked for more than {max_calls_per_turn} tools at once; only the first ones ran.</source>
+        <translation>模型一次请求了超过 {max_calls_per_turn} 个工具调用，只执行了前面几个。</translation>
     </message>
     <message>
-        <source>The run has made as many figures as it may; no more are made.</source>
-        <translation>本次运行的图已达上限，不再生成新图。</translation>
+        <source>The run has made {max_figures} figures, as many as it may; no more are made.</source>
+        <translation>本次运行已生成 {max_figures} 张图，达到上限，不再生成新图。</translation>
     </message>
     <message>
         <source>A guard stepped in.</source>
         <translation>防护机制介入了。</translation>
-    </message>
-    <message>
-        <source> (earlier result)</source>
-        <translation>（之前的结果）</translation>
-    </message>
-    <message>
-        <source>Error</source>
-        <translation>错误</translation>
-    </message>
-    <message>
-        <source>Draft version {0}</source>
-        <translation>草稿第 {0} 版</translation>
-    </message>
-    <message>
-        <source>{0} characters</source>
-        <translation>{0} 个字符</translation>
-    </message>
-    <message>
-        <source>Step</source>
-        <translation>步骤</translation>
-    </message>
-    <message>
-        <source>Detail</source>
-        <translation>详情</translation>
     </message>
 </context>
 </TS>
