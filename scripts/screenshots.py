@@ -20,6 +20,8 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+# LABWRIGHT_SHOT_SIZE=1024x640 shoots a small window, as on a laptop
+SIZE = tuple(int(n) for n in os.environ.get("LABWRIGHT_SHOT_SIZE", "1300x820").split("x"))
 sys.path[:0] = [str(ROOT / "tests"), str(ROOT / "desktop")]
 
 
@@ -114,7 +116,7 @@ def shoot(out: Path) -> None:
                 ui_language=lang,
             )
             w = MainWindow(loop, s)
-            w.resize(1300, 820)
+            w.resize(*SIZE)
             w.show()
             settle(app, 0.5)
             w.grab().save(str(out / f"empty-{lang}.png"))

@@ -300,8 +300,10 @@ def _crash(e: BaseException, key: str | None = None) -> str:
 
     first = (str(e).strip().splitlines() or [""])[0][:200]
     text = "".join(traceback.format_exception(e))
-    if key and len(key) >= 4:
-        first, text = first.replace(key, "***"), text.replace(key, "***")
+    from labwright.core.llm import hide_secrets
+
+    secrets = [key if key and len(key) >= 4 else None]
+    first, text = hide_secrets(first, secrets), hide_secrets(text, secrets)
     where = ""
     try:
         log = (

@@ -32,7 +32,7 @@ import socket
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 from urllib.parse import unquote, urlsplit, urlunsplit
@@ -187,6 +187,14 @@ def redact_url(url: str) -> str:
     if "@" not in parts.netloc:
         return url
     return urlunsplit(parts._replace(netloc=parts.netloc.rpartition("@")[2]))
+
+
+def hide_secrets(text: str, secrets: Iterable[str | None], mask: str = "***") -> str:
+    """`text` with every (non-empty) secret replaced by `mask`, longest first so that a
+    secret containing another is hidden whole. The one place a key is taken out of text."""
+    for secret in sorted((s for s in secrets if s), key=len, reverse=True):
+        text = text.replace(secret, mask)
+    return text
 
 
 def url_secrets(url: str) -> list[str]:
@@ -522,9 +530,7 @@ class LLM:
     # -- messages ----------------------------------------------------------
 
     def _scrub(self, text: str) -> str:
-        for secret in self._secrets:
-            text = text.replace(secret, "***")
-        return text
+        return hide_secrets(text, self._secrets)
 
     def _explain(self, e: openai.OpenAIError) -> LLMError:
         """A message that says what to do; the key is scrubbed whatever the server echoed."""

@@ -23,7 +23,7 @@ from .cost import spent_usd
 from .events import Done, Draft, Error, Event, Guard, Milestone
 from .explore import Cancelled, Exploration, explore
 from .latex import Engines, compile_tex, probe_engines
-from .llm import LLM, LLMError, Usage
+from .llm import LLM, LLMError, Usage, hide_secrets
 from .reasons import Reason, explore_reason, is_reason, model_failed
 from .runstore import RunDirError, RunStore, prepare_run_dir, read_journal, sweep_temp_dirs
 from .templates import load_template
@@ -240,7 +240,7 @@ class _Run:
 
     def scrub(self, text: str) -> str:
         key = self.config.api_key
-        return text.replace(key, "***") if key and len(key) >= 4 else text
+        return hide_secrets(text, [key if key and len(key) >= 4 else None])
 
     def model_failed(self, stage: str, e: LLMError) -> Event:
         """After exploration a model failure costs quality, not the run: go on without it."""

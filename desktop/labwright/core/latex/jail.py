@@ -28,6 +28,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from .. import confine
+from ..llm import hide_secrets
 
 _SECRET_MARKERS = ("KEY", "TOKEN", "SECRET", "PASSWORD", "CREDENTIAL", "AUTH", "COOKIE")
 _KEEP = ("PATH", "LANG", "LANGUAGE", "TZ", "SOURCE_DATE_EPOCH", "FORCE_SOURCE_DATE")
@@ -219,9 +220,7 @@ _PATH_TOKEN = re.compile(r"(?<![\w.~-])/[^\s()'`\"{}\[\]<>]+")
 def redact(text: str, secrets: Sequence[str], allowed: Sequence[Path | str]) -> str:
     """`text` with every secret replaced and every absolute path outside `allowed`
     (the run and the TeX trees) hidden: a log never names or quotes what lies outside."""
-    for secret in secrets:
-        if secret:
-            text = text.replace(secret, "[redacted]")
+    text = hide_secrets(text, secrets, "[redacted]")
     roots = [str(a).rstrip("/") for a in allowed]
 
     def keep(match: re.Match[str]) -> str:
