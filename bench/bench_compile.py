@@ -19,7 +19,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from labwright.core.latex import compile_tex, probe_engines
+from labwright.core.report.latex import compile_tex, probe_engines
 
 GOAL = 1.2
 

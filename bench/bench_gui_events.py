@@ -26,9 +26,9 @@ os.environ.setdefault("LABWRIGHT_HOME", tempfile.mkdtemp(prefix="labwright-bench
 import qasync  # noqa: E402
 from PySide6.QtCore import QTimer  # noqa: E402
 
-from labwright.core import pipeline  # noqa: E402
 from labwright.core.events import Done, Guard, Milestone, ToolCall, ToolResult  # noqa: E402
-from labwright.core.settings import Settings  # noqa: E402
+from labwright.core.run import pipeline  # noqa: E402
+from labwright.core.settings.saved import Settings  # noqa: E402
 from labwright.gui.app import create_app  # noqa: E402
 from labwright.gui.main_window import MainWindow  # noqa: E402
 

@@ -22,11 +22,11 @@ sys.path[:0] = [str(ROOT / "tests"), str(ROOT / "desktop")]
 import openai  # noqa: E402
 
 from fakes import FakeLLM, call, tool_calls  # noqa: E402
-from labwright.core.config import RunConfig  # noqa: E402
-from labwright.core.explore import explore  # noqa: E402
-from labwright.core.llm import LLM, Usage  # noqa: E402
-from labwright.core.tools import ToolContext  # noqa: E402
-from labwright.core.workspace import scan_folder  # noqa: E402
+from labwright.core.agent.explore import explore  # noqa: E402
+from labwright.core.agent.tools import ToolContext  # noqa: E402
+from labwright.core.llm.client import LLM, Usage  # noqa: E402
+from labwright.core.material.workspace import scan_folder  # noqa: E402
+from labwright.core.settings.config import RunConfig  # noqa: E402
 
 TURNS = 20
 

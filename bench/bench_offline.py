@@ -52,8 +52,8 @@ def one_run(folder: Path, out: Path) -> tuple[float, int]:
 
 def stage_times(run_dir: Path) -> dict[str, float]:
     """Seconds per stage: the journal has no clock, so run once in-process and time the milestones."""
-    from labwright.core.config import RunConfig
-    from labwright.core.pipeline import run_agent
+    from labwright.core.run.pipeline import run_agent
+    from labwright.core.settings.config import RunConfig
 
     times: dict[str, float] = {}
     last = time.perf_counter()

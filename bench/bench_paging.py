@@ -18,7 +18,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "desktop"))
 
-from labwright.core.readers import read_page  # noqa: E402
+from labwright.core.material.readers import read_page  # noqa: E402
 
 PAGES = 100
 

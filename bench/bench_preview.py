@@ -31,7 +31,7 @@ os.environ["LABWRIGHT_HOME"] = tempfile.mkdtemp(prefix="labwright-bench-")
 import qasync  # noqa: E402
 
 from labwright.cli import main as cli_main  # noqa: E402
-from labwright.core.settings import Settings  # noqa: E402
+from labwright.core.settings.saved import Settings  # noqa: E402
 from labwright.gui.app import create_app  # noqa: E402
 from labwright.gui.main_window import MainWindow  # noqa: E402
 

@@ -21,8 +21,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from labwright.core.agent.sandbox import run_figure
 from labwright.core.confine import support
-from labwright.core.sandbox import run_figure
 
 PLOT = """
 import numpy as np

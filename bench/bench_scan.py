@@ -31,7 +31,7 @@ import tracemalloc
 from collections.abc import Callable
 from pathlib import Path
 
-from labwright.core.workspace import scan_folder
+from labwright.core.material.workspace import scan_folder
 
 DIRS_PER_GROUP = 100
 FILES_PER_DIR = 100

@@ -31,12 +31,12 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "desktop"))
 
-from labwright.core.evidence import (  # noqa: E402
+from labwright.core.material.evidence import (  # noqa: E402
     EvidenceNumber,
     evidence_from_folder,
     evidence_numbers,
 )
-from labwright.core.verify import verify_report  # noqa: E402
+from labwright.core.report.verify import verify_report  # noqa: E402
 
 PROJECTILE = ROOT.parent / "shared" / "data" / "projectile-motion"
 PENDULUM = ROOT / "examples" / "pendulum"

@@ -65,7 +65,7 @@ def shoot(out: Path) -> None:
     from PySide6.QtWidgets import QApplication
 
     from fakes import FakeLLM, call, delay, text, tool_calls
-    from labwright.core.settings import Settings
+    from labwright.core.settings.saved import Settings
     from labwright.gui.app import create_app
     from labwright.gui.i18n import install_language
     from labwright.gui.main_window import MainWindow

@@ -7,9 +7,9 @@ from pathlib import Path
 from typing import Any
 
 from fakes import FakeLLM, text
-from labwright.core.config import GuardLimits, RunConfig
 from labwright.core.events import Event
-from labwright.core.pipeline import run_agent
+from labwright.core.run.pipeline import run_agent
+from labwright.core.settings.config import GuardLimits, RunConfig
 
 FORCE_FINISH = {"type": "function", "function": {"name": "finish_exploration"}}
 FINISH_ARGS = {

@@ -136,7 +136,7 @@ def qloop(qapp):
 @pytest.fixture
 def window_for(qtbot, qloop, monkeypatch):
     """Main windows whose settings point at a fake model server (or at none)."""
-    from labwright.core.settings import Settings
+    from labwright.core.settings.saved import Settings
     from labwright.gui.main_window import MainWindow
 
     windows = []

@@ -10,13 +10,14 @@ from pathlib import Path
 
 import pytest
 
-from labwright.core import atomic, runstore
+from labwright.core import atomic
 from labwright.core.atomic import (
     atomic_write_bytes,
     atomic_write_json,
     atomic_write_text,
     atomic_writer,
 )
+from labwright.core.rundir import store as runstore
 
 PACKAGE = Path(__file__).resolve().parents[1] / "desktop" / "labwright"
 
@@ -116,8 +117,8 @@ def test_mode_is_applied_before_the_umask(tmp_path):
 # moving a damaged settings file aside.
 ALLOWED = {
     ("core/atomic.py", "atomic_writer"),
-    ("core/export.py", "_write_folder"),
-    ("core/settings.py", "_move_aside"),
+    ("core/report/export.py", "_write_folder"),
+    ("core/settings/saved.py", "_move_aside"),
 }
 RISKY = {"replace", "rename", "mkstemp", "NamedTemporaryFile"}
 

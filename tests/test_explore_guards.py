@@ -20,7 +20,7 @@ from agent_helpers import (
     run,
 )
 from fakes import FakeLLM, call, http_error, text, tool_calls
-from labwright.core.config import GuardLimits
+from labwright.core.settings.config import GuardLimits
 
 
 def read(path: str, **kw) -> object:
@@ -310,7 +310,7 @@ def test_token_budget_stops_exploration(material, tmp_path):
 
 
 def test_server_unreachable_fails_the_run_with_a_clear_message(material, tmp_path):
-    from labwright.core.config import RunConfig
+    from labwright.core.settings.config import RunConfig
 
     config = RunConfig(
         folder=material,

@@ -13,9 +13,9 @@ import pytest
 from pypdf import PdfReader
 
 from labwright.cli import main
-from labwright.core.export import ExportError, export_report, export_warnings
-from labwright.core.latex import probe_engines
-from labwright.core.review import save_edit
+from labwright.core.report.export import ExportError, export_report, export_warnings
+from labwright.core.report.latex import probe_engines
+from labwright.core.report.review import save_edit
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "pendulum"
 needs_tex = pytest.mark.skipif(not probe_engines().can_compile, reason="no TeX engine")

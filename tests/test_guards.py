@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from labwright.core.config import GuardLimits
-from labwright.core.guards import Guards, Intervals, fingerprint
-from labwright.core.tools.base import ToolOutcome
+from labwright.core.agent.guards import Guards, Intervals, fingerprint
+from labwright.core.agent.tools.base import ToolOutcome
+from labwright.core.settings.config import GuardLimits
 
 
 def ok(content="x", coverage=None, productive=True) -> ToolOutcome:
@@ -286,7 +286,7 @@ def test_wander_thresholds_are_tunable():
 
 
 def test_error_shape_drops_names_paths_and_numbers():
-    from labwright.core.guards import error_shape
+    from labwright.core.agent.guards import error_shape
 
     a = error_shape("Cannot read 'results/run_1.csv': No such file: run_1.csv. Check the name.")
     b = error_shape("Cannot read 'out/run_22.csv': No such file: run_22.csv. Check the name.")
@@ -416,7 +416,7 @@ def test_any_nudge_or_stop_is_a_trip():
 
 
 def _usage(**tokens: tuple[int, int]):
-    from labwright.core.llm import RoleUsage, Usage
+    from labwright.core.llm.client import RoleUsage, Usage
 
     u = Usage()
     for role, (p, c) in tokens.items():
@@ -427,7 +427,7 @@ def _usage(**tokens: tuple[int, int]):
 def _config(**kw):
     from pathlib import Path
 
-    from labwright.core.config import RunConfig
+    from labwright.core.settings.config import RunConfig
 
     return RunConfig(folder=Path("."), **kw)
 
@@ -436,7 +436,7 @@ PRICES = {"deepseek-chat": {"prompt": 0.5, "completion": 2.0}}  # USD per 1M tok
 
 
 def test_money_is_counted_per_model_and_role():
-    from labwright.core.guards import spent_usd
+    from labwright.core.agent.guards import spent_usd
 
     usage = _usage(explore=(1_000_000, 100_000), write=(200_000, 50_000))
     assert spent_usd(_config(prices=PRICES), usage) == pytest.approx(0.5 + 0.2 + 0.1 + 0.1)
@@ -444,7 +444,7 @@ def test_money_is_counted_per_model_and_role():
 
 
 def test_budget_warns_once_then_stops():
-    from labwright.core.guards import Budget
+    from labwright.core.agent.guards import Budget
 
     usage = _usage(explore=(0, 0))
     budget = Budget(_config(budget_usd=1.0, prices=PRICES), usage, stage="explore")
@@ -471,7 +471,7 @@ def test_budget_warns_once_then_stops():
 
 
 def test_stage_budget_counts_from_the_stage_start():
-    from labwright.core.guards import Budget
+    from labwright.core.agent.guards import Budget
 
     usage = _usage(explore=(5_000, 0))  # spent before, e.g. a resumed run
     budget = Budget(_config(explore_budget_tokens=1_000), usage, stage="explore")
@@ -499,7 +499,7 @@ def test_money_and_stage_budgets_are_validated(kw):
 
 
 def test_prices_and_budgets_reach_run_json_and_come_back():
-    from labwright.core.config import config_from_public
+    from labwright.core.settings.config import config_from_public
 
     c = _config(prices=PRICES, budget_usd=2.5, explore_budget_tokens=9000, api_key="sk-secret")
     public = c.public_dict()
@@ -537,7 +537,7 @@ def test_new_guards_can_be_tuned_not_disabled(limits):
 
 def test_a_run_without_guard_limits_gets_the_defaults():
     assert Guards(None).limits == GuardLimits()
-    from labwright.core.config import config_from_public
+    from labwright.core.settings.config import config_from_public
 
     with pytest.raises(ValueError):
         config_from_public({"folder": ".", "guards": {"wander_stop_at": 10**6}}, None)

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from labwright.core.settings import Settings
+from labwright.core.settings.saved import Settings
 from labwright.gui.i18n import TsTranslator, install_language
 from labwright.gui.main_window import MainWindow
 

@@ -1,4 +1,4 @@
-"""labwright.core.latex: probe, compile (real TeX), log parsing, escaping."""
+"""labwright.core.report.latex: probe, compile (real TeX), log parsing, escaping."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from pypdf import PdfReader
 
-from labwright.core.latex import (
+from labwright.core.report.latex import (
     NO_ENGINES,
     Engines,
     compile_tex,
@@ -165,7 +165,7 @@ def test_subprocess_env_drops_secrets(monkeypatch: pytest.MonkeyPatch) -> None:
 
 @pytest.mark.skipif(sys.platform.startswith("win"), reason="POSIX executable bits")
 def test_probe_finds_tex_outside_path(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    from labwright.core.latex import probe
+    from labwright.core.report.latex import probe
 
     fake = tmp_path / "texbin" / "xelatex"
     fake.parent.mkdir()

@@ -64,7 +64,7 @@ def test_a_refused_figure_is_a_sandbox_denied_guard(material, tmp_path):
 
 
 def test_make_figure_runs_alone_between_parallel_batches(material, tmp_path, monkeypatch):
-    from labwright.core import explore as explore_mod
+    from labwright.core.agent import explore as explore_mod
 
     batches = []
     real = explore_mod._execute

@@ -16,8 +16,10 @@ from pathlib import Path
 
 import pytest
 
-from labwright.core.latex import compile_tex, probe_engines
-from labwright.core.offline import (
+from labwright.core.material.tables import Table, column_stats, extract_tables
+from labwright.core.material.workspace import scan_folder
+from labwright.core.report.latex import compile_tex, probe_engines
+from labwright.core.report.offline import (
     format_value,
     manual_headings,
     manual_requirements,
@@ -25,10 +27,8 @@ from labwright.core.offline import (
     plot_table,
     tex_text,
 )
-from labwright.core.runstore import atomic_write_text
-from labwright.core.tables import Table, column_stats, extract_tables
-from labwright.core.templates import load_template
-from labwright.core.workspace import scan_folder
+from labwright.core.report.templates import load_template
+from labwright.core.rundir.store import atomic_write_text
 
 XLSX = "Data/Projectile motion.xlsx"
 GUIDELINES = "Manual/1GP2 Projectile Motion - Instructions and Assessment Guidelines"

@@ -14,9 +14,9 @@ from pathlib import Path
 
 import pytest
 
-from labwright.core.readers import DEFAULT_LIMIT, Page, ReadError, describe_file, read_page
-from labwright.core.readers import text as text_mod
-from labwright.core.readers.workbook import format_float
+from labwright.core.material.readers import DEFAULT_LIMIT, Page, ReadError, describe_file, read_page
+from labwright.core.material.readers import text as text_mod
+from labwright.core.material.readers.workbook import format_float
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "projectile-motion"
 XLSX = DATA / "Data" / "Projectile motion.xlsx"

@@ -15,9 +15,7 @@ import pytest
 from agent_helpers import FINISH_ARGS, config_for, of_type, route, run
 from fakes import FakeLLM, call, tool_calls
 from labwright.cli import LogPrinter, main
-from labwright.core.config import GuardLimits
 from labwright.core.events import Done, Guard, GuardKind
-from labwright.core.export import export_report
 from labwright.core.reasons import (
     GUARD_TEXT,
     REASON_TEXT,
@@ -31,7 +29,9 @@ from labwright.core.reasons import (
     numbers_unmatched,
     reason_text,
 )
-from labwright.core.review import why_degraded
+from labwright.core.report.export import export_report
+from labwright.core.report.review import why_degraded
+from labwright.core.settings.config import GuardLimits
 
 ROOT = Path(__file__).resolve().parents[1]
 CORE = ROOT / "desktop" / "labwright" / "core"

@@ -20,8 +20,8 @@ from agent_helpers import (
 )
 from fakes import FakeLLM, call, text, tool_calls
 from labwright.cli import main
-from labwright.core.latex import probe_engines
-from labwright.core.pipeline import plan_pipeline, run_agent
+from labwright.core.report.latex import probe_engines
+from labwright.core.run.pipeline import plan_pipeline, run_agent
 
 needs_tex = pytest.mark.skipif(not probe_engines().can_compile, reason="no TeX engine")
 
@@ -59,7 +59,7 @@ def assert_indices_in_order(events):
 
 def test_plan_comes_from_configuration_alone(material, tmp_path):
     engines = probe_engines()
-    from labwright.core.config import RunConfig
+    from labwright.core.settings.config import RunConfig
 
     c = RunConfig(folder=material, reflect=3)
     plan = plan_pipeline(c, engines)

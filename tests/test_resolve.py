@@ -15,12 +15,12 @@ from PySide6.QtCore import Qt
 from agent_helpers import FINISH_ARGS, config_for, route, run
 from fakes import FakeLLM, call, tool_calls
 from labwright.cli import main
-from labwright.core.config import PROVIDERS, RunConfig
-from labwright.core.cost import call_usd, spent_usd
-from labwright.core.llm import Usage
-from labwright.core.pipeline import RedraftError, redraft
-from labwright.core.resolve import key_problem, resolve_config, resolve_key, resumed_config
-from labwright.core.settings import Settings, preset_settings, save_settings, set_api_key
+from labwright.core.llm.client import Usage
+from labwright.core.run.pipeline import RedraftError, redraft
+from labwright.core.settings.config import PROVIDERS, RunConfig
+from labwright.core.settings.cost import call_usd, spent_usd
+from labwright.core.settings.resolve import key_problem, resolve_config, resolve_key, resumed_config
+from labwright.core.settings.saved import Settings, preset_settings, save_settings, set_api_key
 
 KEY = "sk-keyring-0123456789abcdef"
 ENV_KEY = "sk-env-0123456789abcdef"

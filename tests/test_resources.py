@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from labwright.core import resources
-from labwright.core.templates import TemplateError, available, load_template
+from labwright.core.report.templates import TemplateError, available, load_template
 
 ROOT = Path(__file__).resolve().parents[1]
 CORE = ROOT / "desktop" / "labwright" / "core"

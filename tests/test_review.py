@@ -22,10 +22,9 @@ from agent_helpers import (
 )
 from fakes import FakeLLM, call, text, tool_calls
 from labwright.cli import main
-from labwright.core import synctex
-from labwright.core.latex import probe_engines
-from labwright.core.pipeline import RedraftError, redraft
-from labwright.core.review import (
+from labwright.core.report import synctex
+from labwright.core.report.latex import probe_engines
+from labwright.core.report.review import (
     OpenItem,
     diff_lines,
     generated_draft,
@@ -35,6 +34,7 @@ from labwright.core.review import (
     unified_diff,
     why_degraded,
 )
+from labwright.core.run.pipeline import RedraftError, redraft
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "pendulum"
 needs_tex = pytest.mark.skipif(not probe_engines().can_compile, reason="no TeX engine")

@@ -10,7 +10,7 @@ from PySide6.QtGui import QShortcut
 
 from agent_helpers import route
 from fakes import FakeLLM, call, tool_calls
-from labwright.core.latex import probe_engines
+from labwright.core.report.latex import probe_engines
 from labwright.gui.main_window import REVIEW
 
 needs_tex = pytest.mark.skipif(not probe_engines().can_compile, reason="no TeX engine")

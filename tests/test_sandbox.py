@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from labwright.core.sandbox import FigureResult, check_code, run_figure
-from labwright.core.sandbox.provenance import safe_stem
+from labwright.core.agent.sandbox import FigureResult, check_code, run_figure
+from labwright.core.agent.sandbox.provenance import safe_stem
 
 # The real material (read-only): the sandbox reads it in place and must never write it.
 PROJECTILE = Path(__file__).resolve().parents[2] / "shared" / "data" / "projectile-motion"

@@ -12,8 +12,8 @@ import pytest
 from agent_helpers import FINISH_ARGS, config_for, of_type, route, run
 from fakes import FakeLLM, call, tool_calls
 from labwright.core import confine
-from labwright.core.sandbox import run_figure
-from labwright.core.sandbox import runner as sandbox_runner
+from labwright.core.agent.sandbox import run_figure
+from labwright.core.agent.sandbox import runner as sandbox_runner
 
 PLOT = "import matplotlib.pyplot as plt\nplt.plot([1, 2, 3])\n"
 

@@ -10,9 +10,9 @@ import pytest
 from keyring.backends import chainer, fail
 
 from fake_keyring import MemoryKeyring, installed
-from labwright.core import settings as st
-from labwright.core.config import PROVIDERS, RunConfig, key_from_env
-from labwright.core.settings import (
+from labwright.core.settings import saved as st
+from labwright.core.settings.config import PROVIDERS, RunConfig, key_from_env
+from labwright.core.settings.saved import (
     KeyStoreError,
     Settings,
     get_api_key,
@@ -312,7 +312,7 @@ def test_run_config_overrides_win(tmp_path):
 
 def test_a_key_in_the_url_never_reaches_the_settings_file(isolated_home):
     from canary import SECRET_KEY, leaks
-    from labwright.core.settings import Settings, load_settings, save_settings
+    from labwright.core.settings.saved import Settings, load_settings, save_settings
 
     save_settings(
         Settings(provider="custom", base_url=f"https://user:{SECRET_KEY}@models.example/v1")

@@ -11,8 +11,8 @@ from PySide6.QtWidgets import QDialog
 
 from fake_keyring import installed
 from fakes import FakeLLM
-from labwright.core.config import PROVIDERS
-from labwright.core.settings import (
+from labwright.core.settings.config import PROVIDERS
+from labwright.core.settings.saved import (
     Settings,
     get_api_key,
     load_settings,

@@ -38,7 +38,7 @@ def test_the_settings_catch_a_wrong_call_and_an_incomplete_signature(tmp_path):
     bad = tmp_path / "bad_caller.py"
     bad.write_text(
         "from pathlib import Path\n"
-        "from labwright.core.runstore import atomic_write_text\n"
+        "from labwright.core.rundir.store import atomic_write_text\n"
         "atomic_write_text(Path('x'), 1)\n"
         "def half(a: int, b):\n"
         "    return a\n",

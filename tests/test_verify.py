@@ -1,4 +1,4 @@
-"""The number check: a report's numbers traced to the evidence (core/verify.py, evidence.py)."""
+"""The number check: a report's numbers traced to the evidence (core/report/verify, core/material/evidence.py)."""
 
 from __future__ import annotations
 
@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 
 from labwright.cli import main
-from labwright.core.evidence import evidence_from_folder, evidence_numbers, parse_unit
-from labwright.core.readers import read_page
-from labwright.core.verify import extract_numbers, verify_report
+from labwright.core.material.evidence import evidence_from_folder, evidence_numbers, parse_unit
+from labwright.core.material.readers import read_page
+from labwright.core.report.verify import extract_numbers, verify_report
 
 CSV = "length_m,t10_run1_s,t10_run2_s,t10_run3_s\n0.200,8.98,9.04,8.98\n1.000,20.16,20.16,20.08\n"
 EVIDENCE = [

@@ -1,4 +1,4 @@
-"""The path fence and the zero-model scan (labwright.core.workspace)."""
+"""The path fence and the zero-model scan (labwright.core.material.workspace)."""
 
 from __future__ import annotations
 
@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from labwright.core import workspace
-from labwright.core.workspace import (
+from labwright.core.material import workspace
+from labwright.core.material.workspace import (
     PathDenied,
     ScanEntry,
     bucket_of,
@@ -423,7 +423,7 @@ def test_unreadable_subdirectory_for_real(tmp_path: Path) -> None:
         (root / "locked").chmod(0)
         # Import first (the interpreter may live in root's home), then give up root.
         code = (
-            "import json, os, sys; from labwright.core.workspace import scan_folder\n"
+            "import json, os, sys; from labwright.core.material.workspace import scan_folder\n"
             "if os.geteuid() == 0:\n    os.setgroups([]); os.setgid(65534); os.setuid(65534)\n"
             "print(json.dumps(scan_folder(sys.argv[1]).skipped))"
         )

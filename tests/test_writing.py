@@ -5,10 +5,9 @@ from __future__ import annotations
 import pytest
 
 from agent_helpers import MINIMAL_REPORT
-from labwright.core.config import RunConfig
-from labwright.core.llm import Usage
-from labwright.core.templates import TemplateError, available, load_template
-from labwright.core.writing import (
+from labwright.core.llm.client import Usage
+from labwright.core.report.templates import TemplateError, available, load_template
+from labwright.core.report.writing import (
     Writer,
     build_bib,
     changed_materially,
@@ -18,6 +17,7 @@ from labwright.core.writing import (
     material_refs,
     strip_fences,
 )
+from labwright.core.settings.config import RunConfig
 
 
 def test_fences_are_stripped_not_failures():

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from labwright.core.config import GuardLimits
+    from labwright.core.settings.config import GuardLimits
 
 EXIT = {"ok": 0, "degraded": 10, "failed": 1, "cancelled": 130}
 EXIT_USAGE = 2
@@ -140,7 +140,7 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _resume_config(a: argparse.Namespace):
-    from labwright.core.resolve import key_problem, resumed_config, run_meta
+    from labwright.core.settings.resolve import key_problem, resumed_config, run_meta
 
     meta = run_meta(a.resume)  # ValueError: not a run directory
     if meta.get("status") in ("ok", "degraded"):
@@ -158,10 +158,10 @@ def _resume_config(a: argparse.Namespace):
 
 
 def _config_from_args(a: argparse.Namespace):
-    """Flags over the environment, the keyring and the saved settings (core/resolve.py)."""
-    from labwright.core.resolve import key_problem, resolve_config
-    from labwright.core.settings import settings_problem
-    from labwright.core.templates import load_template
+    """Flags over the environment, the keyring and the saved settings (core/settings/resolve.py)."""
+    from labwright.core.report.templates import load_template
+    from labwright.core.settings.resolve import key_problem, resolve_config
+    from labwright.core.settings.saved import settings_problem
 
     problem = _check_folder(a.folder)
     if problem:
@@ -239,8 +239,8 @@ def _check_folder(folder: Path | None) -> str | None:
 
 
 def cmd_run(a: argparse.Namespace) -> int:
-    from labwright.core.pipeline import run_agent
-    from labwright.core.runstore import RunDirError
+    from labwright.core.run.pipeline import run_agent
+    from labwright.core.rundir.store import RunDirError
 
     try:
         config = _resume_config(a) if a.resume else _config_from_args(a)
@@ -295,12 +295,12 @@ def cmd_run(a: argparse.Namespace) -> int:
 def _crash(e: BaseException, key: str | None = None) -> str:
     """A one-line message for an unexpected exception; its traceback goes to a log file
     in LABWRIGHT_HOME/logs (without the key), never to the terminal."""
-    from labwright.core.config import labwright_home
-    from labwright.core.runstore import atomic_write_text
+    from labwright.core.rundir.store import atomic_write_text
+    from labwright.core.settings.config import labwright_home
 
     first = (str(e).strip().splitlines() or [""])[0][:200]
     text = "".join(traceback.format_exception(e))
-    from labwright.core.llm import hide_secrets
+    from labwright.core.secrets import hide_secrets
 
     secrets = [key if key and len(key) >= 4 else None]
     first, text = hide_secrets(first, secrets), hide_secrets(text, secrets)
@@ -321,7 +321,7 @@ EXIT_UNMATCHED = 10
 
 def cmd_verify(a: argparse.Namespace) -> int:
     """Check the (possibly edited) report.tex of a run against the run's evidence."""
-    from labwright.core.verify import verify_run, write_numbers
+    from labwright.core.report.verify import verify_run, write_numbers
 
     run_dir: Path = a.run_dir
     report = run_dir / "report.tex"
@@ -348,7 +348,7 @@ def cmd_verify(a: argparse.Namespace) -> int:
 
 def cmd_export(a: argparse.Namespace) -> int:
     """Export report.tex, refs.bib, the figures it includes and report.pdf; say what is open."""
-    from labwright.core.export import ExportError, export_report, export_warnings
+    from labwright.core.report.export import ExportError, export_report, export_warnings
 
     if not (a.run_dir / "run.json").is_file():
         _say(f"{a.run_dir} is not a Labwright run directory (no run.json).")

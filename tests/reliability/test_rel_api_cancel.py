@@ -16,7 +16,7 @@ import pytest
 from agent_helpers import FINISH_ARGS, config_for, guard_kinds, of_type, route, writer_turn
 from canary import SECRET_KEY, leaks
 from fakes import FakeLLM, call, delay, keep_alive, text, tool_calls, trickle
-from labwright.core.pipeline import run_agent
+from labwright.core.run.pipeline import run_agent
 
 READ = tool_calls(call("read_file", {"path": "manual.txt"}))
 FINISH = tool_calls(call("finish_exploration", FINISH_ARGS))

@@ -8,7 +8,7 @@ import time
 from agent_helpers import FINISH_ARGS, config_for, executed, guard_kinds, of_type, route, run
 from canary import SECRET_KEY, leaks
 from fakes import FakeLLM, call, tool_calls
-from labwright.core.config import GuardLimits
+from labwright.core.settings.config import GuardLimits
 
 TINY_PLOT = "import matplotlib.pyplot as plt\nplt.plot([0, 1], [0, {i}])\n"
 

@@ -26,8 +26,8 @@ from fakes import (
     tool_calls,
     trickle,
 )
-from labwright.core import llm as llm_module
-from labwright.core.llm import BAD_RESPONSE_RETRIES, LLM, Cancelled, LLMError
+from labwright.core.llm import client as llm_module
+from labwright.core.llm.client import BAD_RESPONSE_RETRIES, LLM, Cancelled, LLMError
 
 M = [{"role": "user", "content": "hi"}]
 

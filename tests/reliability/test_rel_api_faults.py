@@ -29,8 +29,8 @@ from agent_helpers import (
 )
 from canary import SECRET_KEY, leaks
 from fakes import FakeLLM, call, http_error, keep_alive, raw, raw_json, text, tool_calls, trickle
-from labwright.core import llm as llm_module
-from labwright.core.pipeline import run_agent
+from labwright.core.llm import client as llm_module
+from labwright.core.run.pipeline import run_agent
 
 DEADLINE_S = 1.5
 HTML = (

@@ -14,10 +14,10 @@ from pathlib import Path
 
 import pytest
 
-from labwright.core.tools import ToolContext
-from labwright.core.tools.list_dir import ListDir
-from labwright.core.tools.read_file import ReadFile
-from labwright.core.workspace import scan_folder
+from labwright.core.agent.tools import ToolContext
+from labwright.core.agent.tools.list_dir import ListDir
+from labwright.core.agent.tools.read_file import ReadFile
+from labwright.core.material.workspace import scan_folder
 
 pytestmark = pytest.mark.skipif(os.name == "nt", reason="symlinks need privileges on Windows")
 
@@ -134,7 +134,7 @@ def test_read_file_on_a_bad_entry_is_a_refusal_not_a_crash(messy, tmp_path, name
     try:
         out = ReadFile().run({"path": name}, ctx)
     except Exception as e:  # the fence's refusal is the only exception allowed
-        from labwright.core.tools.base import Refused
+        from labwright.core.agent.tools.base import Refused
 
         assert isinstance(e, Refused), repr(e)
         out = e.outcome

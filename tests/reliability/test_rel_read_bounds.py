@@ -15,11 +15,11 @@ from pathlib import Path
 
 import pytest
 
-from labwright.core.readers import ReadCancelled, ReadError, cache, read_page
-from labwright.core.readers import workbook as workbook_mod
-from labwright.core.tables import extract_tables
-from labwright.core.tools import ToolContext
-from labwright.core.tools.read_file import ReadFile
+from labwright.core.agent.tools import ToolContext
+from labwright.core.agent.tools.read_file import ReadFile
+from labwright.core.material.readers import ReadCancelled, ReadError, cache, read_page
+from labwright.core.material.readers import workbook as workbook_mod
+from labwright.core.material.tables import extract_tables
 
 _NS = "http://schemas.openxmlformats.org"
 _CT = (

@@ -12,10 +12,10 @@ from pathlib import Path
 import pytest
 from rel_run_proc import Labwright, journal
 
-from labwright.core import runstore
-from labwright.core.config import RunConfig
-from labwright.core.pipeline import run_agent
-from labwright.core.runstore import RunDirError, RunStore, is_running, new_run_dir
+from labwright.core.run.pipeline import run_agent
+from labwright.core.rundir import store as runstore
+from labwright.core.rundir.store import RunDirError, RunStore, is_running, new_run_dir
+from labwright.core.settings.config import RunConfig
 
 N = 8
 

@@ -19,9 +19,9 @@ from agent_helpers import FINISH_ARGS, config_for, of_type, route
 from canary import SECRET_KEY, leaks
 from fakes import FakeLLM, call, tool_calls
 from labwright.cli import main
-from labwright.core import pipeline
-from labwright.core.config import RunConfig
-from labwright.core.pipeline import ERROR_LOG, run_agent
+from labwright.core.run import pipeline
+from labwright.core.run.pipeline import ERROR_LOG, run_agent
+from labwright.core.settings.config import RunConfig
 
 EXPLORE = [
     tool_calls(call("read_file", {"path": "data/pendulum.csv"})),

@@ -17,8 +17,8 @@ from rel_run_proc import Labwright, Model, journal, meta, run_cli, total_calls, 
 
 from canary import SECRET_KEY, leaks
 from fakes import FakeLLM
-from labwright.core.latex import probe_engines
-from labwright.core.runstore import is_running
+from labwright.core.report.latex import probe_engines
+from labwright.core.rundir.store import is_running
 
 
 def args(llm: FakeLLM, material, run_dir, *, reflect: int, compile: bool, extra=()):

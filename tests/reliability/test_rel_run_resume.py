@@ -12,7 +12,7 @@ import threading
 from agent_helpers import FINISH_ARGS, config_for, explore_requests, route
 from fakes import FakeLLM, call, tool_calls
 from labwright.cli import main
-from labwright.core.pipeline import run_agent
+from labwright.core.run.pipeline import run_agent
 
 READS = [
     tool_calls(call("read_file", {"path": "data/pendulum.csv"})),

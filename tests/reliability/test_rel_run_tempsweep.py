@@ -14,10 +14,10 @@ from pathlib import Path
 import pytest
 
 from canary import CANARY
-from labwright.core import runstore
-from labwright.core.config import RunConfig
-from labwright.core.pipeline import run_agent
-from labwright.core.runstore import make_temp_dir, pid_alive, sweep_temp_dirs
+from labwright.core.run.pipeline import run_agent
+from labwright.core.rundir import store as runstore
+from labwright.core.rundir.store import make_temp_dir, pid_alive, sweep_temp_dirs
+from labwright.core.settings.config import RunConfig
 
 
 @pytest.fixture

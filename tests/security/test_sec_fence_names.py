@@ -18,10 +18,10 @@ import pytest
 from agent_helpers import FINISH_ARGS, explore_requests, route
 from fakes import FakeLLM, call, tool_calls
 from labwright.cli import main
-from labwright.core.tools import ToolContext
-from labwright.core.tools.list_dir import ListDir
-from labwright.core.tools.read_file import ReadFile
-from labwright.core.workspace import resolve_in_folder, safe_name, scan_folder
+from labwright.core.agent.tools import ToolContext
+from labwright.core.agent.tools.list_dir import ListDir
+from labwright.core.agent.tools.read_file import ReadFile
+from labwright.core.material.workspace import resolve_in_folder, safe_name, scan_folder
 
 pytestmark = pytest.mark.skipif(
     sys.platform != "linux", reason="needs a file system that takes raw bytes in names"

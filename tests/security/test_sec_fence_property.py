@@ -17,11 +17,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from canary import CANARY
-from labwright.core.tools import ToolContext
-from labwright.core.tools.base import Refused
-from labwright.core.tools.list_dir import ListDir
-from labwright.core.tools.read_file import ReadFile
-from labwright.core.workspace import PathDenied, resolve_in_folder
+from labwright.core.agent.tools import ToolContext
+from labwright.core.agent.tools.base import Refused
+from labwright.core.agent.tools.list_dir import ListDir
+from labwright.core.agent.tools.read_file import ReadFile
+from labwright.core.material.workspace import PathDenied, resolve_in_folder
 
 pytestmark = pytest.mark.skipif(os.name == "nt", reason="symlinks need privileges on Windows")
 

@@ -45,8 +45,8 @@ import pytest
 
 from canary import CANARY, SECRET_KEY, leaks
 from labwright.core import confine
-from labwright.core.sandbox import FigureResult, check_code, run_figure
-from labwright.core.sandbox import runner as sandbox_runner
+from labwright.core.agent.sandbox import FigureResult, check_code, run_figure
+from labwright.core.agent.sandbox import runner as sandbox_runner
 
 CAP_BYTES = sandbox_runner.MAX_FILE_MB * 1024 * 1024
 PASSWD_MARKERS = (":x:0:0:", "/bin/bash", "/usr/sbin/nologin", "daemon:")
@@ -1468,7 +1468,7 @@ def test_killing_labwright_leaves_no_figure_child(tmp_path: Path) -> None:
     data.mkdir()
     script = (
         "from pathlib import Path\n"
-        "from labwright.core.sandbox import run_figure\n"
+        "from labwright.core.agent.sandbox import run_figure\n"
         f"run_figure('while True:\\n    pass', data_dir=Path({str(data)!r}), "
         f"figures_dir=Path({str(tmp_path / 'figs')!r}), filename='x', caption='c', timeout_s=60)\n"
     )

@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from labwright.core.latex import compile_tex, probe_engines
+from labwright.core.report.latex import compile_tex, probe_engines
 
 ENGINES = probe_engines()
 LOOP = "\\documentclass{article}\n\\begin{document}\nx\\loop\\iftrue\\repeat\n\\end{document}\n"
@@ -28,7 +28,7 @@ LOOP = "\\documentclass{article}\n\\begin{document}\nx\\loop\\iftrue\\repeat\n\\
 PARENT = r"""
 import sys
 from pathlib import Path
-from labwright.core.latex import compile_tex, probe_engines
+from labwright.core.report.latex import compile_tex, probe_engines
 compile_tex(Path(sys.argv[1]), engines=probe_engines(), timeout_s=600)
 """
 
@@ -145,7 +145,7 @@ def test_compiling_process_is_not_dumpable(tmp_path):
     code = (
         "import ctypes, sys\n"
         "from pathlib import Path\n"
-        "from labwright.core.latex import compile_tex, probe_engines\n"
+        "from labwright.core.report.latex import compile_tex, probe_engines\n"
         "libc = ctypes.CDLL(None)\n"
         "before = libc.prctl(3, 0, 0, 0, 0)\n"  # PR_GET_DUMPABLE
         "compile_tex(Path(sys.argv[1]), engines=probe_engines())\n"

@@ -27,8 +27,8 @@ from pypdf import PdfReader
 
 from canary import CANARY, SECRET_KEY, leaks, snapshot
 from labwright.cli import main
-from labwright.core.latex import compile_tex, probe_engines
-from labwright.core.review import recompile
+from labwright.core.report.latex import compile_tex, probe_engines
+from labwright.core.report.review import recompile
 
 ENGINES = probe_engines()
 # The compile-fix prompt is built from these fields (writing.fix_compile).
@@ -224,7 +224,7 @@ def test_primitive_cannot_read_outside(prim, form, tmp_path, outside):
 CHILD = r"""
 import json, os, sys
 from pathlib import Path
-from labwright.core.latex import compile_tex, probe_engines
+from labwright.core.report.latex import compile_tex, probe_engines
 environ = Path(f"/proc/{os.getpid()}/environ").read_bytes().decode("latin-1")
 print(os.getpid(), os.environ["LABWRIGHT_API_KEY"] in environ, flush=True)
 r = compile_tex(Path(sys.stdin.readline().strip()), engines=probe_engines())

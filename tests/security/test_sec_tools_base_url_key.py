@@ -13,9 +13,9 @@ import pytest
 from agent_helpers import FINISH_ARGS, config_for, route
 from canary import SECRET_KEY, leaks
 from fakes import FakeLLM, call, http_error, raw, tool_calls
-from labwright.core import llm as llm_module
-from labwright.core.llm import redact_url, url_secrets
-from labwright.core.pipeline import run_agent
+from labwright.core.llm import client as llm_module
+from labwright.core.run.pipeline import run_agent
+from labwright.core.secrets import redact_url, url_secrets
 
 
 def with_userinfo(base_url: str, userinfo: str) -> str:
@@ -57,7 +57,7 @@ def test_a_key_in_the_base_url_reaches_no_file_event_or_message(
 
 
 def test_an_unreachable_server_names_the_url_without_its_key(material, tmp_path):
-    from labwright.core.config import RunConfig
+    from labwright.core.settings.config import RunConfig
 
     url = f"http://user:{SECRET_KEY}@127.0.0.1:9/v1"
     config = RunConfig(

@@ -21,8 +21,8 @@ from dataclasses import asdict, dataclass
 from enum import Enum
 from typing import Any, get_args
 
-from .config import GuardLimits
-from .events import GuardKind
+from labwright.core.events import GuardKind
+from labwright.core.settings.config import GuardLimits
 
 TR_CONTEXT = "Reasons"  # the translation context of every sentence below
 Translate = Callable[[str], str]

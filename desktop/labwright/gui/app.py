@@ -11,10 +11,9 @@ from PySide6.QtGui import QIcon, QPixmap
 from PySide6.QtWidgets import QApplication
 
 from labwright.core import resources
-from labwright.core.settings import load_settings, save_settings, settings_problem
-
-from .i18n import install_language
-from .main_window import MainWindow
+from labwright.core.settings.saved import load_settings, save_settings, settings_problem
+from labwright.gui.i18n import install_language
+from labwright.gui.main_window import MainWindow
 
 if TYPE_CHECKING:
     from asyncio import AbstractEventLoop

@@ -19,9 +19,9 @@ if TYPE_CHECKING:
 
 from PySide6.QtCore import QObject, Signal
 
-from labwright.core.config import RunConfig
 from labwright.core.events import Done, Error, Event
 from labwright.core.reasons import Reason
+from labwright.core.settings.config import RunConfig
 
 FLUSH_S = 0.04
 MAX_BATCH = 400  # a flood is handed over in slices, so the GUI thread breathes between them
@@ -161,7 +161,7 @@ class RunBridge(QObject):
 
 
 def _run_agent(config: RunConfig, cancel: threading.Event, on_text: Any) -> Iterator[Event]:
-    from labwright.core.pipeline import run_agent  # imported here, off the GUI thread
+    from labwright.core.run.pipeline import run_agent  # imported here, off the GUI thread
 
     return run_agent(config, cancel, on_text=on_text)
 

@@ -23,7 +23,7 @@ from PySide6.QtGui import (
 )
 from PySide6.QtWidgets import QPlainTextEdit, QWidget
 
-from .editor import is_dark, mix
+from labwright.gui.editor import is_dark, mix
 
 CONTEXT = 3  # unchanged lines kept around each change
 MIN_COLLAPSED = 3  # shorter unchanged runs are shown whole

@@ -9,9 +9,8 @@ from pathlib import Path
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QListWidget, QListWidgetItem, QWidget
 
-from labwright.core.config import labwright_home
-
-from .timeline import reason_explanation
+from labwright.core.settings.config import labwright_home
+from labwright.gui.timeline import reason_explanation
 
 STATUS_MARK = {"ok": "●", "degraded": "◐", "failed": "✗", "cancelled": "◌", "running": "◔"}
 

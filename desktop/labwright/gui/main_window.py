@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     import asyncio
 
-    from labwright.core.workspace import ScanResult
+    from labwright.core.material.workspace import ScanResult
 
 from PySide6.QtCore import QModelIndex, QPersistentModelIndex, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
@@ -34,20 +34,19 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from labwright.core import templates
-from labwright.core.config import RunConfig, config_from_public, provider_for_url
-from labwright.core.cost import spent_usd
 from labwright.core.events import Event
-from labwright.core.llm import Usage
+from labwright.core.llm.client import Usage
 from labwright.core.reasons import limits_of
-from labwright.core.resolve import key_problem, resolve_config
-from labwright.core.settings import Settings, load_settings, save_settings
-
-from .bridge import RunBridge, call_in_thread
-from .history import HistoryList
-from .result_tabs import ResultTabs
-from .timeline import TimelineModel, reason_explanation
-from .widgets import DropZone, folder_problem
+from labwright.core.report import templates
+from labwright.core.settings.config import RunConfig, config_from_public, provider_for_url
+from labwright.core.settings.cost import spent_usd
+from labwright.core.settings.resolve import key_problem, resolve_config
+from labwright.core.settings.saved import Settings, load_settings, save_settings
+from labwright.gui.bridge import RunBridge, call_in_thread
+from labwright.gui.history import HistoryList
+from labwright.gui.result_tabs import ResultTabs
+from labwright.gui.timeline import TimelineModel, reason_explanation
+from labwright.gui.widgets import DropZone, folder_problem
 
 WELCOME, RUN, REVIEW = 0, 1, 2
 
@@ -66,7 +65,7 @@ class MainWindow(QMainWindow):
         self.run_dir: Path | None = None
         self.tokens = 0
         self.cost = 0.0
-        # the shown run's calls, priced as run.json prices them (core/cost.py)
+        # the shown run's calls, priced as run.json prices them (core/settings/cost.py)
         self.usage = Usage()
         self.priced_config: RunConfig | None = None
         self._io_threads: list = []
@@ -307,7 +306,7 @@ class MainWindow(QMainWindow):
         self.progress.setValue(0)
         self.progress.setFormat(self.tr("Ready"))
         self.stack.setCurrentIndex(RUN)
-        from labwright.core.workspace import (
+        from labwright.core.material.workspace import (
             scan_folder,  # loaded on first use: start-up stays quick
         )
 
@@ -370,7 +369,7 @@ class MainWindow(QMainWindow):
             if allow is None:
                 return
             config = replace(config, allow_unconfined=allow)
-        from labwright.core.runstore import prepare_run_dir
+        from labwright.core.rundir.store import prepare_run_dir
 
         config = prepare_run_dir(config)
         self.run_dir = config.out_dir
@@ -520,7 +519,9 @@ class MainWindow(QMainWindow):
         ):
             return
         if self.review is None:
-            from .review_pane import ReviewPane  # the editor and diff load only when needed
+            from labwright.gui.review_pane import (
+                ReviewPane,  # the editor and diff load only when needed
+            )
 
             self.review = ReviewPane(self.loop)
             self.review.closed.connect(self._review_closed)
@@ -543,7 +544,7 @@ class MainWindow(QMainWindow):
         self.stack.setCurrentIndex(RUN)
         self.hide_banner()
         self.results.clear()
-        # the run's own server and key (core/resolve.resumed_config), not today's settings
+        # the run's own server and key (core/settings/resolve.resumed_config), not today's settings
         self.bridge.start_job(partial(_redraft_job, self.run_dir, note or None, None), self.run_dir)
         self._update_buttons()
 
@@ -553,7 +554,7 @@ class MainWindow(QMainWindow):
             self.show_banner(self.tr("A run is going; cancel it before opening another."))
             return
         from labwright.core.events import event_from_dict
-        from labwright.core.runstore import read_journal
+        from labwright.core.rundir.store import read_journal
 
         try:
             events = [event_from_dict(e) for e in read_journal(run_dir)]
@@ -621,7 +622,7 @@ class MainWindow(QMainWindow):
             w.setEnabled(not running)
 
     def open_settings(self) -> None:
-        from .settings_dialog import SettingsDialog
+        from labwright.gui.settings_dialog import SettingsDialog
 
         dialog = SettingsDialog(self.settings, self)
         dialog.language_changed.connect(self.language_changed)
@@ -642,7 +643,7 @@ class MainWindow(QMainWindow):
 def _redraft_job(
     run_dir: Path, note: str | None, key: str | None, cancel: Any, on_text: Any
 ) -> Any:
-    from labwright.core.pipeline import redraft
+    from labwright.core.run.pipeline import redraft
 
     return redraft(run_dir, note=note, api_key=key, cancel=cancel, on_text=on_text)
 

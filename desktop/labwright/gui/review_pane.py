@@ -36,12 +36,11 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from labwright.core import review, synctex
-from labwright.core.export import export_report, export_warnings
-
-from .bridge import call_in_thread
-from .diff_view import DiffView
-from .editor import EditorPanel
+from labwright.core.report import review, synctex
+from labwright.core.report.export import export_report, export_warnings
+from labwright.gui.bridge import call_in_thread
+from labwright.gui.diff_view import DiffView
+from labwright.gui.editor import EditorPanel
 
 if TYPE_CHECKING:
     import asyncio

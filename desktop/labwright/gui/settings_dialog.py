@@ -39,10 +39,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ..core import templates
-from ..core.config import PROVIDERS
-from ..core.llm import LLM, LLMError
-from ..core.settings import (
+from labwright.core.llm.client import LLM, LLMError
+from labwright.core.report import templates
+from labwright.core.settings.config import PROVIDERS
+from labwright.core.settings.saved import (
     CUSTOM,
     KeyStoreError,
     Settings,

@@ -13,9 +13,9 @@ from typing import Any
 from PySide6.QtCore import QAbstractItemModel, QCoreApplication, QModelIndex, QObject, Qt
 from PySide6.QtGui import QBrush, QColor
 
-from labwright.core.config import GuardLimits
 from labwright.core.events import Event
 from labwright.core.reasons import TR_CONTEXT, guard_text, reason_text
+from labwright.core.settings.config import GuardLimits
 
 KindRole = Qt.ItemDataRole.UserRole + 1  # "milestone", "tool", "guard", "error", "draft", "note"
 StatusRole = (

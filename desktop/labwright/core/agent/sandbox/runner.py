@@ -1,0 +1,725 @@
+"""Parent side of make_figure: check, spawn the sandboxed child, judge, publish.
+
+The child (harness.py) is a separate interpreter started with ``-I -S`` (no
+``.pth`` file, no site customisation runs in it) in a fresh temporary directory,
+inside the operating system's confinement (``confine.wrap``: Landlock, a user and
+network namespace, seccomp, death with its parent) where this machine has one,
+with an environment built from an allowlist (no API keys can be inherited), its
+own session/process group (so a timeout kills everything it started), and a
+dedicated result channel (a pipe on POSIX) instead of parsing its stdout. While
+it runs, the parent watches how much disk it uses and kills it over the cap.
+Nothing the child reports is trusted for safety: staged files are re-validated
+here and only then copied into figures_dir.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from labwright.core import confine
+from labwright.core.agent.sandbox import provenance
+from labwright.core.agent.sandbox.result import FigureResult
+from labwright.core.agent.sandbox.static_check import (
+    FORBIDDEN_NAMES,
+    imported_modules,
+    parse,
+    violations_of,
+)
+
+HARNESS = Path(__file__).with_name("harness.py")
+EXIT_DENIED = 86  # keep in sync with harness._EXIT_DENIED
+
+MAX_FIGURES = 8
+MAX_FILE_MB = 64  # RLIMIT_FSIZE in the child and the cap on each staged file
+MAX_DISK_MB = 256  # all the child may have on disk at once (RLIMIT_FSIZE caps one file)
+MAX_DISK_FILES = 1000  # files and folders the child may create
+DISK_POLL_S = 0.02  # how often the parent measures the child's disk use
+NPROC_IN_NAMESPACE = 32  # tasks (threads) the child may have inside its own user namespace
+MAX_OUTPUT_CHARS = 20_000  # what the harness keeps of stdout / stderr
+MAX_TRACEBACK_CHARS = 1_400
+MAX_MESSAGE_CHARS = 1_500
+MAX_CHANNEL_BYTES = 1 << 20
+STDOUT_IN_MESSAGE = 600
+PNG_DPI = 150
+
+# Secrets never reach the child: its environment is built from this allowlist.
+_PASS_THROUGH_ENV = ("LANG", "LC_ALL", "LC_CTYPE", "TZ", "LD_LIBRARY_PATH", "SYSTEMROOT", "WINDIR")
+
+_FIXES = {
+    "reading outside the data folder": "read only files under DATA_DIR, e.g. pandas.read_csv(DATA_DIR / 'x.csv').",
+    "writing outside the figure output": (
+        "do not save or write files: leave the figure open, the harness saves it as PDF and PNG."
+    ),
+    "starting processes": (
+        "no programs can be started (this includes rcParams['text.usetex'] and animation "
+        "writers); use matplotlib's built-in mathtext ($...$)."
+    ),
+    "network access": "there is no network; use the files under DATA_DIR.",
+    "running dynamically created code": "write the code directly, without exec/eval or code generation.",
+}
+_DEFAULT_FIX = "use only numpy, pandas, scipy and matplotlib on the files under DATA_DIR."
+
+UNCONFINED_MESSAGE = (
+    "Figures are disabled on this machine (no OS sandbox): Labwright will not run "
+    "model-written code without operating-system confinement unless the user allows it "
+    "(--allow-unconfined). Do not call make_figure again; describe the data in words and "
+    "the report will use the plots Labwright makes of the tables itself."
+)
+
+# Read by nothing a figure needs, and the target of the classic symlink-in-the-folder read.
+_FIGURE_READ_EXCLUDED = frozenset({"/etc/passwd", "/etc/group"})
+
+
+@dataclass
+class _ChildOutcome:
+    returncode: int | None
+    timed_out: bool
+    records: list[dict] = field(default_factory=list)
+    stderr_tail: str = ""
+    over_disk: str = ""  # why the parent killed the child for its disk use, if it did
+
+
+def confinement() -> confine.Support:
+    """What the OS grants figure code on this machine (the GUI shows it, runs record it)."""
+    return confine.support()
+
+
+def figures_allowed(allow_unconfined: bool = False) -> bool:
+    """May model-written code run here: with an OS layer, or when the user allowed it."""
+    return allow_unconfined or confine.support().any
+
+
+def run_figure(
+    code: str,
+    *,
+    data_dir: Path,
+    figures_dir: Path,
+    filename: str,
+    caption: str,
+    inputs: list[str] | None = None,
+    timeout_s: float = 60.0,
+    memory_mb: int = 1536,
+    allow_unconfined: bool = False,
+) -> FigureResult:
+    """Run model-written matplotlib code in the sandbox and publish its figure(s).
+
+    Without an operating-system layer (``confine.support().any`` is False) the code
+    is not run unless `allow_unconfined` says the user accepted that.
+    """
+    return _run(
+        code,
+        data_dir=Path(data_dir),
+        figures_dir=Path(figures_dir),
+        filename=filename,
+        caption=caption,
+        inputs=inputs,
+        timeout_s=timeout_s,
+        memory_mb=memory_mb,
+        static_check=True,
+        allow_unconfined=allow_unconfined,
+    )
+
+
+def _run(
+    code: str,
+    *,
+    data_dir: Path,
+    figures_dir: Path,
+    filename: str,
+    caption: str,
+    inputs: list[str] | None,
+    timeout_s: float,
+    memory_mb: int,
+    static_check: bool,
+    allow_unconfined: bool = False,
+) -> FigureResult:
+    """run_figure with a switch for the static layer: tests prove layers 2 and 3 on their own."""
+    if not figures_allowed(allow_unconfined):
+        return FigureResult(False, False, UNCONFINED_MESSAGE)
+    try:
+        stem = provenance.safe_stem(filename)
+        if not data_dir.is_dir():
+            return FigureResult(False, False, f"The data folder {data_dir} does not exist.")
+        input_files = provenance.resolve_inputs(data_dir, inputs)
+    except provenance.InputError as exc:
+        return FigureResult(False, True, f"Refused: {exc}")
+
+    tree, syntax_error = parse(code)
+    if tree is None:
+        return FigureResult(
+            False, False, f"Your code does not parse: {syntax_error} Fix it and retry."
+        )
+    if static_check:
+        violations = violations_of(tree)
+        if violations:
+            shown = "\n".join(f"- {v}" for v in violations[:12])
+            more = f"\n(and {len(violations) - 12} more)" if len(violations) > 12 else ""
+            text = f"Refused before running (static check):\n{shown}{more}"
+            return FigureResult(False, True, _clip(text))
+
+    work = _make_work_dir()
+    try:
+        staging = work / "staging"
+        staging.mkdir()
+        outcome = _run_child(
+            code=code,
+            preimport=imported_modules(tree),
+            data_dir=Path(os.path.realpath(data_dir)),
+            work=work,
+            staging=staging,
+            timeout_s=timeout_s,
+            memory_mb=memory_mb,
+        )
+        return _judge(
+            outcome, staging, figures_dir, stem, code, caption, input_files, timeout_s, memory_mb
+        )
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+# --- the child process -----------------------------------------------------------------
+
+
+def _make_work_dir() -> Path:
+    """The child's only writable place (cwd, HOME, TMPDIR); removed after every run.
+
+    Named ``labwright-<pid>-figure-*`` so a later Labwright can sweep what a killed
+    one left behind (the pid is dead).
+    """
+    return Path(tempfile.mkdtemp(prefix=f"labwright-{os.getpid()}-figure-"))
+
+
+_CACHE_LOCK = threading.Lock()
+_WARM_CACHES: set[str] = set()
+
+
+def _mpl_cache_dir(work: Path) -> Path:
+    """A per-user font-cache dir shared across runs (building it costs ~0.5 s).
+
+    The child may only read it (Landlock, and the audit hook behind it): it is
+    filled once by a child that runs no model code (_warm_cache). If the shared
+    dir is not safely ours (other owner, group/world-writable, a symlink), fall
+    back to a private per-run dir.
+    """
+    uid = os.getuid() if hasattr(os, "getuid") else 0
+    shared = (
+        Path(tempfile.gettempdir()) / f"labwright-mplcache-{uid}-{provenance.matplotlib_version()}"
+    )
+    try:
+        shared.mkdir(mode=0o700, exist_ok=True)
+        st = os.lstat(shared)
+        if os.name != "posix" or (
+            not os.path.islink(shared) and st.st_uid == uid and not (st.st_mode & 0o022)
+        ):
+            _warm_cache(shared)
+            return shared
+    except OSError:
+        pass
+    private = work / "mplconfig"
+    private.mkdir(exist_ok=True)
+    return private
+
+
+def _warm_cache(cache: Path) -> None:
+    """Build matplotlib's font cache in `cache` with trusted code only (once per process)."""
+    with _CACHE_LOCK:
+        if str(cache) in _WARM_CACHES:
+            return
+        if not any(cache.glob("fontlist-*.json")):
+            script = (
+                "import sys; sys.path[:0] = sys.argv[1:]; import matplotlib; "
+                "matplotlib.use('Agg'); import matplotlib.font_manager"
+            )
+            cmd = [sys.executable, "-I", "-S", "-c", script, *_extra_sys_path()]
+            env = _child_env(cache, cache)
+            if confine.support().any:
+                cmd = confine.wrap(cmd, _policy(read=[], write=[cache]))
+            with contextlib.suppress(OSError, subprocess.SubprocessError):
+                subprocess.run(
+                    cmd,
+                    env=env,
+                    cwd=cache,
+                    stdin=subprocess.DEVNULL,
+                    stdout=subprocess.DEVNULL,
+                    stderr=subprocess.DEVNULL,
+                    timeout=120,
+                    check=False,
+                )
+        _WARM_CACHES.add(str(cache))
+
+
+def _child_env(work: Path, mpl_cache: Path) -> dict[str, str]:
+    env = {name: os.environ[name] for name in _PASS_THROUGH_ENV if name in os.environ}
+    env.setdefault("LANG", "C.UTF-8")
+    # Windows needs the real PATH to find the DLLs of numpy & co; POSIX needs none.
+    env["PATH"] = os.environ.get("PATH", os.defpath) if os.name == "nt" else os.defpath
+    for name in ("HOME", "USERPROFILE", "TMPDIR", "TEMP", "TMP"):
+        env[name] = str(work)
+    env["MPLBACKEND"] = "Agg"
+    env["MPLCONFIGDIR"] = str(mpl_cache)
+    for name in (
+        "OPENBLAS_NUM_THREADS",
+        "OMP_NUM_THREADS",
+        "MKL_NUM_THREADS",
+        "NUMEXPR_NUM_THREADS",
+        "VECLIB_MAXIMUM_THREADS",
+    ):
+        env[name] = "1"
+    return env
+
+
+def _extra_sys_path() -> list[str]:
+    """Library dirs of this interpreter, added by hand since the child runs with ``-S``."""
+    return [
+        p
+        for p in sys.path
+        if p
+        and os.path.isabs(p)
+        and ("site-packages" in p or "dist-packages" in p)
+        and os.path.isdir(p)
+    ]
+
+
+def _font_dirs() -> list[str]:
+    """Fonts outside the system trees (fontconfig's per-user folders)."""
+    home = Path.home()
+    return [str(home / ".fonts"), str(home / ".local" / "share" / "fonts")]
+
+
+def _policy(read: list[str | Path], write: list[str | Path]) -> confine.Policy:
+    """The figure child's box: the given paths plus Python's trees; never /etc/passwd."""
+    libs = _extra_sys_path()
+    extra = [*libs, *(os.path.realpath(p) for p in libs), *_font_dirs(), "/etc/mime.types"]
+    pol = confine.policy(read=[*read, *extra], write=write)
+    kept = tuple(p for p in pol.read if p not in _FIGURE_READ_EXCLUDED)
+    return confine.Policy(
+        read=kept,
+        write=pol.write,
+        network=False,
+        landlock=pol.landlock,
+        namespaces=pol.namespaces,
+        seccomp=pol.seccomp,
+    )
+
+
+def _count_tasks() -> int | None:
+    """Tasks (threads) this user runs now: RLIMIT_NPROC counts them all outside a namespace."""
+    if not sys.platform.startswith("linux"):
+        return None
+    uid = os.getuid()
+    tasks = 0
+    try:
+        for pid in os.listdir("/proc"):
+            if pid.isdigit():
+                try:
+                    if os.stat(f"/proc/{pid}").st_uid == uid:
+                        tasks += len(os.listdir(f"/proc/{pid}/task"))
+                except OSError:
+                    continue
+    except OSError:
+        return None
+    return tasks
+
+
+def _run_child(
+    *,
+    code: str,
+    preimport: list[str],
+    data_dir: Path,
+    work: Path,
+    staging: Path,
+    timeout_s: float,
+    memory_mb: int,
+) -> _ChildOutcome:
+    mpl_cache = _mpl_cache_dir(work)
+    use_pipe = os.name == "posix"
+    read_fd = write_fd = -1
+    if use_pipe:
+        read_fd, write_fd = os.pipe()
+    confined = confine.support().any
+    pol = _policy(read=[data_dir, HARNESS.resolve(), mpl_cache], write=[work])
+    if confined and pol.namespaces:
+        # Inside its own user namespace the limit counts the child's tasks only.
+        nproc_limit: int | None = NPROC_IN_NAMESPACE
+    else:
+        count = _count_tasks()
+        nproc_limit = None if count is None else count + NPROC_IN_NAMESPACE
+    job = {
+        "code": code,
+        "data_dir": str(data_dir),
+        "work_dir": str(work),
+        "staging_dir": str(staging),
+        "mpl_cache_dir": str(mpl_cache),
+        "preimport": preimport,
+        "extra_sys_path": _extra_sys_path(),
+        "hidden_builtins": sorted(n for n in FORBIDDEN_NAMES if n != "__import__"),
+        "timeout_s": max(1, int(timeout_s + 0.999)),
+        "memory_mb": int(memory_mb),
+        "max_file_mb": MAX_FILE_MB,
+        "nproc_limit": nproc_limit,
+        "max_output_chars": MAX_OUTPUT_CHARS,
+        "max_traceback_chars": MAX_TRACEBACK_CHARS,
+        "max_figures": MAX_FIGURES,
+        "dpi": PNG_DPI,
+        "channel_fd": write_fd if use_pipe else None,
+        "channel_path": None if use_pipe else str(work / "channel.jsonl"),
+    }
+    job_path = work / "job.json"
+    job_path.write_text(json.dumps(job), encoding="utf-8")
+
+    # -I -S: no .pth file, sitecustomize or user site runs in the child; the
+    # harness adds the library dirs to sys.path itself.
+    cmd = [sys.executable, "-I", "-S", str(HARNESS), str(job_path)]
+    if confined:
+        cmd = confine.wrap(cmd, pol)
+    kwargs: dict = {}
+    if os.name == "posix":
+        kwargs["start_new_session"] = True  # own process group: one killpg ends it all
+        kwargs["pass_fds"] = (write_fd,)
+    else:
+        kwargs["creationflags"] = getattr(subprocess, "CREATE_NEW_PROCESS_GROUP", 0) | getattr(
+            subprocess, "CREATE_NO_WINDOW", 0
+        )
+    err_path = work / "child.err"
+    chunks: list[bytes] = []
+    reader: threading.Thread | None = None
+    with open(work / "child.out", "wb") as out_fh, open(err_path, "wb") as err_fh:
+        try:
+            proc = subprocess.Popen(
+                cmd,
+                stdin=subprocess.DEVNULL,
+                stdout=out_fh,
+                stderr=err_fh,
+                cwd=work,
+                env=_child_env(work, mpl_cache),
+                close_fds=True,
+                **kwargs,
+            )
+        finally:
+            if use_pipe:
+                os.close(write_fd)
+        if use_pipe:
+            reader = threading.Thread(
+                target=_drain, args=(read_fd, chunks), name="labwright-sandbox-channel", daemon=True
+            )
+            reader.start()
+        meter = _DiskMeter(work, proc.pid)
+        timed_out = _wait(proc, timeout_s, meter)
+        _kill_group(proc)
+        returncode = proc.wait()
+    if reader is not None:
+        reader.join(timeout=5)
+    raw = b"".join(chunks)
+    if not use_pipe:
+        try:
+            raw = (work / "channel.jsonl").read_bytes()[:MAX_CHANNEL_BYTES]
+        except OSError:
+            raw = b""
+    return _ChildOutcome(
+        returncode=returncode,
+        timed_out=timed_out,
+        records=_parse_records(raw),
+        stderr_tail=_tail(err_path, 800),
+        over_disk=meter.over,
+    )
+
+
+class _DiskMeter:
+    """The child's disk use: what is under its work dir, plus files it holds open after
+    deleting them (they still fill the disk). RLIMIT_FSIZE caps one file; this caps all."""
+
+    def __init__(self, work: Path, pid: int) -> None:
+        self.work = str(work)
+        self.fd_dir = f"/proc/{pid}/fd"
+        self.over = ""
+        self.peak = 0
+        self._next = 0.0
+
+    def check(self) -> bool:
+        """True when the child is over a cap (the reason is kept in `over`)."""
+        now = time.monotonic()
+        if now < self._next:
+            return False
+        self._next = now + DISK_POLL_S
+        used, count = self._measure()
+        self.peak = max(self.peak, used)
+        if used > MAX_DISK_MB * 1024 * 1024:
+            self.over = f"it wrote more than {MAX_DISK_MB} MB to disk"
+        elif count > MAX_DISK_FILES:
+            self.over = f"it created more than {MAX_DISK_FILES} files"
+        return bool(self.over)
+
+    def _measure(self) -> tuple[int, int]:
+        seen: set[tuple[int, int]] = set()
+        used = count = 0
+        stack = [self.work]
+        while stack:
+            try:
+                it = os.scandir(stack.pop())
+            except OSError:
+                continue
+            with it:
+                for entry in it:
+                    count += 1
+                    try:
+                        st = entry.stat(follow_symlinks=False)
+                    except OSError:
+                        continue
+                    if entry.is_dir(follow_symlinks=False):
+                        stack.append(entry.path)
+                    if (st.st_dev, st.st_ino) in seen:
+                        continue
+                    seen.add((st.st_dev, st.st_ino))
+                    used += max(st.st_size, getattr(st, "st_blocks", 0) * 512)
+        used += self._deleted_but_open(seen)
+        return used, count
+
+    def _deleted_but_open(self, seen: set[tuple[int, int]]) -> int:
+        used = 0
+        try:
+            fds = os.listdir(self.fd_dir)
+        except OSError:
+            return 0  # not Linux, or the child is gone
+        for fd in fds:
+            path = f"{self.fd_dir}/{fd}"
+            try:
+                st = os.stat(path)
+            except OSError:
+                continue
+            if (st.st_mode & 0o170000) != 0o100000 or (st.st_dev, st.st_ino) in seen:
+                continue
+            if st.st_nlink == 0:
+                seen.add((st.st_dev, st.st_ino))
+                used += max(st.st_size, getattr(st, "st_blocks", 0) * 512)
+        return used
+
+
+def _drain(fd: int, chunks: list[bytes]) -> None:
+    """Read the result pipe to EOF, keeping at most MAX_CHANNEL_BYTES (never blocks the child)."""
+    kept = 0
+    try:
+        while True:
+            data = os.read(fd, 65536)
+            if not data:
+                break
+            if kept < MAX_CHANNEL_BYTES:
+                chunks.append(data[: MAX_CHANNEL_BYTES - kept])
+                kept += len(chunks[-1])
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+def _wait(proc: subprocess.Popen, timeout_s: float, meter: _DiskMeter | None = None) -> bool:
+    """Wait for the child to exit *without reaping it*; True on timeout.
+
+    Not reaping keeps its pid (= the process-group id) reserved until _kill_group
+    has swept any stragglers it may have left behind. Returns early (False) when
+    the meter finds the child over its disk cap; the caller then kills it.
+    """
+    deadline = time.monotonic() + timeout_s
+    delay = 0.002
+    while True:
+        if hasattr(os, "waitid"):
+            try:
+                info = os.waitid(os.P_PID, proc.pid, os.WEXITED | os.WNOHANG | os.WNOWAIT)
+            except ChildProcessError:
+                return False
+            if info is not None:
+                return False
+        elif proc.poll() is not None:
+            return False
+        if meter is not None and meter.check():
+            return False
+        remaining = deadline - time.monotonic()
+        if remaining <= 0:
+            return True
+        time.sleep(min(delay, remaining))
+        delay = min(delay * 1.5, 0.025)
+
+
+def _kill_group(proc: subprocess.Popen) -> None:
+    if os.name == "posix":
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(proc.pid, signal.SIGKILL)
+    else:
+        with contextlib.suppress(OSError):
+            proc.kill()
+
+
+def _parse_records(raw: bytes) -> list[dict]:
+    records = []
+    for line in raw.decode("utf-8", "replace").splitlines():
+        try:
+            value = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(value, dict):
+            records.append(value)
+    return records
+
+
+def _tail(path: Path, limit: int) -> str:
+    try:
+        with open(path, "rb") as fh:
+            fh.seek(0, os.SEEK_END)
+            size = fh.tell()
+            fh.seek(max(0, size - limit))
+            return fh.read().decode("utf-8", "replace").strip()
+    except OSError:
+        return ""
+
+
+# --- judging the outcome -------------------------------------------------------------------
+
+
+def _clip(text: str, limit: int = MAX_MESSAGE_CHARS) -> str:
+    return text if len(text) <= limit else text[: limit - 20].rstrip() + "\n[... truncated]"
+
+
+def _head(text: str, limit: int) -> str:
+    text = text.strip()
+    return text if len(text) <= limit else text[:limit].rstrip() + " [...]"
+
+
+def _judge(
+    outcome: _ChildOutcome,
+    staging: Path,
+    figures_dir: Path,
+    stem: str,
+    code: str,
+    caption: str,
+    inputs: list[provenance.InputFile],
+    timeout_s: float,
+    memory_mb: int,
+) -> FigureResult:
+    denials = [r for r in outcome.records if r.get("event") == "denied"]
+    refusals = [r for r in outcome.records if r.get("event") == "refused"]
+    results = [r for r in outcome.records if r.get("event") == "result"]
+    result = results[-1] if results else {}
+    status = result.get("status")
+    stdout = str(result.get("stdout", ""))[:MAX_OUTPUT_CHARS] if not denials else ""
+
+    if denials or outcome.returncode == EXIT_DENIED or (refusals and status != "ok"):
+        first = (denials or refusals or [{}])[0]
+        rule = str(first.get("rule", "a forbidden operation"))
+        detail = str(first.get("detail", ""))
+        fix = _FIXES.get(rule, _DEFAULT_FIX)
+        text = f"Refused by the sandbox (rule: {rule}"
+        text += f"; attempted: {detail[:200]})." if detail else ")."
+        text += " The run was stopped." if denials or outcome.returncode == EXIT_DENIED else ""
+        return FigureResult(False, True, _clip(f"{text} Fix: {fix}"), stdout=stdout)
+    if outcome.over_disk:
+        return FigureResult(
+            False,
+            False,
+            f"Your code was stopped because {outcome.over_disk} (the sandbox allows "
+            f"{MAX_DISK_MB} MB and {MAX_DISK_FILES} files). A figure needs no files: leave it "
+            "open and the harness saves it.",
+        )
+    if outcome.returncode == confine.EXIT_CONFINE_FAILED and status is None:
+        return FigureResult(
+            False,
+            False,
+            _clip(
+                "The sandbox could not confine the figure process, so the code was not run: "
+                + outcome.stderr_tail[-300:]
+            ),
+        )
+    if outcome.timed_out:
+        return FigureResult(
+            False,
+            False,
+            f"Your code did not finish within {timeout_s:g} s and was stopped. "
+            "Make it faster (fewer points, no endless loops) and retry.",
+        )
+    if status is None:
+        return FigureResult(False, False, _clip(_crash_message(outcome, memory_mb)))
+    if status == "setup_error":
+        return FigureResult(
+            False, False, _clip(f"The sandbox could not start: {result.get('error', '')}")
+        )
+    if status == "error":
+        tb = str(result.get("traceback", ""))[-MAX_TRACEBACK_CHARS:]
+        hint = ""
+        if tb.rstrip().endswith("MemoryError") or "MemoryError" in tb[-200:]:
+            hint = f"\nThe sandbox allows {memory_mb} MB: use less data or smaller arrays."
+        elif "usetex" in code:
+            hint = (
+                "\ntext.usetex needs a LaTeX program, which the sandbox cannot start: "
+                "use matplotlib's built-in mathtext ($...$) instead."
+            )
+        printed = f"\nPrinted before the error:\n{_head(stdout, 300)}" if stdout.strip() else ""
+        return FigureResult(
+            False, False, _clip(f"Your code raised an error:\n{tb}{hint}{printed}"), stdout=stdout
+        )
+    if status == "no_figure":
+        return FigureResult(
+            False,
+            False,
+            "Your code finished but left no figure open. Create it with plt.subplots() or "
+            "plt.figure() and leave it open: do not call plt.close() or savefig(); the harness "
+            "saves every open figure as PDF and PNG.",
+            stdout=stdout,
+        )
+    figures = provenance.collect_staged(staging, MAX_FIGURES, MAX_FILE_MB * 1024 * 1024)
+    if not figures:
+        return FigureResult(
+            False, False, "The figure could not be saved as a valid PDF and PNG.", stdout=stdout
+        )
+    published = provenance.publish(
+        figures_dir, stem, figures, code=code, caption=caption, inputs=inputs, stdout=stdout
+    )
+    opened = int(result.get("open_figures", len(figures)) or len(figures))
+    images = [f for f in published.files if not f.endswith(".py")]
+    text = f"Saved {len(figures)} figure(s) to figures/: {', '.join(images)}."
+    if opened > len(figures):
+        text += f" Only the first {len(figures)} of {opened} open figures were kept."
+    if stdout.strip():
+        text += f"\nPrinted output:\n{_head(stdout, STDOUT_IN_MESSAGE)}"
+    if refusals:
+        refused = "; ".join(str(r.get("detail", ""))[:120] for r in refusals[:3])
+        text += f"\nNote: the sandbox refused reading {refused} (outside the data folder)."
+    warnings = str(result.get("stderr", "")).strip()
+    if warnings:
+        text += f"\nWarnings:\n{_head(warnings, 300)}"
+    return FigureResult(
+        True,
+        False,
+        _clip(text),
+        pdf=published.pdf,
+        png=published.png,
+        meta=published.meta,
+        stdout=stdout,
+    )
+
+
+def _crash_message(outcome: _ChildOutcome, memory_mb: int) -> str:
+    code = outcome.returncode
+    reason = f"exit status {code}"
+    if code is not None and code < 0:
+        try:
+            name = signal.Signals(-code).name
+        except ValueError:
+            name = f"signal {-code}"
+        reason = name
+        if name == "SIGXCPU":
+            reason += " (CPU time limit)"
+        elif name == "SIGKILL":
+            reason += f" (probably the {memory_mb} MB memory limit or the CPU limit)"
+    text = f"The sandboxed process ended without a result ({reason})."
+    if outcome.stderr_tail:
+        text += f"\nLast output:\n{outcome.stderr_tail[-600:]}"
+    return text

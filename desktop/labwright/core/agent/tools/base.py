@@ -1,0 +1,128 @@
+"""What every tool shares: its schema, its context and the shape of its outcome."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from labwright.core.events import Event, GuardKind
+
+if TYPE_CHECKING:
+    from labwright.core.llm.client import LLM
+
+
+def never() -> bool:
+    return False
+
+
+@dataclass(frozen=True)
+class ToolContext:
+    root: Path  # the picked folder: read-only
+    run_dir: Path  # where figures and evidence go
+    llm: LLM | None = None
+    vision_model: str | None = None
+    # The run's cancel flag (e.g. threading.Event().is_set), polled inside the
+    # readers' loops so that Cancel reaches a read stuck on a huge file.
+    cancelled: Callable[[], bool] = never
+    allow_unconfined: bool = False  # make_figure may run without an OS sandbox
+
+
+@dataclass
+class ToolOutcome:
+    ok: bool
+    content: str  # what the model reads
+    summary: str  # one line for the timeline
+    productive: bool = True  # False: it ran but brought nothing new
+    denied: GuardKind | None = None  # guard kind when a fence refused the call
+    coverage: tuple[str, int, int] | None = None  # (path, first line, end) actually read
+    evidence: dict[str, Any] | None = None  # kept for drafting and verification
+    events: list[Event] = field(default_factory=list)  # e.g. the vision model's llm event
+    data: dict[str, Any] | None = None  # structured result (finish_exploration's findings)
+
+
+class Tool:
+    name: str = ""
+    description: str = ""
+    parameters: dict[str, Any] = {}
+    concurrency_safe: bool = False
+
+    def schema(self) -> dict[str, Any]:
+        return {
+            "type": "function",
+            "function": {
+                "name": self.name,
+                "description": self.description,
+                "parameters": self.parameters,
+            },
+        }
+
+    def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolOutcome:
+        raise NotImplementedError
+
+
+class Refused(Exception):
+    """A call a fence refused; `outcome` is what the model reads (the loop returns it)."""
+
+    def __init__(self, outcome: ToolOutcome) -> None:
+        super().__init__(outcome.summary)
+        self.outcome = outcome
+
+
+def resolve(ctx: ToolContext, rel: str) -> Path:
+    """A tool path inside the picked folder, or Refused with the fence's reason."""
+    from labwright.core.material.workspace import PathDenied, resolve_in_folder
+
+    try:
+        return resolve_in_folder(ctx.root, rel)
+    except PathDenied as e:
+        raise Refused(error(f"refused path {rel!r}", str(e), denied="path_denied")) from None
+
+
+def rel_key(root: Path, target: Path) -> str:
+    """One spelling per file ('./a.csv' and 'a.csv' are the same file).
+
+    Names are in their shown form (``safe_name``), as the scan lists them: a
+    raw undecodable byte would break every JSON file and request it reaches.
+    """
+    from labwright.core.material.workspace import safe_name
+
+    try:
+        rel = target.relative_to(root.resolve()).as_posix()
+    except ValueError:
+        rel = target.as_posix()
+    return "/".join(safe_name(part) for part in rel.split("/"))
+
+
+def error(
+    summary: str, content: str | None = None, *, denied: GuardKind | None = None
+) -> ToolOutcome:
+    return ToolOutcome(
+        ok=False, content=content or summary, summary=summary, productive=False, denied=denied
+    )
+
+
+def str_arg(args: dict[str, Any], name: str, default: str | None = None) -> str:
+    """A string argument, or ValueError naming it (caught by the loop as a tool error)."""
+    value = args.get(name, default)
+    if value is None:
+        raise ValueError(f"missing required argument '{name}'")
+    if not isinstance(value, str):
+        raise ValueError(f"argument '{name}' must be a string")
+    return value
+
+
+def int_arg(args: dict[str, Any], name: str, default: int | None) -> int | None:
+    value = args.get(name, default)
+    if value is None:
+        return None
+    if isinstance(value, bool):
+        raise ValueError(f"argument '{name}' must be an integer")
+    if isinstance(value, str) and value.strip().lstrip("-").isdigit():
+        value = int(value)  # models often quote numbers; accept what is unambiguous
+    if not isinstance(value, int):
+        raise ValueError(f"argument '{name}' must be an integer")
+    if value < 0:
+        raise ValueError(f"argument '{name}' must not be negative")
+    return value

@@ -1,0 +1,89 @@
+"""list_dir: what is in a folder, with kinds and sizes."""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from labwright.core.agent.tools.base import Tool, ToolContext, ToolOutcome, error, resolve, str_arg
+from labwright.core.material.workspace import ScanEntry, describe_entry, safe_name
+
+MAX_ENTRIES = 300
+
+
+def human_size(n: int) -> str:
+    size = float(n)
+    for unit in ("B", "KB", "MB", "GB"):
+        if size < 1024 or unit == "GB":
+            return f"{size:.0f} {unit}" if unit == "B" else f"{size:.1f} {unit}"
+        size /= 1024
+    return f"{n} B"
+
+
+def _line(e: ScanEntry) -> str:
+    """One entry for the model; names are shown escaped (safe_name), problems said in words."""
+    hidden = " (hidden)" if e.hidden else ""
+    if e.note:  # a link loop, a link outside, a device, unreadable: listed, not hidden
+        return f"{e.rel}{'/' if e.is_dir else ''}\t{e.note}"
+    if e.is_dir:
+        return f"{e.rel}/{hidden}"
+    return f"{e.rel}\t{e.bucket}\t{human_size(e.size)}{hidden}"
+
+
+class ListDir(Tool):
+    name = "list_dir"
+    description = (
+        "List a folder of the experiment material: sub-folders end with '/', files show "
+        "their kind and size. Paths are relative to the material's root; '.' is the root. "
+        "Odd characters in names are shown escaped (e.g. \\x1b); pass names back as shown."
+    )
+    parameters = {
+        "type": "object",
+        "properties": {
+            "path": {
+                "type": "string",
+                "description": "Folder relative to the root.",
+                "default": ".",
+            }
+        },
+        "required": [],
+    }
+    concurrency_safe = True
+
+    def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolOutcome:
+        rel = str_arg(args, "path", ".") or "."
+        shown = safe_name(rel, escape_backslash=False) if rel not in ("", ".") else "."
+        target = resolve(ctx, rel)
+        try:
+            exists, is_dir = target.exists(), target.is_dir()
+        except OSError as e:  # e.g. a name too long for this file system
+            return error(f"{shown}: unreadable", f"Cannot list '{shown}': {e.strerror}.")
+        if not exists:
+            return error(
+                f"{shown}: no such folder",
+                f"There is no folder '{shown}'. Call list_dir('.') to see what exists.",
+            )
+        if not is_dir:
+            return error(
+                f"{shown}: not a folder",
+                f"'{shown}' is a file, not a folder. Use read_file to read it.",
+            )
+        root_real = os.path.realpath(ctx.root)
+        try:
+            with os.scandir(target) as it:
+                # One bad entry (a link loop, an unreadable file) must not hide the others:
+                # describe_entry never raises, so neither does the sort.
+                entries = [describe_entry(e, str(target), root_real) for e in it]
+        except OSError as e:
+            return error(f"{shown}: unreadable", f"Cannot list '{shown}': {e.strerror}.")
+        entries.sort(key=lambda e: (not e.is_dir, e.rel.lower(), e.rel))
+        lines = [_line(e) for e in entries[:MAX_ENTRIES]]
+        if not entries:
+            return ToolOutcome(True, f"'{shown}' is empty.", f"{shown}: empty", productive=False)
+        more = len(entries) - MAX_ENTRIES
+        tail = f"\n… and {more} more entries not shown." if more > 0 else ""
+        return ToolOutcome(
+            ok=True,
+            content=f"Contents of '{shown}' ({len(entries)} entries):\n" + "\n".join(lines) + tail,
+            summary=f"{shown}: {len(entries)} entries",
+        )

@@ -1,0 +1,86 @@
+"""read_file: any file as paged lines (text, tables, documents, notebooks)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from labwright.core.agent.tools.base import (
+    Tool,
+    ToolContext,
+    ToolOutcome,
+    error,
+    int_arg,
+    rel_key,
+    resolve,
+    str_arg,
+)
+from labwright.core.material.readers import ReadCancelled, ReadError, read_page
+from labwright.core.material.workspace import safe_name
+
+
+class ReadFile(Tool):
+    name = "read_file"
+    description = (
+        "Read a file of the material as lines of text: plain text and CSV as they are, "
+        "spreadsheets sheet by sheet, PDF page by page, DOCX paragraphs and tables, "
+        "notebooks cell by cell. Long files come in pages: pass `offset` (first line, "
+        "0-based) to continue where the previous page ended. Very large files are read up "
+        "to a limit; the note says where reading stopped."
+    )
+    parameters = {
+        "type": "object",
+        "properties": {
+            "path": {"type": "string", "description": "File path relative to the root."},
+            "offset": {"type": "integer", "description": "First line, 0-based.", "default": 0},
+            "limit": {"type": "integer", "description": "Number of lines (optional)."},
+        },
+        "required": ["path"],
+    }
+    concurrency_safe = True
+
+    def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolOutcome:
+        rel = str_arg(args, "path")
+        offset = int_arg(args, "offset", 0) or 0
+        limit = int_arg(args, "limit", None)
+        if limit == 0:
+            limit = None
+        target = resolve(ctx, rel)
+        # The model's own string, but it reaches the log and the app: raw controls escaped.
+        rel = safe_name(rel, escape_backslash=False)
+        try:
+            page = read_page(target, offset, limit, cancelled=ctx.cancelled)
+        except ReadCancelled:
+            return error(f"{rel}: reading cancelled", f"Reading '{rel}' was cancelled.")
+        except ReadError as e:
+            # Messages name the real file, whose name may hold raw bytes or controls.
+            why = safe_name(str(e), escape_backslash=False)
+            return error(f"{rel}: {why}", f"Cannot read '{rel}': {why}")
+        header = f"[{rel} · {page.kind} · lines {page.offset}–{page.end}"
+        header += f" of {page.total}]" if page.total is not None else "]"
+        content = (
+            f"{header}\n{page.text}\n[{page.note}]" if page.text else f"{header}\n[{page.note}]"
+        )
+        summary = f"{rel} lines {page.offset}–{page.end}"
+        if page.total is not None:
+            summary += f" of {page.total}"
+        if not page.productive:
+            summary += " (nothing new)"
+        evidence = None
+        if page.productive and page.text:
+            evidence = {
+                "path": rel,
+                "kind": page.kind,
+                "offset": page.offset,
+                "end": page.end,
+                "text": page.text,
+            }
+        return ToolOutcome(
+            ok=True,
+            content=content,
+            summary=summary,
+            productive=page.productive,
+            coverage=(rel_key(ctx.root, target), page.offset, page.end)
+            if page.end > page.offset
+            else None,
+            evidence=evidence,
+        )

@@ -1,0 +1,1 @@
+"""The model client: any OpenAI-compatible server, with retries, deadlines and usage."""

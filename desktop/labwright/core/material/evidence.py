@@ -1,0 +1,659 @@
+"""Evidence with its sources: every number the material showed, and where it stood.
+
+Exploration keeps each productive read as a record {"path", "kind", "offset",
+"end", "text"} (evidence.jsonl) and each figure's printed output as
+{"path": "figures/x.pdf", "kind": "figure_output", "text": stdout, "inputs"}.
+This module turns those records into `EvidenceNumber`s: the value as written,
+its unit when the material states one (a column header "Range, m", "length_m",
+or a unit right after the number), and a `Source` a reviewer can follow: file,
+sheet and cell, line, page or notebook cell, and the excerpt.
+
+Units are parsed here too (`parse_unit`): the report check compares values in
+base units, so "485 mm" in a report matches "0.485" under a "Range, m" header.
+Pure Python; the workbook cell map uses openpyxl like the reader does.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import math
+import re
+import statistics
+import warnings
+from collections.abc import Iterable, Iterator
+from dataclasses import asdict, dataclass, replace
+from pathlib import Path
+from typing import Any
+
+__all__ = [
+    "EvidenceNumber",
+    "Source",
+    "Unit",
+    "evidence_from_folder",
+    "evidence_numbers",
+    "load_run_evidence",
+    "parse_unit",
+]
+
+# -- units ------------------------------------------------------------------
+
+_PREFIXES = {
+    "p": 1e-12,
+    "n": 1e-9,
+    "µ": 1e-6,
+    "μ": 1e-6,
+    "u": 1e-6,
+    "m": 1e-3,
+    "c": 1e-2,
+    "d": 1e-1,
+    "k": 1e3,
+    "M": 1e6,
+    "G": 1e9,
+}
+# symbol -> (factor to SI, dimensions as {base: power})
+_SYMBOLS: dict[str, tuple[float, dict[str, int]]] = {
+    "m": (1.0, {"m": 1}),
+    "s": (1.0, {"s": 1}),
+    "g": (1e-3, {"kg": 1}),
+    "A": (1.0, {"A": 1}),
+    "K": (1.0, {"K": 1}),
+    "mol": (1.0, {"mol": 1}),
+    "Hz": (1.0, {"s": -1}),
+    "N": (1.0, {"kg": 1, "m": 1, "s": -2}),
+    "Pa": (1.0, {"kg": 1, "m": -1, "s": -2}),
+    "J": (1.0, {"kg": 1, "m": 2, "s": -2}),
+    "W": (1.0, {"kg": 1, "m": 2, "s": -3}),
+    "V": (1.0, {"V": 1}),
+    "Ω": (1.0, {"V": 1, "A": -1}),
+    "ohm": (1.0, {"V": 1, "A": -1}),
+    "F": (1.0, {"A": 1, "s": 1, "V": -1}),
+    "T": (1.0, {"T": 1}),
+    "L": (1e-3, {"m": 3}),
+    "l": (1e-3, {"m": 3}),
+    "min": (60.0, {"s": 1}),
+    "h": (3600.0, {"s": 1}),
+    "rad": (1.0, {"rad": 1}),
+    "deg": (1.0, {"deg": 1}),
+    "°": (1.0, {"deg": 1}),
+    "°C": (1.0, {"degC": 1}),
+    "eV": (1.602176634e-19, {"kg": 1, "m": 2, "s": -2}),
+}
+# symbols a prefix may not stick to (they would shadow real units: "min", "mol", "h"...)
+_NO_PREFIX = {"min", "h", "deg", "°", "°C", "rad", "mol", "ohm", "l"}
+_SUPERSCRIPT = str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹⁻", "0123456789-")
+_SIUNITX = {
+    r"\kilogram": "kg",
+    r"\metre": "m",
+    r"\meter": "m",
+    r"\second": "s",
+    r"\gram": "g",
+    r"\newton": "N",
+    r"\hertz": "Hz",
+    r"\volt": "V",
+    r"\ampere": "A",
+    r"\ohm": "Ω",
+    r"\pascal": "Pa",
+    r"\joule": "J",
+    r"\watt": "W",
+    r"\kelvin": "K",
+    r"\degreeCelsius": "°C",
+    r"\celsius": "°C",
+    r"\degree": "°",
+    r"\radian": "rad",
+    r"\litre": "L",
+    r"\liter": "L",
+    r"\minute": "min",
+    r"\hour": "h",
+    r"\mole": "mol",
+    r"\electronvolt": "eV",
+    r"\farad": "F",
+    r"\tesla": "T",
+}
+_SI_PREFIX = {
+    r"\pico": "p",
+    r"\nano": "n",
+    r"\micro": "µ",
+    r"\milli": "m",
+    r"\centi": "c",
+    r"\deci": "d",
+    r"\kilo": "k",
+    r"\mega": "M",
+    r"\giga": "G",
+}
+
+
+@dataclass(frozen=True)
+class Unit:
+    """A unit as a factor to SI and its dimensions ("mm": 1e-3, m¹)."""
+
+    text: str
+    factor: float
+    dims: tuple[tuple[str, int], ...]
+
+    @property
+    def is_percent(self) -> bool:
+        return self.text == "%"
+
+
+PERCENT = Unit("%", 1.0, ())
+
+
+def _siunitx_to_text(spec: str) -> str:
+    """'\\metre\\per\\second\\squared' -> 'm / s^2' (siunitx macros as plain unit text)."""
+    out: list[str] = []
+    prefix, per = "", False
+    for token in re.findall(r"\\[A-Za-z]+|[^\\]+", spec):
+        if token in _SI_PREFIX:
+            prefix += _SI_PREFIX[token]
+        elif token == r"\per":
+            per = True
+        elif token in (r"\squared", r"\cubed") and out:
+            out[-1] += "^2" if token == r"\squared" else "^3"
+        elif token in (r"\square", r"\cubic"):
+            continue
+        elif token == r"\percent":
+            out.append("%")
+        elif token in _SIUNITX:
+            out.append(("/" if per else " ") + prefix + _SIUNITX[token])
+            prefix, per = "", False
+        else:
+            out.append(" " + token)
+    return "".join(out).strip()
+
+
+def _factor(token: str) -> tuple[float, dict[str, int]] | None:
+    """One unit factor with its exponent: 'mm', 's^-2', 'm2', 's-1', 'cm³'."""
+    token = token.translate(_SUPERSCRIPT).replace("{", "").replace("}", "")
+    m = re.fullmatch(r"([A-Za-zµμΩ°]+C?)\^?(-?\d)?", token)
+    if not m:
+        return None
+    name, power = m.group(1), int(m.group(2) or 1)
+    parsed = _symbol(name)
+    if parsed is None:
+        return None
+    factor, dims = parsed
+    return factor**power, {d: p * power for d, p in dims.items()}
+
+
+def _symbol(name: str) -> tuple[float, dict[str, int]] | None:
+    if name in _SYMBOLS:
+        return _SYMBOLS[name]
+    if (
+        len(name) > 1
+        and name[0] in _PREFIXES
+        and name[1:] in _SYMBOLS
+        and name[1:] not in _NO_PREFIX
+    ):
+        factor, dims = _SYMBOLS[name[1:]]
+        return _PREFIXES[name[0]] * factor, dims
+    return None
+
+
+def _split_glued(token: str) -> list[str] | None:
+    """'ms-1' is m·s⁻¹ in lab spreadsheets (not per millisecond); 'kgm' is kg·m."""
+    for i in range(1, len(token)):
+        head, tail = token[:i], token[i:]
+        if _symbol(head) and _factor(tail):
+            return [head, tail]
+    return None
+
+
+def _pieces(token: str) -> list[str] | None:
+    if "-" in token:  # 'ms-1', 'ms^-1': metre per second, as lab sheets mean it
+        glued = _split_glued(token)
+        if glued:
+            return glued
+    return [token] if _factor(token) else _split_glued(token)
+
+
+@functools.lru_cache(maxsize=4096)
+def parse_unit(text: str) -> Unit | None:
+    """A unit from how it is written ('m/s^2', 'm s^{-2}', 'ms-1', '\\si{\\milli\\metre}')."""
+    raw = text.strip()
+    if not raw:
+        return None
+    if raw in ("%", r"\%", r"\percent", "percent", "per cent", "％"):
+        return PERCENT
+    s = raw
+    if "\\" in s:
+        s = re.sub(r"\\(?:mathrm|text|textrm|si|unit|mbox|rm)\b", " ", s)
+        s = s.replace(r"\circ", "°").replace(r"\degree", "°").replace(r"\mu", "µ")
+        s = s.replace(r"\Omega", "Ω").replace(r"\cdot", " ").replace(r"\,", " ").replace("~", " ")
+        s = _siunitx_to_text(s)
+    s = s.replace("$", "").replace("{", "").replace("}", "").replace("·", " ").replace("*", " ")
+    s = re.sub(r"\^\s*\(?(-?\d)\)?", r"^\1", s).replace("^°", "°")
+    s = re.sub(r"°\s*C\b", "°C", s).strip()
+    if re.fullmatch(r"\^?°|deg(?:rees?)?|degree", s):
+        s = "°"
+    num, slash, den = s.partition("/")
+    factor = 1.0
+    dims: dict[str, int] = {}
+    for part, sign in ((num, 1), (den, -1)):
+        tokens = [t for t in re.split(r"[\s.]+", part) if t]
+        if sign == -1 and slash and not tokens:
+            return None
+        for token in tokens:
+            pieces = _pieces(token)
+            if not pieces:
+                return None
+            for piece in pieces:
+                parsed = _factor(piece)
+                if parsed is None:
+                    return None
+                f, d = parsed
+                factor *= f**sign
+                for k, p in d.items():
+                    dims[k] = dims.get(k, 0) + p * sign
+    dims = {k: p for k, p in dims.items() if p}
+    if not dims:
+        return None
+    return Unit(raw, factor, tuple(sorted(dims.items())))
+
+
+_HEADER_UNIT = [
+    re.compile(r"\(([^()]{1,24})\)\s*$"),  # "Range (cm)"
+    re.compile(r"\[([^\[\]]{1,24})\]\s*$"),  # "Range [cm]"
+    re.compile(r"(?:^|[\s,;:])(?:/|in)\s*([^\s/,][^,;]{0,23})$"),  # "L / m", "t in s"
+    re.compile(r",\s*([^,]{1,24})$"),  # "Range, m"
+    re.compile(r"_([A-Za-zµ°%]{1,4})$"),  # "length_m", "t10_run1_s"
+]
+
+
+def header_unit(header: str) -> Unit | None:
+    """The unit a column header states, if any ("Range, m", "length_m", "T (s)")."""
+    h = " ".join(header.split())
+    if "%" in h and re.search(r"\(\s*\\?%\s*\)|\[\s*\\?%\s*\]|_pct$|percent", h):
+        return PERCENT
+    parts = [p.strip() for p in h.split(",")]
+    for part in parts[1:-1]:  # "Actual Speed, ms-1, v0": the unit between the commas
+        unit = parse_unit(part) if not re.fullmatch(r"[A-Z]", part) else None
+        if unit is not None:
+            return unit
+    for pattern in _HEADER_UNIT:
+        m = pattern.search(h)
+        if m:
+            word = m.group(1).strip()
+            if pattern is _HEADER_UNIT[3] and re.fullmatch(r"[A-Z]", word):
+                continue  # "Actual Velocity,V": the quantity's symbol, not volts
+            unit = parse_unit(word)
+            if unit is not None:
+                return unit
+    return None
+
+
+# -- sources ----------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Source:
+    """Where a number stands in the material, for a reviewer to follow."""
+
+    path: str
+    kind: str
+    location: str  # "sheet 'Part A', cell E5" · "line 4, column 'length_m'" · "page 3"
+    excerpt: str
+    line: int | None = None  # the reader's line (0-based, as read_file's offset)
+    sheet: str | None = None
+    cell: str | None = None
+    page: int | None = None
+    column: str | None = None  # the column header, for table cells
+    inputs: tuple[str, ...] = ()  # a figure's data files
+
+    def to_dict(self) -> dict[str, Any]:
+        d = asdict(self)
+        d["inputs"] = list(self.inputs)
+        return {k: v for k, v in d.items() if v not in (None, [], "")}
+
+    def describe(self) -> str:
+        return f"{self.path}, {self.location}"
+
+
+@dataclass(frozen=True)
+class EvidenceNumber:
+    value: float  # absolute value, as written (units as written)
+    text: str
+    unit: Unit | None
+    source: Source
+    derived: str | None = None  # "mean of ..." for a statistic computed from the material
+
+    @property
+    def base(self) -> float:
+        """The value in SI base units when the unit is known (else as written)."""
+        return (
+            self.value * self.unit.factor if self.unit and not self.unit.is_percent else self.value
+        )
+
+
+# -- numbers in plain text ------------------------------------------------------
+
+NUMBER = re.compile(
+    r"(?<![A-Za-z_\d.])"  # not part of an identifier (t10, v2) or another number
+    r"(\d+(?:\.\d+)?|\.\d+)"
+    r"(?:(?:[eE]|\*\^)([-+]?\d+)|\s*[x×]\s*10\^\(?([-+−]?\d+)\)?)?"
+    r"(?![\d.]\d|\d)"  # not a version or a date (1.2.3)
+)
+_INLINE_UNIT = re.compile(r"\s?([A-Za-zµμΩ°][A-Za-z0-9µμΩ°/^\-²³⁻¹]{0,10})")
+
+
+def number_value(mantissa: str, exponent: str | None) -> float:
+    value = float(mantissa)
+    if exponent:
+        value *= 10.0 ** int(exponent.replace("−", "-"))
+    return value
+
+
+def _inline_unit(text: str, end: int) -> Unit | None:
+    if text[end : end + 2].strip().startswith("%"):
+        return PERCENT
+    m = _INLINE_UNIT.match(text, end)
+    if not m:
+        return None
+    word = m.group(1).rstrip(".,;:-")
+    return parse_unit(word) or parse_unit(re.split(r"[/^\-]", word)[0] if "/" not in word else "")
+
+
+def _is_number_cell(cell: str) -> bool:
+    return bool(re.fullmatch(r"\s*[-+−]?(\d+(\.\d*)?|\.\d+)([eE][-+]?\d+)?\s*", cell))
+
+
+def _col_letter(index: int) -> str:
+    letters = ""
+    index += 1
+    while index:
+        index, rem = divmod(index - 1, 26)
+        letters = chr(65 + rem) + letters
+    return letters
+
+
+@functools.lru_cache(maxsize=32)
+def _xlsx_rows(path: str, mtime_ns: int) -> list[tuple[str, int | None]]:
+    """The reader's lines of a workbook mapped to (sheet, 1-based sheet row)."""
+    import openpyxl
+
+    out: list[tuple[str, int | None]] = []
+    with open(path, "rb") as fh, warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        wb = openpyxl.load_workbook(fh, read_only=True, data_only=True)
+        try:
+            for ws in wb.worksheets:
+                out.append((ws.title, None))
+                rows = 0
+                for r, row in enumerate(ws.iter_rows(values_only=True), start=1):
+                    if r > _MAP_ROWS:  # the reader stops long before; so may the map
+                        break
+                    if any(v is not None and str(v).strip() != "" for v in row):
+                        out.append((ws.title, r))
+                        rows += 1
+                if not rows:
+                    out.append((ws.title, None))
+        finally:
+            wb.close()
+    return out
+
+
+# Rows of one sheet mapped to cell names: past the readers' own row cap nothing is shown.
+_MAP_ROWS = 500_000
+
+
+def _in_folder(folder: Path, rel: str) -> Path:
+    """A recorded path back to its file, through the fence (names are stored as shown)."""
+    from labwright.core.material.workspace import resolve_in_folder
+
+    return resolve_in_folder(folder, rel)
+
+
+def _workbook_map(folder: Path | None, rel: str) -> list[tuple[str, int | None]] | None:
+    if folder is None:
+        return None
+    try:
+        path = _in_folder(folder, rel)
+        return _xlsx_rows(str(path), path.stat().st_mtime_ns)
+    except Exception:  # a moved or damaged workbook only costs the cell names
+        return None
+
+
+class _Reader:
+    """Walks one evidence record line by line, keeping the context a location needs."""
+
+    def __init__(self, record: dict[str, Any], folder: Path | None) -> None:
+        self.r = record
+        self.path = str(record.get("path", "?"))
+        self.kind = str(record.get("kind", "text"))
+        self.offset = int(record.get("offset", 0) or 0)
+        self.sheet: str | None = None
+        self.page: int | None = None
+        self.cell_label: str | None = None
+        self.header: dict[int, str] = {}
+        self.after_numbers = False
+        self.map = _workbook_map(folder, self.path) if self.kind == "xlsx" else None
+        self.delim = self._delimiter(str(record.get("text", "")))
+
+    def _delimiter(self, text: str) -> str | None:
+        if self.kind == "xlsx":
+            return "\t"
+        if self.kind in ("csv", "tsv"):
+            head = text.splitlines()[:5]
+            counts = {d: sum(line.count(d) for line in head) for d in (",", ";", "\t", "|")}
+            best = max(counts, key=lambda d: counts[d])
+            return best if counts[best] else None
+        return None
+
+    def cells(self, line: str) -> list[str] | None:
+        if self.delim and self.delim in line:
+            return line.split(self.delim)
+        if "\t" in line:
+            return line.split("\t")
+        return None
+
+    def track(self, line: str, cells: list[str] | None) -> None:
+        """Sheet, page, notebook cell and table header, from the marker lines."""
+        if m := re.match(r"## Sheet: (.*?) \(\d+ rows x \d+ cols\)$", line):
+            self.sheet, self.header, self.after_numbers = m.group(1), {}, False
+        elif m := re.match(r"--- page (\d+) ---$", line):
+            self.page = int(m.group(1))
+        elif m := re.match(r"## \[(\w+)\]\s*(.*)$", line):
+            self.cell_label = (m.group(2) or m.group(1)).rstrip("=:") or m.group(1)
+        if cells is None:
+            return
+        filled = [c.strip() for c in cells if c.strip()]
+        numeric = [c for c in filled if _is_number_cell(c)]
+        if filled and len(numeric) < max(1, len(filled) // 2):  # a text row: title or header
+            if self.after_numbers:
+                self.header, self.after_numbers = {}, False
+            if len(filled) >= 2:
+                for i, c in enumerate(cells):
+                    if c.strip():
+                        self.header[i] = c.strip()
+        elif numeric:
+            self.after_numbers = True
+
+    def source(self, i: int, line: str, col: int | None, cells: list[str] | None) -> Source:
+        reader_line = self.offset + i
+        sheet, cell, column = self.sheet, None, None
+        if col is not None:
+            column = self.header.get(col)
+        if self.map is not None and 0 <= reader_line < len(self.map):
+            sheet, row = self.map[reader_line]
+            if row is not None and col is not None:
+                cell = f"{_col_letter(col)}{row}"
+        if self.kind == "figure_output":
+            location = "printed by the figure's code"
+        elif self.kind == "image":
+            location = "answer about the image"
+        elif sheet is not None:
+            where = f"cell {cell}" if cell else f"line {reader_line}"
+            location = f"sheet {sheet!r}, {where}"
+        elif self.page is not None:
+            location = f"page {self.page}"
+        elif self.cell_label and self.kind in ("mathematica", "ipynb"):
+            location = f"cell {self.cell_label}"
+        else:
+            location = f"line {reader_line + 1}"
+        if column and self.kind != "xlsx":
+            location += f", column {column!r}"
+        excerpt = " | ".join(c.strip() for c in cells if c.strip()) if cells else line.strip()
+        if column:
+            excerpt = f"[{column}] {excerpt}"
+        return Source(
+            path=self.path,
+            kind=self.kind,
+            location=location,
+            excerpt=_clip(excerpt, 200),
+            line=reader_line,
+            sheet=sheet,
+            cell=cell,
+            page=self.page,
+            column=column,
+            inputs=tuple(str(p) for p in self.r.get("inputs") or ()),
+        )
+
+
+def _clip(text: str, n: int) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= n else text[: n - 1] + "…"
+
+
+def _numbers_of_line(reader: _Reader, i: int, line: str) -> Iterator[EvidenceNumber]:
+    cells = reader.cells(line)
+    reader.track(line, cells)
+    if line.startswith(("## Sheet:", "--- page ", "## [")):
+        return  # markers of the reader, not the material
+    if cells is None:
+        for m in NUMBER.finditer(line):
+            unit = _inline_unit(line, m.end())
+            src = reader.source(i, line, None, None)
+            yield EvidenceNumber(
+                number_value(m.group(1), m.group(2) or m.group(3)), m.group(0), unit, src
+            )
+        return
+    for col, cell in enumerate(cells):
+        for m in NUMBER.finditer(cell):
+            unit = _inline_unit(cell, m.end())
+            if unit is None and _is_number_cell(cell) and col in reader.header:
+                unit = header_unit(reader.header[col])
+            src = reader.source(i, line, col, cells)
+            yield EvidenceNumber(
+                number_value(m.group(1), m.group(2) or m.group(3)), m.group(0), unit, src
+            )
+
+
+def _stats(values: list[float]) -> dict[str, float]:
+    out = {"mean": statistics.fmean(values)}
+    if len(values) >= 2:
+        sd = statistics.stdev(values)
+        out |= {"standard deviation": sd, "standard error": sd / math.sqrt(len(values))}
+    return out
+
+
+def _derived(numbers: list[EvidenceNumber]) -> Iterator[EvidenceNumber]:
+    """Statistics a report may quote without listing the values: column means, and means
+    of repeated measurements in one row (t10_run1_s, t10_run2_s, ...)."""
+    groups: dict[tuple[Any, ...], list[EvidenceNumber]] = {}
+    for n in numbers:
+        s = n.source
+        if s.column is None:
+            continue
+        groups.setdefault(("column", s.path, s.sheet, s.page, s.column), []).append(n)
+        stem = re.sub(r"\d+", "#", s.column)
+        if stem != s.column:  # a numbered repeat: run1, run2...
+            groups.setdefault(("row", s.path, s.line, stem), []).append(n)
+    for key, group in groups.items():
+        if len(group) < (3 if key[0] == "column" else 2):
+            continue
+        first = group[0].source
+        if key[0] == "column":
+            span = f"column {first.column!r}"
+        else:
+            where = (
+                f"row {first.cell[1:].lstrip('ABCDEFGHIJKLMNOPQRSTUVWXYZ')}"
+                if first.cell
+                else first.location.split(",")[0]
+            )
+            span = f"repeats {key[3]!r} in {where}"
+        for stat, v in _stats([g.value for g in group]).items():
+            src = replace(
+                first,
+                location=(f"sheet {first.sheet!r}, " if first.sheet else "") + f"{stat} of {span}",
+                excerpt=_clip(", ".join(g.text for g in group), 200),
+                cell=None,
+            )
+            yield EvidenceNumber(v, f"{v:.6g}", group[0].unit, src, derived=stat)
+
+
+def evidence_numbers(
+    records: Iterable[dict[str, Any]], folder: Path | None = None
+) -> list[EvidenceNumber]:
+    """Every number of the evidence records, with its source (and a few column statistics)."""
+    out: list[EvidenceNumber] = []
+    for record in records:
+        text = str(record.get("text", ""))
+        if not text:
+            continue
+        reader = _Reader(record, folder)
+        found = [
+            n for i, line in enumerate(text.split("\n")) for n in _numbers_of_line(reader, i, line)
+        ]
+        out += found
+        out += _derived(found)
+    return out
+
+
+# -- loading ----------------------------------------------------------------
+
+
+def load_run_evidence(run_dir: Path) -> list[dict[str, Any]]:
+    """evidence.jsonl, plus the printed output of figures whose provenance holds it."""
+    records: list[dict[str, Any]] = []
+    path = run_dir / "evidence.jsonl"
+    if path.is_file():
+        for line in path.read_text(encoding="utf-8").splitlines():
+            if line.strip():
+                try:
+                    records.append(json.loads(line))
+                except ValueError:
+                    continue
+    have = {(r.get("path"), r.get("text")) for r in records}
+    for meta_path in sorted((run_dir / "figures").glob("*.json")):
+        try:
+            meta = json.loads(meta_path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            continue
+        stdout = meta.get("stdout") if isinstance(meta, dict) else None
+        if not isinstance(stdout, str) or not stdout.strip():
+            continue
+        rel = f"figures/{meta.get('filename', meta_path.stem)}.pdf"
+        if (rel, stdout) in have:
+            continue
+        inputs = [i.get("path") for i in meta.get("inputs", []) if isinstance(i, dict)]
+        records.append({"path": rel, "kind": "figure_output", "text": stdout, "inputs": inputs})
+    return records
+
+
+def evidence_from_folder(folder: Path, paths: Iterable[str]) -> list[dict[str, Any]]:
+    """Evidence records of whole files read through the readers (as read_file pages them)."""
+    from labwright.core.material.readers import ReadError, read_page
+    from labwright.core.material.workspace import PathDenied
+
+    records: list[dict[str, Any]] = []
+    for rel in paths:
+        offset = 0
+        for _ in range(1000):  # a page cap: a huge file must not stall a check
+            try:
+                page = read_page(_in_folder(folder, rel), offset, None)
+            except (ReadError, PathDenied):
+                break
+            if page.text and page.productive:
+                records.append(
+                    {
+                        "path": rel,
+                        "kind": page.kind,
+                        "offset": page.offset,
+                        "end": page.end,
+                        "text": page.text,
+                    }
+                )
+            if page.end <= offset or page.total is not None and page.end >= page.total:
+                break
+            offset = page.end
+    return records

@@ -1,0 +1,102 @@
+"""PDF documents as lines: each page's extracted text after a page marker."""
+
+from __future__ import annotations
+
+import logging
+import warnings
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from labwright.core.material.readers.cache import Converted
+from labwright.core.material.readers.page import MAX_CELL_CHARS, Budget, ReadError, clip
+
+# Pages converted at most; pypdf itself caps each stream's inflated size.
+MAX_PAGES = 2000
+
+if TYPE_CHECKING:
+    from pypdf import PdfReader
+
+
+def _open(path: Path) -> PdfReader:
+    from pypdf import PdfReader
+    from pypdf.errors import PdfReadError
+
+    try:
+        reader = PdfReader(str(path), strict=False)
+        if reader.is_encrypted and not reader.decrypt(""):
+            raise ReadError(
+                f"The PDF {path.name} is password-protected; it can't be read without the password."
+            )
+    except ReadError:
+        raise
+    except (PdfReadError, ValueError, KeyError, TypeError, OSError, IndexError) as e:
+        raise ReadError(f"The PDF {path.name} is damaged and can't be read ({e}).") from e
+    except NotImplementedError as e:  # unsupported encryption algorithms
+        raise ReadError(f"The PDF {path.name} uses encryption that can't be opened ({e}).") from e
+    return reader
+
+
+def pdf_page_count(path: Path) -> int | None:
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return len(_open(path).pages)
+    except Exception:  # a description must never fail because the PDF is odd
+        return None
+
+
+def convert_pdf(path: Path, budget: Budget | None = None) -> Converted:
+    # pypdf reports recoverable damage through logging and warnings; neither
+    # should reach the user's console or fail the run.
+    logging.getLogger("pypdf").setLevel(logging.ERROR)
+    budget = budget or Budget()
+    cut = ""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        reader = _open(path)
+        try:
+            pages = list(reader.pages)
+        except Exception as e:
+            raise ReadError(
+                f"The PDF {path.name} is damaged: its page tree can't be read ({e})."
+            ) from e
+        lines: list[str] = []
+        with_text = 0
+        failed = 0
+        for n, page in enumerate(pages, start=1):
+            if n > MAX_PAGES:
+                cut = f" Reading stopped after page {MAX_PAGES:,} (the page limit)."
+                break
+            if budget.check():
+                cut = f" Reading stopped before page {n} (time limit, {budget.seconds:g} s)."
+                break
+            lines.append(f"--- page {n} ---")
+            try:
+                text = page.extract_text() or ""
+            except Exception:  # one broken page must not hide the others
+                failed += 1
+                lines.append("[the text of this page could not be extracted]")
+                continue
+            page_lines = [clip(ln.rstrip(), MAX_CELL_CHARS * 10) for ln in text.splitlines()]
+            page_lines = [ln for ln in page_lines if ln.strip()]
+            if page_lines:
+                with_text += 1
+                lines.extend(page_lines)
+            else:
+                lines.append("[no text on this page]")
+    n = len(pages)
+    if n and not with_text and cut:  # not "scanned": reading stopped before any text
+        return Converted(
+            lines, f"PDF with {n} page{'s' if n != 1 else ''}; no text so far.{cut}", False
+        )
+    if n and not with_text:
+        return Converted(
+            lines,
+            f"This PDF has {n} page{'s' if n != 1 else ''} but no extractable text: it is probably scanned images; "
+            "its content can't be read as text.",
+            False,
+        )
+    note = f"PDF with {n} page{'s' if n != 1 else ''}."
+    if failed:
+        note += f" Text extraction failed on {failed} pages."
+    return Converted(lines, note + cut)

@@ -1,0 +1,143 @@
+"""Word documents (.docx) as lines: paragraphs and tables in document order."""
+
+from __future__ import annotations
+
+import re
+import zipfile
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from labwright.core.material.readers.cache import Converted
+from labwright.core.material.readers.page import MAX_CELL_CHARS, Budget, ReadError, clip, human_size
+
+# python-docx parses word/document.xml whole; a small zip can unpack to GBs.
+MAX_DOCUMENT_XML_BYTES = 100 * 1024 * 1024
+MAX_LINES = 100_000
+
+if TYPE_CHECKING:
+    from docx.document import Document
+    from docx.oxml.xmlchemy import BaseOxmlElement
+    from docx.table import Table
+    from docx.text.paragraph import Paragraph
+
+_HEADING = re.compile(r"^(?:Heading|标题)\s*(\d)$", re.IGNORECASE)
+
+
+def _heading_level(style_name: str) -> int | None:
+    if style_name in ("Title", "标题"):
+        return 1
+    m = _HEADING.match(style_name)
+    return int(m.group(1)) if m else None
+
+
+def _paragraph_lines(par: Paragraph) -> list[str]:
+    text = clip(par.text, MAX_CELL_CHARS * 10)
+    if not text.strip():
+        return []
+    style = par.style.name if par.style is not None else ""
+    level = _heading_level(style)
+    if level is not None:
+        return ["#" * min(level, 6) + " " + " ".join(text.split())]
+    lines = [ln.rstrip() for ln in text.splitlines() if ln.strip()]
+    numbered = par._p.pPr is not None and par._p.pPr.numPr is not None
+    if numbered or style.startswith("List"):
+        lines[0] = "- " + lines[0].lstrip()
+    return lines
+
+
+def _table_lines(table: Table) -> list[str]:
+    out: list[str] = []
+    for row in table.rows:
+        cells = []
+        last = None
+        for cell in row.cells:
+            # A merged cell shows up once per grid column it spans; print it once.
+            if last is not None and cell._tc is last:
+                continue
+            last = cell._tc
+            cells.append(" ".join(clip(cell.text).split()))
+        while cells and not cells[-1]:
+            cells.pop()
+        if cells:
+            out.append("\t".join(cells))
+    return out
+
+
+class _Cut(Exception):
+    """The conversion hit its time or line limit; the lines so far are kept."""
+
+
+def _body_lines(
+    doc: Document, parent: BaseOxmlElement, budget: Budget, lines: list[str] | None = None
+) -> list[str]:
+    from docx.table import Table
+    from docx.text.paragraph import Paragraph
+
+    lines = [] if lines is None else lines
+    for child in parent.iterchildren():
+        if budget.check() or len(lines) >= MAX_LINES:
+            raise _Cut
+        tag = child.tag.rsplit("}", 1)[-1]
+        if tag == "p":
+            lines.extend(_paragraph_lines(Paragraph(child, doc)))
+        elif tag == "tbl":
+            rows = _table_lines(Table(child, doc))
+            if rows:
+                lines.append("[table]")
+                lines.extend(rows)
+                lines.append("[/table]")
+        elif tag == "sdt":
+            # Content controls (cover pages, tables of contents) wrap ordinary paragraphs.
+            for content in child.iterchildren():
+                if content.tag.endswith("}sdtContent"):
+                    _body_lines(doc, content, budget, lines)
+    return lines
+
+
+def _check_unpacked_size(path: Path) -> None:
+    """Refuse a decompression bomb before python-docx inflates it.
+
+    zipfile never inflates a member past its declared size, so checking the
+    declared size bounds what parsing can cost.
+    """
+    try:
+        with zipfile.ZipFile(path) as z:
+            size = sum(i.file_size for i in z.infolist() if i.filename.lower().endswith(".xml"))
+    except (zipfile.BadZipFile, OSError):
+        return  # python-docx reports damage in its own words below
+    if size > MAX_DOCUMENT_XML_BYTES:
+        raise ReadError(
+            f"The Word document {path.name} unpacks to {human_size(size)} of XML, more than "
+            f"the {human_size(MAX_DOCUMENT_XML_BYTES)} this reader accepts (it may be a "
+            "decompression bomb); ask for a PDF or a smaller export."
+        )
+
+
+def convert_docx(path: Path, budget: Budget | None = None) -> Converted:
+    import docx
+    from docx.opc.exceptions import PackageNotFoundError
+
+    budget = budget or Budget()
+    _check_unpacked_size(path)
+    try:
+        doc = docx.Document(str(path))
+    except (PackageNotFoundError, zipfile.BadZipFile, KeyError, ValueError) as e:
+        raise ReadError(
+            f"The Word document {path.name} is damaged or not a real .docx ({e})."
+        ) from e
+    budget.check()  # parsing may have taken long; a cancel must not wait for the walk
+    lines: list[str] = []
+    cut = ""
+    try:
+        _body_lines(doc, doc.element.body, budget, lines)
+    except _Cut:
+        limit = (
+            f"{MAX_LINES:,} lines"
+            if len(lines) >= MAX_LINES
+            else f"time limit ({budget.seconds:g} s)"
+        )
+        cut = f" Reading stopped at the {limit}: the rest of the document is not shown."
+    if not lines:
+        note = cut.strip() or "The document has no text (it may hold only images)."
+        return Converted([], note, False)
+    return Converted(lines, "Headings are marked with #, table rows are tab-separated." + cut)

@@ -1,0 +1,189 @@
+r"""The offline engine: a skeleton report from the scan and the readers, no model at all.
+
+Used for `--offline` and as the fallback when a model run's draft failed. It
+never invents anything: the tables, statistics and plots come straight from
+the data files, the hints from the manual's own headings and requirements,
+and the only prose is what a model run already found (`findings`). Wherever
+prose is needed there is a visible TODO marker with a `% TODO` comment on the
+same line, so the review pane and an editor's search both find it.
+
+Everything that comes from data (file names, sheet names, headers, manual
+text) is escaped completely before it reaches the .tex: a header such as
+"$\input{x}$" must print as text, not run.
+
+The package: offline_report (here) assembles the document from skeleton.py
+(sections' LaTeX blocks: TODO lines, data tables with statistics, figures),
+preamble.py, plots.py (the figures), manual.py (headings and requirements),
+formatting.py (escaping, numbers) and language.py (the English and Chinese text).
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from labwright.core.material.tables import Table, extract_tables
+from labwright.core.report.offline.formatting import format_stat as format_stat
+from labwright.core.report.offline.formatting import format_value as format_value
+from labwright.core.report.offline.formatting import tex_text
+from labwright.core.report.offline.language import _PROMPTS, _ROLES, _TEXT, _lang
+from labwright.core.report.offline.manual import MAX_HEADINGS as MAX_HEADINGS
+from labwright.core.report.offline.manual import MAX_ITEM_CHARS as MAX_ITEM_CHARS
+from labwright.core.report.offline.manual import MAX_REQUIREMENTS as MAX_REQUIREMENTS
+from labwright.core.report.offline.manual import manual_headings, manual_requirements
+from labwright.core.report.offline.plots import MAX_Y_SERIES as MAX_Y_SERIES
+from labwright.core.report.offline.plots import plot_table
+from labwright.core.report.offline.preamble import _preamble
+from labwright.core.report.offline.skeleton import MAX_SHOWN_ROWS as MAX_SHOWN_ROWS
+from labwright.core.report.offline.skeleton import MAX_TABLE_COLUMNS as MAX_TABLE_COLUMNS
+from labwright.core.report.offline.skeleton import (
+    _figure_exists,
+    _intro_extras,
+    _itemize,
+    _labelled,
+    _results,
+    _todo_line,
+)
+from labwright.core.report.templates import Template
+
+__all__ = [
+    "OfflineReport",
+    "manual_headings",
+    "manual_requirements",
+    "offline_report",
+    "plot_table",
+]
+
+log = logging.getLogger(__name__)
+
+MAX_FIGURES = 12
+
+
+@dataclass
+class OfflineReport:
+    tex: str
+    tables: list[Table]
+    figures: list[dict]
+    headings: list[str]
+    requirements: list[str]
+
+
+def _scan_sample(scan: Any, bucket: str) -> list[str]:
+    sample = scan.get("sample", {}) if isinstance(scan, dict) else getattr(scan, "sample", {})
+    return list(sample.get(bucket, []))
+
+
+def _role_of(section: str) -> str:
+    for role, pattern in _ROLES:
+        if re.search(pattern, section, re.IGNORECASE):
+            return role
+    return ""
+
+
+def _section_for(roles: list[str], wanted: Sequence[str], fallback: int) -> int:
+    for role in wanted:
+        if role in roles:
+            return roles.index(role)
+    return fallback
+
+
+def _slug(text: str) -> str:
+    return re.sub(r"[^A-Za-z0-9]+", "-", text).strip("-").lower()[:40]
+
+
+def offline_report(
+    folder: Path,
+    scan: Any,
+    template: Template,
+    figures_dir: Path,
+    *,
+    findings: dict | None = None,
+    gaps: list[str] | None = None,
+    figures: list[dict] | None = None,
+) -> OfflineReport:
+    """A whole LaTeX document for `template` made from the material alone.
+
+    `figures=None` plots each numeric table into `figures_dir` (at most 12);
+    a list (a model run's figures) is used as given instead. `gaps=None`
+    lists the manual's own requirements under "Requirements to check".
+    """
+    lang = _lang(template)
+    words = _TEXT[lang]
+    documents = _scan_sample(scan, "documents")
+    tables = extract_tables(folder, _scan_sample(scan, "data"))
+    headings = manual_headings(folder, documents)
+    requirements = manual_requirements(folder, documents)
+
+    table_figures: dict[int, dict] = {}
+    if figures is None:
+        base = _slug(folder.name) or "data"
+        for i, table in enumerate(tables):
+            if len(table_figures) >= MAX_FIGURES:
+                break
+            try:
+                made = plot_table(table, figures_dir, f"offline-{base}-{i + 1:02d}", folder)
+            except Exception as e:  # a figure that cannot be drawn must not cost the report
+                log.warning("offline plot of %s failed: %s", table.title, e)
+                continue
+            if made is not None:
+                table_figures[i] = made
+        extra_figures: list[dict] = []
+    else:
+        extra_figures = [
+            f for f in figures if isinstance(f, dict) and _figure_exists(f, figures_dir)
+        ]
+    included = [*table_figures.values(), *extra_figures]
+
+    sections = list(template.sections) or ["Report"]
+    roles = [_role_of(s) for s in sections]
+    results_at = _section_for(roles, ("results", "analysis"), len(sections) // 2)
+    method_at = _section_for(roles, ("method", "apparatus"), min(1, len(sections) - 1))
+    findings = findings or {}
+
+    body: list[str] = []
+    for k, section in enumerate(sections):
+        body.append(f"\\section{{{tex_text(section)}}}")
+        body.append(_todo_line(template, lang, _PROMPTS[lang][roles[k]]))
+        body.append("")
+        if k == 0:
+            body += _intro_extras(findings, headings, words)
+        if k == method_at and str(findings.get("method_approach") or "").strip():
+            body += _labelled(words["method"], [str(findings["method_approach"])], words)
+        if k == results_at:
+            body += _results(findings, tables, table_figures, extra_figures, words, lang)
+    checklist = gaps if gaps is not None else requirements
+    if checklist:
+        body.append(f"\\section*{{{tex_text(words['requirements'])}}}")
+        body += _itemize(checklist, comment=" % TODO")
+        body.append("")
+
+    body_tex = "\n".join(body)
+    title = (
+        template.title
+        + words["colon"]
+        + ("" if lang == "zh" else " ")
+        + (str(findings.get("experiment") or "").strip() or folder.name)
+    )
+    head = [
+        "% Offline skeleton generated by Labwright without a language model: the tables,",
+        "% statistics and plots come from the data files; complete every TODO. % TODO",
+        _preamble(template, body_tex + title),
+        f"\\title{{{tex_text(title)}}}",
+        f"\\author{{{tex_text(template.todo)}}}",
+        "\\date{\\today}",
+        "",
+        "\\begin{document}",
+        "\\maketitle",
+        "",
+        "% This is an offline skeleton: no language model wrote any of it.",
+        f"\\noindent\\emph{{{tex_text(words['note'])}}}",
+        "",
+    ]
+    tex = "\n".join(head) + "\n" + body_tex + "\n\\end{document}\n"
+    return OfflineReport(
+        tex=tex, tables=tables, figures=included, headings=headings, requirements=requirements
+    )

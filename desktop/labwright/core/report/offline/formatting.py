@@ -1,0 +1,96 @@
+"""Data-derived text and numbers as LaTeX: escaped completely, digits kept as written."""
+
+from __future__ import annotations
+
+import math
+import re
+import unicodedata
+
+from labwright.core.material.readers.workbook import format_float
+from labwright.core.report.latex import escape_latex
+
+# --------------------------------------------------------------------------
+# Escaping data-derived text
+# --------------------------------------------------------------------------
+
+# Characters Latin Modern (the default font of an article under XeLaTeX) lacks
+# and that lab material is full of; written as math so they print everywhere.
+_MATH_CHARS = {
+    "θ": r"\theta", "ϑ": r"\vartheta", "φ": r"\phi", "ϕ": r"\phi", "α": r"\alpha",
+    "β": r"\beta", "γ": r"\gamma", "δ": r"\delta", "Δ": r"\Delta", "ε": r"\varepsilon",
+    "λ": r"\lambda", "μ": r"\mu", "π": r"\pi", "ρ": r"\rho", "σ": r"\sigma",
+    "Σ": r"\Sigma", "τ": r"\tau", "ω": r"\omega", "Ω": r"\Omega", "η": r"\eta",
+    "√": r"\surd", "≈": r"\approx", "≤": r"\leq", "≥": r"\geq", "±": r"\pm",
+    "×": r"\times", "−": "-", "→": r"\rightarrow", "∝": r"\propto", "∞": r"\infty",
+}  # fmt: skip
+_MATH_CHAR_RE = re.compile("[" + "".join(_MATH_CHARS) + "]")
+
+
+def tex_text(text: str) -> str:
+    """Data-derived text as LaTeX that prints exactly that text, nothing else.
+
+    escape_latex keeps `$...$` and `\\(...\\)` as math, which is right for
+    model prose but not for data: here `$` and `\\` are replaced by
+    placeholders first, so every character is escaped.
+    """
+    # Math alphanumerics (𝑣, 𝜙 from Word's equation editor) become plain letters.
+    text = "".join(
+        unicodedata.normalize("NFKC", c) if 0x1D400 <= ord(c) <= 0x1D7FF else c for c in text
+    )
+    text = "".join(c for c in text if c.isprintable() or c == " ")
+    escaped = escape_latex(text.replace("\\", "\x00").replace("$", "\x01"))
+    escaped = escaped.replace("\x00", r"\textbackslash{}").replace("\x01", r"\$")
+    return _MATH_CHAR_RE.sub(lambda m: f"\\ensuremath{{{_MATH_CHARS[m.group()]}}}", escaped)
+
+
+def _breakable(text: str) -> str:
+    """tex_text, plus break points after * / ( ) _ so long headers wrap in narrow columns."""
+    pieces = re.split(r"(?<=[*/()_^,])", text)
+    return r"\allowbreak{}".join(tex_text(p) for p in pieces if p)
+
+
+# --------------------------------------------------------------------------
+# Numbers
+# --------------------------------------------------------------------------
+
+
+def _significant_digits(text: str) -> int:
+    mantissa = text.lower().split("e")[0].lstrip("+-").replace(".", "").lstrip("0")
+    return len(mantissa)
+
+
+def format_value(value: float, written: str | None = None) -> str:
+    """A cell as LaTeX: the data's own digits, computed noise rounded, in math mode.
+
+    Measured values keep every digit they were written with (0.485 stays
+    0.485, "0.200" in a CSV stays 0.200); values with more than 6
+    significant digits are computed ones (0.4363323129985824), rounded to 4.
+    """
+    if not math.isfinite(value):
+        return "--"
+    text = (
+        written.lstrip("+")
+        if written and _WRITTEN_NUMBER.fullmatch(written)
+        else format_float(value)
+    )
+    if not (value.is_integer() and abs(value) < 1e15) and _significant_digits(text) > 6:
+        text = f"{value:.4g}"
+    return _math_number(text)
+
+
+_WRITTEN_NUMBER = re.compile(r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?")
+
+
+def format_stat(value: float | None) -> str:
+    if value is None or not math.isfinite(value):
+        return "--"
+    if value.is_integer() and abs(value) < 1e15:
+        return _math_number(str(int(value)))
+    return _math_number(f"{value:.4g}")
+
+
+def _math_number(text: str) -> str:
+    mantissa, _, exponent = text.lower().partition("e")
+    if exponent:
+        return f"${mantissa}\\times10^{{{int(exponent)}}}$"
+    return f"${text}$"

@@ -1,0 +1,206 @@
+"""The skeleton's LaTeX blocks: TODO lines, lists, data tables with statistics, figures."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+from labwright.core.material.tables import Table, column_stats
+from labwright.core.report.offline.formatting import _breakable, format_stat, format_value, tex_text
+from labwright.core.report.offline.language import _TEXT
+from labwright.core.report.templates import Template
+
+MAX_SHOWN_ROWS = 25  # table rows printed; the rest are counted
+MAX_TABLE_COLUMNS = 7  # data columns per printed chunk (the first one repeats)
+
+
+# --------------------------------------------------------------------------
+# The skeleton
+# --------------------------------------------------------------------------
+
+
+def _todo_line(template: Template, lang: str, prompt: str) -> str:
+    # The comment sits on the same line so a search for "% TODO" lands on it.
+    return f"\\textbf{{{tex_text(template.todo)}{_TEXT[lang]['colon']}}} {prompt} % TODO"
+
+
+def _itemize(items: Iterable[str], *, comment: str = "") -> list[str]:
+    lines = ["\\begin{itemize}"]
+    lines += [f"  \\item {tex_text(item)}{comment}" for item in items]
+    lines.append("\\end{itemize}")
+    return lines
+
+
+def _label(prefix: str, text: str) -> str:
+    return f"{prefix}:" + (re.sub(r"[^A-Za-z0-9-]+", "-", text).strip("-") or "x")
+
+
+def _chunks(n_columns: int) -> list[list[int]]:
+    """Column groups of at most MAX_TABLE_COLUMNS; later groups repeat column 0 (the x)."""
+    if n_columns <= MAX_TABLE_COLUMNS:
+        return [list(range(n_columns))]
+    groups = [list(range(MAX_TABLE_COLUMNS))]
+    j = MAX_TABLE_COLUMNS
+    while j < n_columns:
+        groups.append([0, *range(j, min(j + MAX_TABLE_COLUMNS - 1, n_columns))])
+        j += MAX_TABLE_COLUMNS - 1
+    return groups
+
+
+def _table_tex(table: Table, index: int, lang: str) -> list[str]:
+    words = _TEXT[lang]
+    label = f"tab:data{index}"
+    stats = {s["name"]: s for s in column_stats(table)}
+    stat_names = words["stats"].split("|")
+    groups = _chunks(len(table.columns))
+    row_word = words["row"] if table.sheet is not None else words["line"]
+    out: list[str] = []
+    for part, cols in enumerate(groups):
+        shown = [c for c in cols if not (part and c == 0)]
+        a, b = shown[0] + 1, shown[-1] + 1
+        # Narrow tables stay narrow: widths are computed as if there were >= 5 columns.
+        label_width = "3.4em" if lang == "zh" else "2.6em"  # "标准差" needs three ideographs
+        width = (
+            f"\\dimexpr(0.97\\linewidth-{label_width}-2\\tabcolsep)/{max(len(cols), 5)}"
+            "-2\\tabcolsep\\relax"
+        )
+        spec = (
+            f"@{{}}>{{\\raggedright\\arraybackslash}}b{{{label_width}}}"
+            + (f">{{\\raggedleft\\arraybackslash}}b{{{width}}}" * len(cols))
+            + "@{}"
+        )
+        out += ["\\begin{table}[H]", "\\centering", "\\footnotesize"]
+        if part == 0:
+            caption = words["table_caption"].format(title=table.title)
+            caption_tex = tex_text(caption)
+            if len(groups) > 1:
+                caption_tex += tex_text(
+                    words["columns_part"].format(a=a, b=groups[0][-1] + 1, n=len(table.columns))
+                )
+            out.append(f"\\caption{{{caption_tex}}}\\label{{{label}}}")
+        else:
+            out.append(
+                words["continued"].format(label=label, a=a, b=b, n=len(table.columns))
+                + "\\par\\smallskip"
+            )
+        out.append(f"\\begin{{tabular}}{{{spec}}}")
+        out.append("\\toprule")
+        out.append(
+            # \hspace{0pt} lets TeX hyphenate a header's first word in a narrow column.
+            " & ".join(
+                [
+                    tex_text(row_word),
+                    *(r"\hspace{0pt}" + _breakable(table.columns[c]) for c in cols),
+                ]
+            )
+            + r" \\"
+        )
+        out.append("\\midrule")
+        for i, row in enumerate(table.rows[:MAX_SHOWN_ROWS]):
+            written = table.written[i] if i < len(table.written) else []
+            cells = [_cell(row, written, c) for c in cols]
+            out.append(" & ".join([str(table.first_row + i), *cells]) + r" \\")
+        more = len(table.rows) - MAX_SHOWN_ROWS + table.omitted_rows
+        if more > 0:
+            text = tex_text(words["more_rows"].format(n=more))
+            out.append(f"\\multicolumn{{{len(cols) + 1}}}{{@{{}}l}}{{\\emph{{{text}}}}} \\\\")
+        out.append("\\midrule")
+        for key, shown_name in zip(("n", "min", "max", "mean", "std"), stat_names, strict=True):
+            cells = [_stat_cell(stats.get(table.columns[c]), key) for c in cols]
+            out.append(" & ".join([f"\\emph{{{tex_text(shown_name)}}}", *cells]) + r" \\")
+        out += ["\\bottomrule", "\\end{tabular}", "\\end{table}", ""]
+    return out
+
+
+def _cell(row: list[float | None], written: list[str | None], j: int) -> str:
+    value = row[j] if j < len(row) else None
+    if value is None:
+        return ""
+    return format_value(value, written[j] if j < len(written) else None)
+
+
+def _stat_cell(stat: dict | None, key: str) -> str:
+    if stat is None:
+        return ""
+    if key == "n":
+        return str(stat["n"])
+    return format_stat(stat[key])
+
+
+def _figure_tex(figure: dict) -> list[str]:
+    stem = str(figure["filename"])
+    return [
+        "\\begin{figure}[H]",
+        "\\centering",
+        f"\\includegraphics[width=0.85\\linewidth,height=0.5\\textheight,keepaspectratio]{{figures/{stem}.pdf}}",
+        f"\\caption{{{tex_text(str(figure.get('caption') or stem))}}}\\label{{{_label('fig', stem)}}}",
+        "\\end{figure}",
+        "",
+    ]
+
+
+def _figure_exists(figure: dict, figures_dir: Path) -> bool:
+    stem = str(figure.get("filename") or "")
+    # The stem goes into \includegraphics verbatim: only names the sandbox or we make.
+    if not stem or not re.fullmatch(r"[A-Za-z0-9_-]+", stem):
+        return False
+    pdf = figure.get("pdf")
+    return (figures_dir / f"{stem}.pdf").is_file() or bool(pdf and Path(pdf).is_file())
+
+
+def _labelled(name: str, items: list[str], words: dict[str, str]) -> list[str]:
+    items = [i for i in (str(x).strip() for x in items) if i]
+    if not items:
+        return []
+    return [f"\\paragraph{{{tex_text(name)}}}", *_itemize(items), ""]
+
+
+def _intro_extras(findings: dict, headings: list[str], words: dict[str, str]) -> list[str]:
+    out: list[str] = []
+    if headings:
+        shown = "; ".join(headings[:25])
+        out += [
+            "% Hint: the headings of the manual.",
+            f"\\emph{{{tex_text(words['covers'])}}} {tex_text(shown)}.",
+            "",
+        ]
+    facts = [
+        f"{words[key]}{words['colon']} {str(findings.get(key) or '').strip()}"
+        for key in ("experiment", "goal")
+        if str(findings.get(key) or "").strip()
+    ]
+    if facts:
+        out += [*_itemize(facts), ""]
+    return out
+
+
+def _as_items(value: Any) -> list[str]:
+    if isinstance(value, str):
+        return [line.strip("-• \t") for line in value.splitlines() if line.strip("-• \t")]
+    if isinstance(value, list):
+        return [str(v).strip() for v in value if str(v).strip()]
+    return []
+
+
+def _results(
+    findings: dict,
+    tables: list[Table],
+    table_figures: dict[int, dict],
+    extra_figures: list[dict],
+    words: dict[str, str],
+    lang: str,
+) -> list[str]:
+    out = _labelled(words["findings"], _as_items(findings.get("key_findings")), words)
+    if not tables:
+        out += [f"\\emph{{{tex_text(words['no_data'])}}}", ""]
+    else:
+        out += [tex_text(words["tables_intro"]), ""]
+    for i, table in enumerate(tables):
+        out += _table_tex(table, i + 1, lang)
+        if i in table_figures:
+            out += _figure_tex(table_figures[i])
+    for figure in extra_figures:
+        out += _figure_tex(figure)
+    return out

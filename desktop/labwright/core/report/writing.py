@@ -1,0 +1,456 @@
+"""The writing stages: gap, draft (validate + retry), reflect, bib, compile fixes.
+
+Each stage is a generator: it yields its events (model calls, guards) and
+returns its result, so pipeline.py reads as the list of stages it runs. The
+write model gets the findings, the evidence excerpts actually read (file and
+line range), the figures, the gaps and the template — never the raw loop
+transcript.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable, Generator
+from dataclasses import dataclass, field
+from functools import partial
+from typing import Any
+
+from labwright.core.agent.guards import Budget
+from labwright.core.events import Event, Guard, LLMCall
+from labwright.core.llm.client import LLM, LLMError, Reply, Usage
+from labwright.core.report.latex.jail import secret_values
+from labwright.core.report.templates import Template
+from labwright.core.resources import prompt
+from labwright.core.settings.config import RunConfig
+
+MAX_FORMAT_RETRIES = 3
+EVIDENCE_CHARS = 60_000  # what the write model sees of the evidence, in all
+EXCERPT_CHARS = 6_000  # of one excerpt
+
+_LEAKS = [
+    (re.compile(r"<｜[^<>\n]{0,80}｜>"), "model control tokens (<｜…｜>)"),
+    (re.compile(r"｜DSML｜|<\s*/?\s*DSML", re.I), "DeepSeek DSML tool markup"),
+    (re.compile(r"</?tool_call>|</?function_calls>|<invoke\b", re.I), "tool-call markup"),
+    (re.compile(r"\"?\btool_calls\b\"?\s*[:=]|\btool_calls\b", re.I), "tool_calls JSON"),
+]
+_FENCE = re.compile(r"```[a-zA-Z]*[ \t]*\n(.*?)```", re.S)
+_CITE = re.compile(r"\\cite[a-zA-Z]*\*?(?:\[[^\]]*\]){0,2}\{([^}]*)\}")
+
+
+# -- validation -------------------------------------------------------------
+
+
+def strip_fences(text: str) -> str:
+    """Markdown fences around the document are noise, not an error: take what is inside."""
+    text = text.strip()
+    blocks = _FENCE.findall(text)
+    for block in blocks:
+        if "\\documentclass" in block:
+            return block.strip()
+    if text.startswith("```"):
+        text = re.sub(r"^```[a-zA-Z]*[ \t]*\n?", "", text)
+        text = re.sub(r"\n?```\s*$", "", text)
+    return text.strip()
+
+
+def latex_problems(text: str) -> list[str]:
+    """Why a text is not a whole LaTeX document we can keep (empty list: it is)."""
+    problems = []
+    for needle in ("\\documentclass", "\\begin{document}", "\\end{document}"):
+        if needle not in text:
+            problems.append(f"no {needle}")
+    for pattern, what in _LEAKS:
+        if pattern.search(text):
+            problems.append(f"it contains {what}")
+    return problems
+
+
+def cite_keys(tex: str) -> list[str]:
+    keys: list[str] = []
+    for group in _CITE.findall(tex):
+        for key in group.split(","):
+            key = key.strip()
+            if key and key not in keys:
+                keys.append(key)
+    return keys
+
+
+def changed_materially(before: str, after: str) -> bool:
+    """Any change of content counts; re-wrapping and whitespace do not."""
+    return before.split() != after.split()
+
+
+# -- the model, with accounting and the budget ------------------------------
+
+
+@dataclass
+class Writer:
+    config: RunConfig
+    llm: LLM | None
+    usage: Usage
+    template: Template
+    notes: list[str] = field(default_factory=list)
+    # Sees a document as the model writes it: ("start", role) before each streamed
+    # answer, then ("delta", piece)s. The app shows the draft growing; None: no streaming.
+    on_text: Callable[[str, str], None] | None = None
+
+    def __post_init__(self) -> None:
+        # the run's token and money budgets (guards.Budget), counted over every stage
+        self.budget = Budget(self.config, self.usage)
+
+    @property
+    def exhausted(self) -> bool:
+        return self.budget.exhausted
+
+    @property
+    def warned(self) -> bool:
+        """Past the wrap-up share of a budget: no more optional model work (reflection)."""
+        return self.budget.warned
+
+    def ask(
+        self, role: str, messages: list[dict[str, Any]], *, stream: bool = False
+    ) -> Generator[Event, None, Reply]:
+        assert self.llm is not None
+        c = self.config
+        # every role here writes: they share the write deadline; max_tokens is per role
+        limits: dict[str, Any] = {
+            "model": c.write_model,
+            "messages": messages,
+            "max_tokens": c.max_tokens.get(role),
+            "deadline_s": c.write_deadline_s,
+        }
+        try:
+            if stream and self.on_text is not None:
+                self.on_text("start", role)
+                reply = self.llm.stream(
+                    **limits,
+                    on_delta=partial(self.on_text, "delta"),
+                    on_retry=partial(self.on_text, "start", role),  # the shown text starts over
+                )
+            else:
+                reply = self.llm.chat(**limits)
+        except LLMError as e:
+            if e.kind == "deadline":
+                yield Guard("deadline", f"{role} call cut at {c.write_deadline_s:g} s")
+            raise
+        self.usage.add(role, reply)
+        yield LLMCall(role, reply.model, reply.prompt_tokens, reply.completion_tokens, reply.ms)
+        yield from self.budget.check().events  # the wrap-up warning once, then the stop
+        return reply
+
+    def ask_for_document(
+        self, role: str, messages: list[dict[str, Any]]
+    ) -> Generator[Event, None, str | None]:
+        """A whole LaTeX document, retried with a stricter instruction up to 3 times."""
+        messages = list(messages)
+        for attempt in range(MAX_FORMAT_RETRIES + 1):
+            if self.exhausted:
+                return None
+            reply = yield from self.ask(role, messages, stream=True)
+            text = strip_fences(reply.content)
+            problems = latex_problems(text)
+            if not problems:
+                return text
+            if attempt == MAX_FORMAT_RETRIES:
+                yield Guard(
+                    "format_retry",
+                    f"{role}: still not a LaTeX document after {MAX_FORMAT_RETRIES} retries ({'; '.join(problems)})",
+                )
+                return None
+            yield Guard(
+                "format_retry",
+                f"{role} output rejected ({'; '.join(problems)}); retry {attempt + 1}/{MAX_FORMAT_RETRIES}",
+            )
+            messages += [
+                {"role": "assistant", "content": reply.content[:4000]},
+                {"role": "user", "content": prompt("retry", problems="; ".join(problems))},
+            ]
+        return None
+
+
+# -- what the model is shown -------------------------------------------------
+
+
+def evidence_text(evidence: list[dict[str, Any]], limit: int = EVIDENCE_CHARS) -> str:
+    parts: list[str] = []
+    used = 0
+    for e in evidence:
+        where = e["path"]
+        if "offset" in e and "end" in e:
+            where += f" (lines {e['offset']}–{e['end']})"
+        if e.get("kind") == "image":
+            where += f" (image; asked: {e.get('question', '')})"
+        body = e.get("text", "")[:EXCERPT_CHARS]
+        block = f"## {where}\n{body}\n"
+        if used + len(block) > limit:
+            parts.append(f"[{len(evidence) - len(parts)} more excerpts left out for length]")
+            break
+        parts.append(block)
+        used += len(block)
+    return "\n".join(parts) or "(nothing was read)"
+
+
+def evidence_index(evidence: list[dict[str, Any]]) -> str:
+    lines = []
+    for e in evidence:
+        head = " ".join(e.get("text", "").split())[:100]
+        span = f" lines {e['offset']}–{e['end']}" if "offset" in e else ""
+        lines.append(f"- {e['path']}{span}: {head}")
+    return "\n".join(lines) or "(nothing was read)"
+
+
+def figures_text(figures: list[dict[str, Any]]) -> str:
+    return (
+        "\n".join(f"- figures/{f['filename']}.pdf: {f.get('caption', '')}" for f in figures)
+        or "(none)"
+    )
+
+
+def material_refs(documents: list[str]) -> list[dict[str, str]]:
+    """The folder's own documents as citable references (their keys are deterministic)."""
+    refs, seen = [], set()
+    for path in documents:
+        stem = path.rsplit("/", 1)[-1].rsplit(".", 1)[0]
+        key = "mat:" + (re.sub(r"[^A-Za-z0-9]+", "-", stem).strip("-").lower()[:40] or "doc")
+        if key in seen:
+            continue
+        seen.add(key)
+        refs.append({"key": key, "title": stem, "path": path})
+    return refs
+
+
+# -- the stages ---------------------------------------------------------------
+
+
+def check_gaps(
+    w: Writer, requirements: list[str], evidence: list[dict], figures: list[dict]
+) -> Generator[Event, None, list[dict[str, Any]]]:
+    """Each requirement, supported by the material or not (unsupported ones become TODOs)."""
+    if not requirements:
+        return []
+    unchecked = [{"requirement": r, "supported": None, "why": "not checked"} for r in requirements]
+    if w.llm is None or w.exhausted:
+        return unchecked
+    reply = yield from w.ask(
+        "write",
+        [
+            {
+                "role": "user",
+                "content": prompt(
+                    "gap",
+                    requirements="\n".join(f"- {r}" for r in requirements),
+                    evidence=evidence_index(evidence),
+                    figures=figures_text(figures),
+                ),
+            }
+        ],
+    )
+    try:
+        items = json.loads(strip_fences(reply.content))
+        by_req = {str(i["requirement"]).strip(): i for i in items if isinstance(i, dict)}
+    except (json.JSONDecodeError, TypeError, KeyError):
+        w.notes.append("the gap check answer was not JSON; requirements left unchecked")
+        return unchecked
+    out: list[dict[str, Any]] = []
+    for r in requirements:
+        item = by_req.get(r.strip())
+        if item is None:
+            out.append({"requirement": r, "supported": None, "why": "not answered"})
+        else:
+            out.append(
+                {
+                    "requirement": r,
+                    "supported": bool(item.get("supported")),
+                    "why": str(item.get("why", "")),
+                }
+            )
+    return out
+
+
+def draft(
+    w: Writer,
+    findings: dict[str, Any],
+    evidence: list[dict],
+    figures: list[dict],
+    gaps: list[dict],
+    refs: list[dict[str, str]],
+    note: str | None = None,
+) -> Generator[Event, None, str | None]:
+    """The first draft. `note` is the person's instruction for a re-draft ("use SI units")."""
+    t = w.template
+    summary = {
+        k: v
+        for k, v in findings.items()
+        if k not in ("gathered", "figures") and v not in (None, "", [])
+    }
+    system = prompt(
+        "draft_system",
+        preamble=t.preamble,
+        title_hint=f"{t.title}: {findings.get('experiment') or 'the experiment'}",
+        sections=", ".join(t.sections),
+        language="Simplified Chinese" if t.lang == "zh" else "English",
+        todo=t.todo,
+        bibstyle=t.bibliography_style,
+    )
+    user = prompt(
+        "draft_user",
+        findings=json.dumps(summary, ensure_ascii=False, indent=1),
+        gaps="\n".join(f"- {g['requirement']}" for g in gaps if g.get("supported") is not True)
+        or "(none)",
+        figures=figures_text(figures),
+        references="\n".join(f"- {r['key']}: {r['title']} ({r['path']})" for r in refs) or "(none)",
+        evidence=evidence_text(evidence),
+        notes=prompt("draft_note", note=note.strip()) if note and note.strip() else "",
+    )
+    messages = [{"role": "system", "content": system}, {"role": "user", "content": user}]
+    return (yield from w.ask_for_document("write", messages))
+
+
+def numbers_text(unmatched: list[dict[str, Any]]) -> str:
+    """Untraced numbers for the model: each with its line, its sentence, the closest value."""
+    lines = []
+    for item in unmatched[:40]:
+        unit = f" {item['unit']}" if item.get("unit") else ""
+        near = item.get("nearest")
+        closest = ""
+        if near:
+            closest = (
+                f" Closest in the material: {near['text']} ({near['path']}, {near['location']})."
+            )
+        lines.append(
+            f'- line {item["line"]}: {item["text"]}{unit} in "{item["sentence"]}".{closest}'
+        )
+    if len(unmatched) > 40:
+        lines.append(f"- ... and {len(unmatched) - 40} more")
+    return "\n".join(lines)
+
+
+def reflect_round(
+    w: Writer, tex: str, evidence: list[dict], unmatched: list[dict[str, Any]] | None = None
+) -> Generator[Event, None, tuple[str, bool]]:
+    """One critique + revision. Returns (text, converged).
+
+    `unmatched` are the numbers the deterministic check could not trace to the evidence:
+    the critique must list them and the revision must fix or justify each one, so a round
+    with any of them never counts as converged on the critic's word alone.
+    """
+    unmatched = unmatched or []
+    shown = numbers_text(unmatched) if unmatched else "(none: every number was traced)"
+    critique_msgs = [
+        {
+            "role": "user",
+            "content": prompt(
+                "critique", evidence=evidence_text(evidence, 30_000), draft=tex, numbers=shown
+            ),
+        }
+    ]
+    critique = yield from w.ask("reflect", critique_msgs)
+    issues = critique.content.strip()
+    no_issues = not issues or re.fullmatch(r"\W*no issues\W*", issues, re.I)
+    if no_issues and not unmatched:
+        return tex, True
+    if no_issues:
+        issues = ""
+    revision = yield from w.ask_for_document(
+        "reflect",
+        [
+            *critique_msgs,
+            {"role": "assistant", "content": issues or "NO ISSUES"},
+            {
+                "role": "user",
+                "content": prompt(
+                    "revise",
+                    critique=issues or "(none besides the numbers below)",
+                    numbers=prompt("numbers", numbers=numbers_text(unmatched)) if unmatched else "",
+                ),
+            },
+        ],
+    )
+    if revision is None:
+        return tex, True  # an unusable revision ends reflection; the last good text stays
+    return revision, not changed_materially(tex, revision)
+
+
+def fix_compile(w: Writer, tex: str, errors: list[Any]) -> Generator[Event, None, str | None]:
+    shown = "\n\n".join(f"{e.file}:{e.line}: {e.message}\n{e.context}" for e in errors[:5])
+    for secret in secret_values([w.config.api_key]):  # compile_tex never saw a keyring key
+        shown = shown.replace(secret, "[redacted]")
+    return (
+        yield from w.ask_for_document(
+            "fix", [{"role": "user", "content": prompt("fix", errors=shown, source=tex)}]
+        )
+    )
+
+
+def build_bib(
+    w: Writer, tex: str, refs: list[dict[str, str]]
+) -> Generator[Event, None, tuple[str, list[str]]]:
+    """refs.bib: the material's own documents, plus model entries for other cited keys.
+
+    Entries go through a real BibTeX parser; what does not parse is dropped.
+    Returns (bib text, cited keys that still have no entry).
+    """
+    import bibtexparser
+    from bibtexparser.model import Entry, Field
+
+    cited = cite_keys(tex)
+    entries: dict[str, Entry] = {}
+    for r in refs:
+        if r["key"] in cited:
+            entries[r["key"]] = Entry(
+                "misc",
+                r["key"],
+                [
+                    Field("title", "{" + _bib_escape(r["title"]) + "}"),
+                    Field(
+                        "note",
+                        "{Provided with the experiment material (" + _bib_escape(r["path"]) + ")}",
+                    ),
+                ],
+            )
+    missing = [k for k in cited if k not in entries]
+    if missing and w.llm is not None and not w.exhausted:
+        contexts = [line.strip() for line in tex.splitlines() if any(k in line for k in missing)][
+            :20
+        ]
+        reply = yield from w.ask(
+            "write",
+            [
+                {
+                    "role": "user",
+                    "content": prompt("bib", keys=", ".join(missing), contexts="\n".join(contexts)),
+                }
+            ],
+        )
+        library = bibtexparser.parse_string(strip_fences(reply.content))
+        if library.failed_blocks:
+            w.notes.append(
+                f"{len(library.failed_blocks)} BibTeX block(s) from the model did not parse and were dropped"
+            )
+        for entry in library.entries:
+            if entry.key in missing:
+                entries[entry.key] = entry
+    unresolved = [k for k in cited if k not in entries]
+    text = (
+        bibtexparser.write_string(bibtexparser.Library(list(entries.values()))) if entries else ""
+    )
+    return text, unresolved
+
+
+def _bib_escape(text: str) -> str:
+    return (
+        re.sub(r"([{}\\])", "", text)
+        .replace("&", "\\&")
+        .replace("%", "\\%")
+        .replace("_", "\\_")
+        .replace("#", "\\#")
+    )
+
+
+def ensure_bibliography(tex: str, style: str) -> str:
+    """Cited keys need a \\bibliography line to resolve; add one if the model forgot."""
+    if "\\bibliography{" in tex or not cite_keys(tex):
+        return tex
+    block = f"\\bibliographystyle{{{style}}}\n\\bibliography{{refs}}\n"
+    return tex.replace("\\end{document}", block + "\\end{document}", 1)

@@ -1,0 +1,1 @@
+"""The run: its plan and stages, driven as one generator of events."""

@@ -1,0 +1,1 @@
+"""The run directory: the one owner of every file a run leaves."""

@@ -1,0 +1,1 @@
+"""The configuration: run settings, saved settings and keys, their resolution, and cost."""

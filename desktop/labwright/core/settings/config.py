@@ -1,0 +1,242 @@
+"""Run configuration: provider, model per role, limits. No secrets leave it.
+
+`RunConfig.public_dict()` is what reaches `run.json` and events; the API key
+is held in a field excluded from it and from `repr`.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from dataclasses import dataclass, field, fields, replace
+from pathlib import Path
+from typing import Any
+
+from labwright.core.secrets import redact_url
+
+ROLES = ("explore", "write", "reflect", "vision", "fix")
+
+
+@dataclass(frozen=True)
+class Provider:
+    name: str
+    base_url: str
+    explore_model: str
+    write_model: str
+    vision_model: str | None
+    key_env: tuple[str, ...]
+    needs_key: bool = True
+
+
+PROVIDERS: dict[str, Provider] = {
+    "deepseek": Provider(
+        "deepseek",
+        "https://api.deepseek.com/v1",
+        "deepseek-chat",
+        "deepseek-chat",
+        None,
+        ("LABWRIGHT_API_KEY", "DEEPSEEK_API_KEY"),
+    ),
+    "openai": Provider(
+        "openai",
+        "https://api.openai.com/v1",
+        "gpt-4o-mini",
+        "gpt-4o",
+        "gpt-4o-mini",
+        ("LABWRIGHT_API_KEY", "OPENAI_API_KEY"),
+    ),
+    "ollama": Provider(
+        "ollama",
+        "http://localhost:11434/v1",
+        "qwen2.5:7b",
+        "qwen2.5:7b",
+        None,
+        ("LABWRIGHT_API_KEY",),
+        needs_key=False,
+    ),
+}
+DEFAULT_PROVIDER = "deepseek"
+
+
+def provider_for_url(base_url: str | None) -> Provider:
+    """The preset whose URL matches, else DeepSeek's defaults for a custom URL."""
+    if not base_url:
+        return PROVIDERS[DEFAULT_PROVIDER]
+    for p in PROVIDERS.values():
+        if base_url.rstrip("/").startswith(p.base_url.rstrip("/").removesuffix("/v1")):
+            return p
+    return replace(PROVIDERS[DEFAULT_PROVIDER], name="custom", base_url=base_url)
+
+
+@dataclass(frozen=True)
+class GuardLimits:
+    """Thresholds of the exploration guards (DESIGN.md). Tunable, never off.
+
+    Every field must stay a positive integer and every guard must stay able to
+    fire (a stop above its window could never trip): a setting can make a guard
+    more or less patient, but no value switches one off.
+    """
+
+    nudge_at: int = 3  # occurrence of one fingerprint that earns a nudge (once)
+    stop_at: int = 5  # occurrence that stops exploration
+    failure_limit: int = 3  # consecutive failures of one tool that withdraw it
+    evidence_refusals: int = 2  # refused finish_exploration calls before giving up
+    final_window: int = 2  # extra turns past the budget, finish forced
+    dedup_head_chars: int = 600  # how much of an earlier result a dedup returns
+    # cycles: a block of 2..cycle_max_len calls repeated back to back with the same arguments
+    cycle_max_len: int = 4  # longest block looked for (A-B, A-B-C, A-B-C-D)
+    cycle_nudge_at: int = 2  # full repetitions of the block that earn the nudge
+    cycle_stop_at: int = 3  # full repetitions that stop exploration
+    # wandering: calls that bring nothing new, counted over the last wander_window calls
+    wander_window: int = 10
+    wander_nudge_at: int = 6
+    wander_stop_at: int = 8
+    # error storms: one tool failing with the same (normalized) error, whatever the arguments
+    error_storm_at: int = 5  # same-error failures among the tool's last error_storm_window calls
+    error_storm_window: int = 10
+    budget_warn_percent: int = 90  # share of a token/money budget that earns the wrap-up
+    # work per turn and per run: the calls of one turn past this many are not run
+    max_calls_per_turn: int = 8
+    max_figures: int = 12  # make_figure runs of one exploration (each is a sandboxed process)
+
+    def __post_init__(self) -> None:
+        for f in fields(self):
+            value = getattr(self, f.name)
+            # bool is an int in Python: `stop_at=False` must not pass as "0 = off"
+            if not isinstance(value, int) or isinstance(value, bool):
+                raise ValueError(f"guard limit {f.name} must be an integer, not {value!r}")
+            if value < 1:
+                raise ValueError(f"guard limit {f.name} must be at least 1")
+        if self.stop_at <= self.nudge_at:
+            raise ValueError("stop_at must be greater than nudge_at")
+        if self.cycle_max_len < 2:
+            raise ValueError("cycle_max_len must be at least 2 (a cycle has two calls or more)")
+        if self.cycle_nudge_at < 2:
+            raise ValueError("cycle_nudge_at must be at least 2 (one pass is not a cycle)")
+        if self.cycle_stop_at <= self.cycle_nudge_at:
+            raise ValueError("cycle_stop_at must be greater than cycle_nudge_at")
+        if self.wander_stop_at <= self.wander_nudge_at:
+            raise ValueError("wander_stop_at must be greater than wander_nudge_at")
+        if self.wander_stop_at > self.wander_window:
+            raise ValueError("wander_stop_at must fit in wander_window, or it could never trip")
+        if self.error_storm_at > self.error_storm_window:
+            raise ValueError(
+                "error_storm_at must fit in error_storm_window, or it could never trip"
+            )
+        if self.budget_warn_percent >= 100:
+            raise ValueError("budget_warn_percent must be below 100")
+
+
+@dataclass(frozen=True)
+class RunConfig:
+    folder: Path
+    out_dir: Path | None = None
+    # repr=False: a URL may carry a key in its userinfo (https://user:key@host/v1)
+    base_url: str = field(default=PROVIDERS[DEFAULT_PROVIDER].base_url, repr=False)
+    api_key: str | None = field(default=None, repr=False)
+    explore_model: str = PROVIDERS[DEFAULT_PROVIDER].explore_model
+    write_model: str = PROVIDERS[DEFAULT_PROVIDER].write_model
+    vision_model: str | None = None
+    template: str | None = None
+    lang: str | None = None
+    reflect: int | None = None
+    max_tool_iters: int = 20
+    budget_tokens: int | None = None
+    compile: bool = True
+    offline: bool = False
+    request_timeout_s: float = 120.0  # silence allowed while waiting for bytes (per attempt)
+    max_retries: int = 4
+    # The whole of one model call, every retry included: past it the call is cut (llm.py).
+    # Exploration turns are short; a draft streamed by a slow local model is not.
+    explore_deadline_s: float = 180.0  # explore and vision calls
+    write_deadline_s: float = 600.0  # gap, draft, reflect, bib, compile fixes
+    # max_tokens sent per role ("explore", "write", ...); a role not listed sends none
+    max_tokens: dict[str, int] = field(default_factory=dict, hash=False)
+    guards: GuardLimits = field(default_factory=GuardLimits)
+    # Money: prices per model in USD per 1M tokens, {"model": {"prompt": p, "completion": c}}.
+    # Empty means money is not tracked (the settings window will fill it in).
+    prices: dict[str, dict[str, float]] = field(default_factory=dict, hash=False)
+    budget_usd: float | None = None  # whole run, all roles
+    explore_budget_tokens: int | None = None  # the exploration stage alone
+    explore_budget_usd: float | None = None
+    # Run model-written figure code although this machine has no OS confinement
+    # (confine.support().any is False); off: figures then come from the tables only.
+    allow_unconfined: bool = False
+
+    def __post_init__(self) -> None:
+        # Only the budget fields are checked here; the rest is validated where it is used.
+        for name, price in self.prices.items():
+            if not isinstance(price, dict) or set(price) != {"prompt", "completion"}:
+                raise ValueError(
+                    f"price of {name!r} must be {{'prompt': USD per 1M, 'completion': USD per 1M}}"
+                )
+            if any(not isinstance(v, (int, float)) or v < 0 for v in price.values()):
+                raise ValueError(f"price of {name!r} must be non-negative numbers")
+        for name in ("explore_deadline_s", "write_deadline_s"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0:
+                raise ValueError(f"{name} must be a positive number of seconds")
+        for role, limit in self.max_tokens.items():
+            if role not in ROLES:
+                raise ValueError(f"max_tokens: unknown role {role!r} (one of {', '.join(ROLES)})")
+            if isinstance(limit, bool) or not isinstance(limit, int) or limit < 1:
+                raise ValueError(f"max_tokens of {role} must be a positive integer")
+        for name in ("budget_usd", "explore_budget_tokens", "explore_budget_usd"):
+            value = getattr(self, name)
+            if value is not None and not value > 0:
+                raise ValueError(f"{name} must be positive (leave it unset for no limit)")
+        if self.budget_usd is not None or self.explore_budget_usd is not None:
+            # A money budget that cannot see a model's spend would be a guard turned off silently.
+            used = [self.explore_model, self.write_model, self.vision_model]
+            unpriced = [m for m in used if m and m not in self.prices]
+            if unpriced:
+                raise ValueError(f"a money budget needs prices for: {', '.join(unpriced)}")
+
+    def public_dict(self) -> dict[str, Any]:
+        """Everything but the key, JSON-able."""
+        out: dict[str, Any] = {}
+        for f in fields(self):
+            if f.name == "api_key":
+                continue
+            value = getattr(self, f.name)
+            if f.name == "base_url":
+                value = redact_url(value)  # a key in its userinfo stays out of run.json
+            elif isinstance(value, Path):
+                value = str(value)
+            elif isinstance(value, GuardLimits):
+                value = {g.name: getattr(value, g.name) for g in fields(value)}
+            out[f.name] = value
+        out["api_key_set"] = bool(self.api_key)
+        return out
+
+
+def config_from_public(data: dict[str, Any], api_key: str | None) -> RunConfig:
+    """Rebuild a run's configuration from run.json (for --resume); the key comes anew."""
+    known = {f.name for f in fields(RunConfig)} - {"api_key", "guards", "folder", "out_dir"}
+    values = {k: v for k, v in data.items() if k in known}
+    guards = GuardLimits(**data.get("guards", {}))
+    out = Path(data["out_dir"]) if data.get("out_dir") else None
+    return RunConfig(
+        folder=Path(data["folder"]), out_dir=out, api_key=api_key, guards=guards, **values
+    )
+
+
+def key_from_env(base_url: str | None = None) -> str | None:
+    """The first API key found in the environment for this provider."""
+    for name in provider_for_url(base_url).key_env:
+        value = os.environ.get(name)
+        if value:
+            return value
+    return None
+
+
+def labwright_home() -> Path:
+    """Where settings and runs live: $LABWRIGHT_HOME, else the platform's data dir."""
+    env = os.environ.get("LABWRIGHT_HOME")
+    if env:
+        return Path(env).expanduser()
+    if sys.platform == "win32":
+        return Path(os.environ.get("APPDATA", Path.home())) / "Labwright"
+    if sys.platform == "darwin":
+        return Path.home() / "Library" / "Application Support" / "Labwright"
+    return Path(os.environ.get("XDG_DATA_HOME", Path.home() / ".local" / "share")) / "labwright"

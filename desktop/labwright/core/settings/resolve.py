@@ -1,0 +1,181 @@
+"""Where a run's settings come from: one resolution for the CLI and the app.
+
+Precedence, highest first (README, "Where settings come from"):
+
+1. command-line flags (`--base-url`, `--api-key`, `--explore-model`, ...; the app's
+   own controls for template, language, reflection rounds and offline);
+2. environment variables (`LABWRIGHT_BASE_URL`; `LABWRIGHT_API_KEY`, then the
+   provider's own, e.g. `DEEPSEEK_API_KEY`);
+3. the OS keyring, for keys only (what Settings stored, per provider);
+4. the saved settings.json (provider, models, template, language, budget, prices);
+5. the provider preset's defaults (config.PROVIDERS), by the base URL.
+
+Saved models belong to the saved provider: when a flag or the environment points
+at another URL, that URL's preset models are used instead. A key stored for the
+"custom" provider is only sent to the custom URL it was saved with.
+
+Also here: the "a key is needed" rule (`key_problem`) and the configuration of
+a run continued from its directory (`resumed_config`, for --resume and re-draft).
+No Qt here.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Mapping
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+from labwright.core.settings.config import (
+    PROVIDERS,
+    RunConfig,
+    config_from_public,
+    provider_for_url,
+)
+from labwright.core.settings.saved import (
+    Settings,
+    key_env_names,
+    load_settings,
+    run_config,
+    stored_key,
+)
+
+
+def _keyring_name(base_url: str, settings: Settings | None) -> str | None:
+    """The keyring entry that may hold the key for `base_url`; None: do not look.
+
+    `settings`: the saved settings when `base_url` is their URL (their provider's
+    entry is the one Settings wrote), else None.
+    """
+    if settings is not None:
+        return settings.provider
+    preset = provider_for_url(base_url)
+    # A custom server's stored key goes to the URL it was stored for, and no other.
+    return preset.name if preset.name in PROVIDERS else None
+
+
+def resolve_key(
+    provider: str, base_url: str | None = None, env: Mapping[str, str] | None = None
+) -> tuple[str | None, str]:
+    """(key, where) for `provider`: where is "environment:NAME", "keyring" or "none".
+
+    The environment wins over the keyring (as everywhere in this order); `--api-key`
+    is the caller's, above both.
+    """
+    env = os.environ if env is None else env
+    for name in key_env_names(provider, base_url):
+        value = env.get(name)
+        if value:
+            return value, f"environment:{name}"
+    key = stored_key(provider)
+    if key:
+        return key, "keyring"
+    return None, "none"
+
+
+def resolve_config(
+    folder: Path,
+    *,
+    flags: Mapping[str, Any] | None = None,
+    settings: Settings | None = None,
+    env: Mapping[str, str] | None = None,
+) -> RunConfig:
+    """The RunConfig for a run on `folder`, in the documented precedence.
+
+    `flags`: RunConfig field names with the values given on the command line (or
+    by the app's controls); None means "not given". `prices` given there are added
+    to the saved ones (a flag's price of a model wins). `settings`: the saved
+    settings (default: load_settings()). `env`: default os.environ.
+    Raises ValueError (RunConfig's checks) for values that do not fit together.
+    """
+    given = {k: v for k, v in (flags or {}).items() if v is not None}
+    s = load_settings() if settings is None else settings
+    env = os.environ if env is None else env
+
+    base_url = given.pop("base_url", None) or env.get("LABWRIGHT_BASE_URL") or s.base_url
+    saved_url = base_url.rstrip("/") == s.base_url.rstrip("/")
+    models: dict[str, str | None]
+    if saved_url:
+        models = {"explore_model": s.explore_model, "write_model": s.write_model}
+        models["vision_model"] = s.vision_model
+    else:  # another server: the saved models are not its models
+        preset = provider_for_url(base_url)
+        models = {"explore_model": preset.explore_model, "write_model": preset.write_model}
+        models["vision_model"] = preset.vision_model
+
+    key = given.pop("api_key", None)  # --api-key: above every other source
+    if not key:
+        name = _keyring_name(base_url, s if saved_url else None)
+        key = _key_for(name, base_url, env)[0]
+    prices = {m: dict(p) for m, p in s.prices.items()}
+    prices.update({m: dict(p) for m, p in given.pop("prices", {}).items()})
+    values: dict[str, Any] = {"base_url": base_url, **models, "prices": prices, **given}
+    return run_config(s, Path(folder), api_key=key, **values)
+
+
+def _key_for(
+    keyring_name: str | None, base_url: str, env: Mapping[str, str]
+) -> tuple[str | None, str]:
+    if keyring_name is not None:
+        return resolve_key(keyring_name, base_url, env)
+    for name in provider_for_url(base_url).key_env:  # the environment only
+        value = env.get(name)
+        if value:
+            return value, f"environment:{name}"
+    return None, "none"
+
+
+def key_problem(config: RunConfig) -> str | None:
+    """Why this run cannot start for want of a key, or None. One message for the
+    CLI, the app and a re-draft, naming every way to supply one."""
+    if config.offline or config.api_key:
+        return None
+    provider = provider_for_url(config.base_url)
+    # A custom or local server may need no key; it says so itself (401) if it does.
+    if not provider.needs_key or provider.name not in PROVIDERS:
+        return None
+    names = " or ".join(provider.key_env)
+    return (
+        f"No API key for {provider.name}. Add one in Settings, set {names}, "
+        "pass --api-key, or run offline (--offline, or tick “Offline” in the app)."
+    )
+
+
+# --- a run continued from its directory ------------------------------------------
+
+
+def run_meta(run_dir: Path) -> dict[str, Any]:
+    """run.json of a run directory (ValueError when it is not one)."""
+    try:
+        meta = json.loads((Path(run_dir) / "run.json").read_text(encoding="utf-8"))
+        if not isinstance(meta, dict) or not isinstance(meta.get("config"), dict):
+            raise ValueError
+    except (OSError, ValueError):
+        raise ValueError(
+            f"{run_dir} is not a Labwright run directory (no readable run.json)."
+        ) from None
+    return meta
+
+
+def resumed_config(run_dir: Path, api_key: str | None = None) -> RunConfig:
+    """The configuration a run was started with, to continue it in `run_dir`.
+
+    Everything comes from run.json except the key, which is looked up anew:
+    `api_key`, else the environment, else the keyring (as resolve_config does).
+    Raises ValueError when `run_dir` is not a run directory.
+    """
+    run_dir = Path(run_dir).resolve()
+    data = dict(run_meta(run_dir)["config"])
+    data["out_dir"] = str(run_dir)
+    try:
+        config = config_from_public(data, None)
+    except (KeyError, TypeError, ValueError) as e:
+        raise ValueError(f"The configuration in {run_dir / 'run.json'} is unusable: {e}") from None
+    if not api_key:
+        s = load_settings()
+        saved = s.base_url.rstrip("/") == config.base_url.rstrip("/")
+        name = _keyring_name(config.base_url, s if saved else None)
+        api_key, _where = _key_for(name, config.base_url, os.environ)
+    return replace(config, api_key=api_key)
