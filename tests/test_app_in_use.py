@@ -5,6 +5,7 @@ dialogs are answered by patching QFileDialog's and QMessageBox's static function
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import subprocess
 import zipfile
@@ -456,3 +457,89 @@ def test_open_items_wrap_and_name_their_line(window_for, offline_run):
         items.item(i) for i in range(items.count()) if items.item(i).data(Qt.ItemDataRole.UserRole)
     ]
     assert with_line and all("line " in i.toolTip() for i in with_line)
+
+
+# -- 8. whole Chinese -------------------------------------------------------------------------
+
+
+def _english_patterns() -> list[re.Pattern[str]]:
+    """Each interface string whose Chinese differs from it, as a pattern of its English
+    form ({0} matches anything): a widget showing one was not translated."""
+    import xml.etree.ElementTree as ET
+
+    ts = Path(__file__).resolve().parents[1] / "desktop/labwright/resources/translations"
+    root = ET.parse(ts / "labwright_zh_CN.ts").getroot()
+    out = []
+    for m in root.iter("message"):
+        source, translation = m.findtext("source") or "", m.findtext("translation") or ""
+        if source == translation or not any(c.isalpha() for c in source):
+            continue
+        pattern = re.sub(r"\\\{[^}]*\\\}", ".+", re.escape(source.replace("&", "")))
+        out.append(re.compile(pattern, re.DOTALL))
+    return out
+
+
+def _shown_texts(w) -> list[str]:
+    from PySide6.QtWidgets import QAbstractButton, QLabel, QTabWidget
+
+    texts = [w.windowTitle(), w.progress.format(), w.history_dock.windowTitle()]
+    for label in w.findChildren(QLabel):
+        if label.isVisibleTo(w):
+            texts.append(label.text())
+    for button in w.findChildren(QAbstractButton):
+        if button.isVisibleTo(w):
+            texts += [button.text(), button.toolTip()]
+    for tabs in w.findChildren(QTabWidget):
+        texts += [tabs.tabText(i) for i in range(tabs.count())]
+    for menu in (w.file_menu, w.edit_menu, w.run_menu, w.view_menu, w.help_menu):
+        texts.append(menu.title())
+        texts += [a.text() for a in _menu_actions(menu)]
+    model = w.timeline
+    texts += [model.headerData(c, Qt.Orientation.Horizontal) for c in (0, 1)]
+    for r in range(model.rowCount()):
+        texts += [model.index(r, c).data() or "" for c in (0, 1)]
+    return [t.replace("&", "") for t in texts if t]
+
+
+def test_switching_to_chinese_retranslates_everything_on_screen(window_for, offline_run):
+    from labwright.gui.i18n import install_language
+
+    w = window_for()
+    w.resize(1024, 640)
+    w.open_run(offline_run)  # the review pane is built and shown
+    qtbot_texts_en = _shown_texts(w)
+    assert any("Open items" in t for t in qtbot_texts_en)
+    patterns = _english_patterns()
+    try:
+        install_language("zh_CN")
+        w.retranslate()  # what the app does on a language switch
+        for page in (REVIEW, RUN):
+            if page == RUN:
+                w.review.back_button.click()
+            left = [t for t in _shown_texts(w) if any(p.fullmatch(t) for p in patterns)]
+            assert left == [], left
+        assert w.timeline.index(0, 0).data().endswith("扫描文件夹")
+        assert w.banner.isVisible() and "离线" in w.banner.text()
+    finally:
+        install_language("en")
+        w.retranslate()
+    assert w.start_button.text() == "Start"
+
+
+def test_chinese_brings_qt_own_buttons_and_a_sans_serif_font(qapp):
+    from PySide6.QtGui import QFontDatabase
+    from PySide6.QtWidgets import QDialogButtonBox
+
+    from labwright.gui.i18n import install_language
+
+    try:
+        install_language("zh_CN")
+        box = QDialogButtonBox(
+            QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel
+        )
+        assert {b.text() for b in box.buttons()} == {"确定", "取消"}
+        if "Noto Sans CJK SC" in QFontDatabase.families():
+            assert "Noto Sans CJK SC" in qapp.font().families()
+    finally:
+        install_language("en")
+    assert "Noto Sans CJK SC" not in qapp.font().families()

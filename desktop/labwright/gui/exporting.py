@@ -6,6 +6,7 @@ so the platform's own dialogs are used (and tests answer them by patching those)
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from PySide6.QtCore import QCoreApplication, QStandardPaths, QUrl
@@ -13,18 +14,18 @@ from PySide6.QtGui import QDesktopServices
 from PySide6.QtWidgets import QFileDialog, QMessageBox, QWidget
 
 from labwright.core.export import export_report, export_warnings
+from labwright.core.review import open_items, why_degraded
 
-
-def _tr(text: str) -> str:
-    return QCoreApplication.translate("Export", text)
+from .i18n import current_language
+from .timeline import reason_explanation
 
 
 def zip_filter() -> str:
-    return _tr("Zip archive (*.zip)")
+    return QCoreApplication.translate("Export", "Zip archive (*.zip)")
 
 
 def folder_filter() -> str:
-    return _tr("Folder (*)")
+    return QCoreApplication.translate("Export", "Folder (*)")
 
 
 def default_destination(run_dir: Path, folder: Path | None) -> Path:
@@ -35,14 +36,51 @@ def default_destination(run_dir: Path, folder: Path | None) -> Path:
     return base / f"{stem}.zip"
 
 
+def degraded_words(run_dir: Path) -> str | None:
+    """Why a run is degraded, for the review banner and the export question.
+
+    In English the core's full explanation (which call, what had been read); in another
+    language the translated sentences of the one table (core/reasons.py)."""
+    if current_language() == "en":
+        return why_degraded(run_dir)
+    try:
+        meta = json.loads((run_dir / "run.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    reasons = [str(r) for r in (meta.get("reasons") or [])] if isinstance(meta, dict) else []
+    return " ".join(reason_explanation(r) for r in reasons) or None
+
+
+def export_questions(run_dir: Path) -> list[str]:
+    """What to ask before exporting (core/export.export_warnings), in the interface language."""
+    if current_language() == "en":
+        return export_warnings(run_dir)
+    out = []
+    why = degraded_words(run_dir)
+    if why:
+        out.append(QCoreApplication.translate("Export", "This draft is degraded: {0}").format(why))
+    items = open_items(run_dir)
+    if items:
+        out.append(
+            QCoreApplication.translate("Export", "Open items remain: {0}.").format(len(items))
+        )
+    if not (run_dir / "report.pdf").is_file():
+        out.append(
+            QCoreApplication.translate(
+                "Export", "There is no compiled PDF yet: the export holds the LaTeX source only."
+            )
+        )
+    return out
+
+
 def confirm_export(parent: QWidget | None, warnings: list[str]) -> bool:
     """Ask before exporting a draft that needs review; True to go on."""
     if not warnings:
         return True
     answer = QMessageBox.question(
         parent,
-        _tr("Export a draft that needs review?"),
-        "\n\n".join(warnings) + "\n\n" + _tr("Export anyway?"),
+        QCoreApplication.translate("Export", "Export a draft that needs review?"),
+        "\n\n".join(warnings) + "\n\n" + QCoreApplication.translate("Export", "Export anyway?"),
     )
     return answer == QMessageBox.StandardButton.Yes
 
@@ -51,7 +89,7 @@ def choose_destination(parent: QWidget | None, start: Path) -> tuple[Path, bool]
     """The save dialog: (destination, as a zip) or None when the person cancelled."""
     path, chosen = QFileDialog.getSaveFileName(
         parent,
-        _tr("Export the report"),
+        QCoreApplication.translate("Export", "Export the report"),
         str(start),
         f"{zip_filter()};;{folder_filter()}",
         zip_filter(),
@@ -72,7 +110,7 @@ def export_with_dialogs(
     warnings: list[str] | None = None,
 ) -> Path | None:
     """Ask, choose, export; the exported path, or None when cancelled or refused (said why)."""
-    if not confirm_export(parent, export_warnings(run_dir) if warnings is None else warnings):
+    if not confirm_export(parent, export_questions(run_dir) if warnings is None else warnings):
         return None
     chosen = choose_destination(parent, default_destination(run_dir, folder))
     if chosen is None:
@@ -81,7 +119,7 @@ def export_with_dialogs(
     try:
         return export_report(run_dir, dest, as_zip=as_zip)
     except (OSError, ValueError) as e:
-        QMessageBox.warning(parent, _tr("Export failed"), str(e))
+        QMessageBox.warning(parent, QCoreApplication.translate("Export", "Export failed"), str(e))
         return None
 
 

@@ -16,6 +16,7 @@ from .timeline import reason_explanation
 STATUS_MARK = {"ok": "●", "degraded": "◐", "failed": "✗", "cancelled": "◌", "running": "◔"}
 
 
+PAGE_COUNT_ROWS = 30
 _PAGES: dict[tuple[str, float], int] = {}
 
 
@@ -61,14 +62,17 @@ class HistoryList(QListWidget):
 
     def refresh(self) -> None:
         self.clear()
-        for run_dir, meta in past_runs():
+        for n, (run_dir, meta) in enumerate(past_runs()):
             folder = Path(meta.get("config", {}).get("folder", run_dir.name)).name
             when = time.strftime("%Y-%m-%d %H:%M", time.localtime(meta.get("started") or 0))
             status = str(meta.get("status", "?"))
             line = f"{when}  ·  {self.status_words(status)}"
-            pages = page_count(run_dir / "report.pdf")
+            # reading a PDF costs a little: the recent runs are the ones told apart
+            pages = page_count(run_dir / "report.pdf") if n < PAGE_COUNT_ROWS else 0
             if pages:
-                line += "  ·  " + self.tr("%n page(s)", "", pages)
+                line += "  ·  " + (
+                    self.tr("1 page") if pages == 1 else self.tr("{0} pages").format(pages)
+                )
             item = QListWidgetItem(f"{STATUS_MARK.get(status, '?')} {folder}\n{line}")
             reasons = [str(r) for r in meta.get("reasons") or []]
             why = "".join(f"\n{reason_explanation(r)}" for r in reasons)

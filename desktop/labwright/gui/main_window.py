@@ -61,6 +61,7 @@ from labwright.core.settings import Settings, load_settings, save_settings
 from .bridge import RunBridge, call_in_thread
 from .exporting import export_with_dialogs, show_in_folder
 from .history import HistoryList
+from .i18n import current_language
 from .result_tabs import ResultTabs
 from .state import remember_splitter, ui_state
 from .timeline import TimelineModel, reason_explanation, stage_label
@@ -220,6 +221,7 @@ class MainWindow(QMainWindow):
 
         # history of past runs
         self.history = HistoryList()
+        self._history_lang = current_language()
         self.history.run_chosen.connect(self.open_run)
         self.history_dock = QDockWidget(self)
         self.history_dock.setObjectName("history")
@@ -288,7 +290,9 @@ class MainWindow(QMainWindow):
             self.review.retranslate()
         self.cancel_button.setText(self.tr("Cancel"))
         self.history_dock.setWindowTitle(self.tr("History"))
-        self.history.refresh()
+        if self._history_lang != current_language():  # its rows were worded at start-up
+            self._history_lang = current_language()
+            self.history.refresh()
         self.open_action.setText(self.tr("&Open Folder…"))
         self.export_action.setText(self.tr("&Export…"))
         self.start_action.setText(self.tr("&Start"))
@@ -303,12 +307,13 @@ class MainWindow(QMainWindow):
         self.view_menu.setTitle(self.tr("&View"))
         self.help_menu.setTitle(self.tr("&Help"))
         self._show_usage()
-        if self._banner_text is not None and self.banner.isVisible():
+        # hidden pages too: they are shown again later, in the language chosen now
+        if self._banner_text is not None:
             self.banner.label.setText(self._banner_text())
-        if self._notice_text is not None and self.notice.isVisible():
+        if self._notice_text is not None:
             self.notice.label.setText(self._notice_text())
             self.notice.button.setText(self.tr("Show in Folder"))
-        if self.banner.button.isVisible():
+        if not self.banner.button.isHidden():
             self.banner.button.setText(self.tr("Open Settings"))
         if self._progress_text is not None:
             self.progress.setFormat(self._progress_text())

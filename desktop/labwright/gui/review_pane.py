@@ -40,12 +40,12 @@ from PySide6.QtWidgets import (
 )
 
 from labwright.core import review, synctex
-from labwright.core.export import export_report, export_warnings
+from labwright.core.export import export_report
 
 from .bridge import call_in_thread
 from .diff_view import DiffView
 from .editor import EditorPanel
-from .exporting import confirm_export, export_with_dialogs
+from .exporting import confirm_export, degraded_words, export_questions, export_with_dialogs
 
 if TYPE_CHECKING:
     import asyncio
@@ -124,6 +124,7 @@ class ReviewPane(QWidget):
         self.pdf_view.viewport().installEventFilter(self)
         self.pdf_view.pageNavigator().currentPageChanged.connect(self._show_page)
         self.pdf_doc.pageCountChanged.connect(self._show_page)
+        self.pdf_doc.pageCountChanged.connect(self._show_zoom)
         self.pdf_view.zoomFactorChanged.connect(self._show_zoom)
         self.pdf_view.zoomModeChanged.connect(self._show_zoom)
         # the SyncTeX target: a band over the line, shown for a moment
@@ -265,6 +266,9 @@ class ReviewPane(QWidget):
         for a in (self.zoom_in_action, self.zoom_out_action):
             a.setToolTip(_with_keys(a.text().replace("&", ""), a))
         self.panel.retranslate()
+        if self.run_dir is not None:
+            self._show_banner()
+            self.refresh()
         self._show_title()
         self._show_page()
         self._show_zoom()
@@ -278,9 +282,7 @@ class ReviewPane(QWidget):
     def open_run(self, run_dir: Path) -> None:
         self.save_now()
         self.run_dir = run_dir
-        why = review.why_degraded(run_dir)
-        self.banner.setText(why or "")
-        self.banner.setVisible(bool(why))
+        self._show_banner()
         self.editor.set_text(_read(run_dir / "report.tex"))
         self._load_pdf(keep_view=False)
         self.refresh()
@@ -289,6 +291,11 @@ class ReviewPane(QWidget):
         self._show_save_state()
         self._show_title()
         self._update_redraft()
+
+    def _show_banner(self) -> None:
+        why = degraded_words(self.run_dir) if self.run_dir is not None else None
+        self.banner.setText(why or "")
+        self.banner.setVisible(bool(why))
 
     def _meta(self) -> dict[str, Any]:
         if self.run_dir is None:
@@ -503,14 +510,9 @@ class ReviewPane(QWidget):
         self.pdf_view.setZoomMode(QPdfView.ZoomMode.FitInView)
 
     def _show_zoom(self, *_: Any) -> None:
+        # the fit modes' zoom follows the pane's size: the label shows what it is now
+        self.zoom_label.setText(f"{round(self.zoom_factor() * 100)} %")
         mode = self.pdf_view.zoomMode()
-        if mode == QPdfView.ZoomMode.FitToWidth:
-            text = self.tr("Width")
-        elif mode == QPdfView.ZoomMode.FitInView:
-            text = self.tr("Page")
-        else:
-            text = f"{round(self.pdf_view.zoomFactor() * 100)} %"
-        self.zoom_label.setText(text)
         self.fit_width_action.setCheckable(True)
         self.fit_page_action.setCheckable(True)
         self.fit_width_action.setChecked(mode == QPdfView.ZoomMode.FitToWidth)
@@ -561,6 +563,8 @@ class ReviewPane(QWidget):
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:
         if watched is self.pdf_view.viewport():
+            if event.type() == QEvent.Type.Resize:
+                QTimer.singleShot(0, self._show_zoom)  # once QPdfView has laid out again
             if event.type() == QEvent.Type.MouseButtonDblClick:
                 self._pdf_clicked(event)  # type: ignore[arg-type]
                 return True
@@ -669,7 +673,7 @@ class ReviewPane(QWidget):
         if dest is None:
             out = export_with_dialogs(self, self.run_dir, self.material_folder())
         else:
-            warnings = export_warnings(self.run_dir)
+            warnings = export_questions(self.run_dir)
             ask = confirm or (lambda text: confirm_export(self, [text]))
             if warnings and not ask("\n".join(warnings)):
                 return None

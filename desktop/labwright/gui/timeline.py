@@ -8,7 +8,6 @@ in. Guards carry a plain-language explanation and are highlighted.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from functools import partial
 from typing import Any
 
 from PySide6.QtCore import QAbstractItemModel, QCoreApplication, QModelIndex, QObject, Qt
@@ -190,7 +189,6 @@ class TimelineModel(QAbstractItemModel):
 
     def _words(self, node: Node) -> None:
         """A node's title and detail in the current language."""
-        t = partial(QCoreApplication.translate, "Timeline")
         if node.kind == "milestone":
             total = self.plan.count(node.stage)
             nth = sum(
@@ -204,11 +202,11 @@ class TimelineModel(QAbstractItemModel):
         elif node.kind == "guard":
             node.title = guard_explanation(node.status, self.limits)
         elif node.kind == "error":
-            node.title = t("Error")
+            node.title = QCoreApplication.translate("Timeline", "Error")
         elif node.kind == "draft" and node.raw is not None:
             version, chars = node.raw
-            node.title = t("Draft version {0}").format(version)
-            node.detail = t("{0} characters").format(chars)
+            node.title = QCoreApplication.translate("Timeline", "Draft version {0}").format(version)
+            node.detail = QCoreApplication.translate("Timeline", "{0} characters").format(chars)
 
     def retranslate(self) -> None:
         """Every row's words again, after a language switch."""
@@ -374,59 +372,88 @@ def _tool_detail(summary: str, cached: bool) -> str:
 
 def milestone_summary(stage: str, status: str, detail: Any) -> str:
     """What a finished step did, in plain words (never the event's field names)."""
-    t = partial(QCoreApplication.translate, "Timeline")
     d = detail if isinstance(detail, dict) else {}
     parts: list[str] = []
     if stage == "scan" and "files" in d:
-        parts.append(t("{0} files").format(d["files"]))
+        parts.append(QCoreApplication.translate("Timeline", "{0} files").format(d["files"]))
     elif stage == "explore":
         if d.get("reason") == "offline":
-            parts.append(t("Offline: no model read the material"))
+            parts.append(
+                QCoreApplication.translate("Timeline", "Offline: no model read the material")
+            )
         else:
             if "files_read" in d:
-                parts.append(t("{0} files read").format(d["files_read"]))
+                parts.append(
+                    QCoreApplication.translate("Timeline", "{0} files read").format(d["files_read"])
+                )
             if d.get("model_calls"):
-                parts.append(t("{0} model calls").format(d["model_calls"]))
+                parts.append(
+                    QCoreApplication.translate("Timeline", "{0} model calls").format(
+                        d["model_calls"]
+                    )
+                )
             if d.get("status") not in (None, "finished"):  # stopped early: say why
                 parts.append(reason_explanation(explore_reason(d.get("reason"))))
     elif stage == "figures" and "count" in d:
-        parts.append(t("{0} figures").format(d["count"]))
+        parts.append(QCoreApplication.translate("Timeline", "{0} figures").format(d["count"]))
     elif stage == "gap" and "requirements" in d:
         unmet = d.get("unmet")
         n_unmet = len(unmet) if isinstance(unmet, list) else int(unmet or 0)
-        parts.append(t("{0} requirements, {1} not yet met").format(d["requirements"], n_unmet))
+        parts.append(
+            QCoreApplication.translate("Timeline", "{0} requirements, {1} not yet met").format(
+                d["requirements"], n_unmet
+            )
+        )
     elif stage == "draft" and "version" in d:
-        parts.append(t("version {0}, {1} characters").format(d["version"], d.get("chars", 0)))
+        parts.append(
+            QCoreApplication.translate("Timeline", "version {0}, {1} characters").format(
+                d["version"], d.get("chars", 0)
+            )
+        )
         if d.get("skeleton"):
-            parts.append(t("a skeleton with TODOs"))
+            parts.append(QCoreApplication.translate("Timeline", "a skeleton with TODOs"))
         numbers = d.get("numbers")
         if isinstance(numbers, dict) and numbers.get("unmatched"):
-            parts.append(t("{0} numbers not found in the material").format(numbers["unmatched"]))
+            parts.append(
+                QCoreApplication.translate(
+                    "Timeline", "{0} numbers not found in the material"
+                ).format(numbers["unmatched"])
+            )
     elif stage == "reflect" and "round" in d:
-        parts.append(t("round {0} of {1}").format(d["round"], d.get("of", d["round"])))
+        parts.append(
+            QCoreApplication.translate("Timeline", "round {0} of {1}").format(
+                d["round"], d.get("of", d["round"])
+            )
+        )
         reason = str(d.get("reason") or "")
         if status == "skipped":
             if reason.startswith("skeleton"):
-                parts.append(t("nothing for a model to revise"))
+                parts.append(
+                    QCoreApplication.translate("Timeline", "nothing for a model to revise")
+                )
             elif reason == "token budget":
-                parts.append(t("the token budget is used up"))
+                parts.append(QCoreApplication.translate("Timeline", "the token budget is used up"))
             elif reason == "converged":
-                parts.append(t("the draft no longer changes"))
+                parts.append(QCoreApplication.translate("Timeline", "the draft no longer changes"))
         elif d.get("converged"):
-            parts.append(t("the draft no longer changes"))
+            parts.append(QCoreApplication.translate("Timeline", "the draft no longer changes"))
     elif stage == "bib" and "entries" in d:
-        parts.append(t("{0} references").format(d["entries"]))
+        parts.append(QCoreApplication.translate("Timeline", "{0} references").format(d["entries"]))
         unresolved = d.get("unresolved")
         if unresolved:
             n = len(unresolved) if isinstance(unresolved, list) else int(unresolved)
-            parts.append(t("{0} citations unresolved").format(n))
+            parts.append(
+                QCoreApplication.translate("Timeline", "{0} citations unresolved").format(n)
+            )
     elif stage == "compile" and "ok" in d:
         if d["ok"]:
-            parts.append(t("compiled"))
+            parts.append(QCoreApplication.translate("Timeline", "compiled"))
         else:
-            parts.append(t("did not compile"))
+            parts.append(QCoreApplication.translate("Timeline", "did not compile"))
         if d.get("fix_rounds"):
-            parts.append(t("{0} fix rounds").format(d["fix_rounds"]))
+            parts.append(
+                QCoreApplication.translate("Timeline", "{0} fix rounds").format(d["fix_rounds"])
+            )
     elif isinstance(detail, str):
         parts.append(detail)
     return ", ".join(parts)
