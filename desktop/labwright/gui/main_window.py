@@ -101,9 +101,12 @@ class MainWindow(QMainWindow):
         if loop is not None:
             self.attach_loop(loop)
         self.resize(1200, 780)
-        geometry = ui_state().value("window/geometry")
-        if geometry is not None:
-            self.restoreGeometry(geometry)
+        self.resizeDocks([self.history_dock], [220], Qt.Orientation.Horizontal)
+        state = ui_state()
+        if state.value("window/geometry") is not None:
+            self.restoreGeometry(state.value("window/geometry"))
+        if state.value("window/state") is not None:
+            self.restoreState(state.value("window/state"))
         self.setAcceptDrops(True)  # a folder dropped anywhere in the window opens it
         self._update_buttons()
 
@@ -894,8 +897,11 @@ class MainWindow(QMainWindow):
             if answer != QMessageBox.StandardButton.Yes:
                 event.ignore()
                 return
+        if self.stack.currentIndex() == REVIEW and self._history_was_visible:
+            self.history_dock.show()  # folded only for the review: it is there next time
         state = ui_state()
         state.setValue("window/geometry", self.saveGeometry())
+        state.setValue("window/state", self.saveState())
         state.sync()
         # shutdown order: cancel, join with a timeout; the app closes the loop after
         self.bridge.shutdown(timeout_s=5.0)
