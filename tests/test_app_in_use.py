@@ -543,3 +543,22 @@ def test_chinese_brings_qt_own_buttons_and_a_sans_serif_font(qapp):
     finally:
         install_language("en")
     assert "Noto Sans CJK SC" not in qapp.font().families()
+
+
+def test_core_messages_lose_their_command_line_flags():
+    from labwright.gui.main_window import plain_words
+
+    said = plain_words(
+        "No API key for DeepSeek. Add one in Settings, set DEEPSEEK_API_KEY, pass "
+        "--api-key, or run offline (--offline, or tick “Offline” in the app)."
+    )
+    assert "--" not in said and said.endswith("or run offline (tick “Offline”).")
+    assert "--" not in plain_words("Cannot reach the server. Check it, or run with --offline.")
+
+
+def test_a_refused_redraft_keeps_the_runs_own_status(offline_run):
+    from labwright.gui.main_window import _redraft_job
+
+    events = list(_redraft_job(offline_run, None, None, None, None))
+    assert [e.type for e in events] == ["error", "done"]
+    assert "offline" in events[0].message and events[1].status == "degraded"

@@ -940,12 +940,12 @@ def settings_keys() -> list[QKeySequence]:
 
 def plain_words(message: str) -> str:
     """A core message for the app: the CLI's flags become what the app offers instead."""
+    tick = QCoreApplication.translate("MainWindow", "tick “Offline”")
     return (
-        message.replace(
-            "run with --offline", QCoreApplication.translate("MainWindow", "tick “Offline”")
-        )
-        .replace("(--offline, or tick “Offline” in the app)", "")
+        message.replace("run with --offline", tick)
+        .replace("(--offline, or tick “Offline” in the app)", f"({tick})")
         .replace("pass --api-key, ", "")
+        .replace(" (labwright run --resume)", "")
     )
 
 
