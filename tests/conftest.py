@@ -155,6 +155,10 @@ def window_for(qtbot, qloop, monkeypatch):
         return w
 
     yield make
+    from PySide6.QtWidgets import QMessageBox
+
+    # "A run is in progress — stop it and quit?": yes (a modal would wait for ever here)
+    monkeypatch.setattr(QMessageBox, "question", lambda *a, **k: QMessageBox.StandardButton.Yes)
     for w in windows:
         w.close()  # cancel and join any worker, as a user closing the window would
 

@@ -6,7 +6,6 @@ import zipfile
 
 import pytest
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QShortcut
 
 from agent_helpers import route
 from fakes import FakeLLM, call, tool_calls
@@ -79,9 +78,11 @@ def test_a_compile_error_is_listed_clicking_it_jumps_and_a_fix_reloads_the_pdf(
     lines.insert(bad_line, "\\undefinedmacro")
     editor.set_text("\n".join(lines))
     editor.document().setModified(True)
-    (recompile_key,) = [s for s in pane.findChildren(QShortcut) if s.key().toString() == "Ctrl+B"]
+    with qtbot.waitActive(w):
+        w.activateWindow()
+    editor.setFocus()
     with qtbot.waitSignal(pane.compiled, timeout=60_000) as failed:
-        recompile_key.activated.emit()  # what Ctrl+B does (offscreen window_for get no shortcuts)
+        qtbot.keyClick(editor, Qt.Key.Key_B, Qt.KeyboardModifier.ControlModifier)
     assert failed.args == [False]
     assert pdf.read_bytes() == good  # the last good PDF stays
     errors = [

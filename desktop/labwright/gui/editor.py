@@ -15,6 +15,7 @@ from contextlib import contextmanager
 
 from PySide6.QtCore import QEvent, QObject, QRect, QSize, Qt, QTimer, Signal
 from PySide6.QtGui import (
+    QAction,
     QColor,
     QFont,
     QFontDatabase,
@@ -75,7 +76,8 @@ IN_DOLLAR = 3  # $ ... $
 IN_DOUBLE_DOLLAR = 4  # $$ ... $$
 IN_ENVIRONMENT = 16  # 16 + i: inside \begin{MATH_ENVIRONMENTS[i]}
 
-_COMMAND = re.compile(r"\\(?:[A-Za-z@]+\*?|.)", re.DOTALL)  # \name, \name* or \<one char>
+# \name, \name*, \<one char>, or a lone backslash at the end of a line (mid-typing)
+_COMMAND = re.compile(r"\\(?:[A-Za-z@]+\*?|.)?", re.DOTALL)
 _ENV_ARGUMENT = re.compile(r"\s*\{([^{}]*)\}")
 _TODO = re.compile(r"TODO|FIXME|待补充")  # the markers the open-items list also looks for
 
@@ -180,9 +182,8 @@ class LatexHighlighter(QSyntaxHighlighter):
                 break
             if ch == "\\":
                 token = _COMMAND.match(text, i)
-                assert token is not None  # the pattern matches any backslash followed by a char
-                end = token.end()
-                name = token.group()
+                end = token.end() if token else i + 1  # the pattern matches any backslash
+                name = token.group() if token else "\\"
                 if state == NORMAL and name in ("\\[", "\\("):
                     state, math_from = (IN_BRACKET if name == "\\[" else IN_PAREN), i
                 elif (state, name) in ((IN_BRACKET, "\\]"), (IN_PAREN, "\\)")):
@@ -251,7 +252,8 @@ class LatexEditor(QPlainTextEdit):
         self._quiet = False  # set while the text changes without the person editing it
         self._find_bar: FindBar | None = None  # set by the FindBar made for this editor
         self.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
-        self.setLineWrapMode(QPlainTextEdit.LineWrapMode.NoWrap)
+        # soft wrap: report prose is long lines, and sideways scrolling loses the reader
+        self.setLineWrapMode(QPlainTextEdit.LineWrapMode.WidgetWidth)
         self.setTabStopDistance(self.fontMetrics().horizontalAdvance(" ") * TAB_WIDTH)
         self.highlighter = LatexHighlighter(self.document(), self.palette())
         self._rehighlight()  # now, not at Qt's deferred first pass that would look like an edit
@@ -644,17 +646,29 @@ class EditorPanel(QWidget):
         context = Qt.ShortcutContext.WidgetWithChildrenShortcut
         # Cmd+H hides the whole app on macOS; Cmd+Alt+F is the usual replace shortcut there
         replace_keys = QKeySequence("Ctrl+Alt+F" if sys.platform == "darwin" else "Ctrl+H")
-        self._find_shortcut = QShortcut(QKeySequence(QKeySequence.StandardKey.Find), self)
-        self._replace_shortcut = QShortcut(replace_keys, self)
+        # actions, not bare shortcuts: the window's Edit menu lists these same objects, and
+        # their keys act only while the focus is in this panel
+        self.find_action = QAction(self)
+        self.find_action.setShortcut(QKeySequence(QKeySequence.StandardKey.Find))
+        self.replace_action = QAction(self)
+        self.replace_action.setShortcut(replace_keys)
+        for action in (self.find_action, self.replace_action):
+            action.setShortcutContext(context)
+            self.addAction(action)
         self._close_shortcut = QShortcut(QKeySequence(Qt.Key.Key_Escape), self)
-        for shortcut in (self._find_shortcut, self._replace_shortcut, self._close_shortcut):
-            shortcut.setContext(context)
-        self._find_shortcut.activated.connect(self._open_find)
-        self._replace_shortcut.activated.connect(self._open_replace)
+        self._close_shortcut.setContext(context)
+        self.find_action.triggered.connect(self._open_find)
+        self.replace_action.triggered.connect(self._open_replace)
         # Esc closes the bar from the editor too, but only while the bar is open
         self._close_shortcut.activated.connect(self.find_bar.close_bar)
         self._close_shortcut.setEnabled(False)
+        self.retranslate()
         self.find_bar.installEventFilter(self)
+
+    def retranslate(self) -> None:
+        self.find_action.setText(self.tr("&Find…"))
+        self.replace_action.setText(self.tr("Find and &Replace…"))
+        self.find_bar.retranslate()
 
     def _open_find(self) -> None:
         self.find_bar.open(replace=False)

@@ -15,6 +15,26 @@ from labwright.gui.timeline import reason_explanation
 STATUS_MARK = {"ok": "●", "degraded": "◐", "failed": "✗", "cancelled": "◌", "running": "◔"}
 
 
+PAGE_COUNT_ROWS = 30
+_PAGES: dict[tuple[str, float], int] = {}
+
+
+def page_count(pdf: Path) -> int:
+    """Pages of a run's PDF (0 when there is none), remembered while the file is unchanged."""
+    try:
+        key = (str(pdf), pdf.stat().st_mtime)
+    except OSError:
+        return 0
+    if key not in _PAGES:
+        from pypdf import PdfReader  # loaded only when a history has PDFs
+
+        try:
+            _PAGES[key] = len(PdfReader(pdf).pages)
+        except Exception:  # a broken PDF in an old run: no count, no crash
+            _PAGES[key] = 0
+    return _PAGES[key]
+
+
 def past_runs(limit: int = 200) -> list[tuple[Path, dict]]:
     """(run dir, run.json) of the newest runs first; unreadable ones are skipped."""
     root = labwright_home() / "runs"
@@ -41,16 +61,32 @@ class HistoryList(QListWidget):
 
     def refresh(self) -> None:
         self.clear()
-        for run_dir, meta in past_runs():
+        for n, (run_dir, meta) in enumerate(past_runs()):
             folder = Path(meta.get("config", {}).get("folder", run_dir.name)).name
             when = time.strftime("%Y-%m-%d %H:%M", time.localtime(meta.get("started") or 0))
-            status = meta.get("status", "?")
-            item = QListWidgetItem(f"{STATUS_MARK.get(status, '?')} {folder}  ·  {when}")
+            status = str(meta.get("status", "?"))
+            line = f"{when}  ·  {self.status_words(status)}"
+            # reading a PDF costs a little: the recent runs are the ones told apart
+            pages = page_count(run_dir / "report.pdf") if n < PAGE_COUNT_ROWS else 0
+            if pages:
+                line += "  ·  " + (
+                    self.tr("1 page") if pages == 1 else self.tr("{0} pages").format(pages)
+                )
+            item = QListWidgetItem(f"{STATUS_MARK.get(status, '?')} {folder}\n{line}")
             reasons = [str(r) for r in meta.get("reasons") or []]
             why = "".join(f"\n{reason_explanation(r)}" for r in reasons)
-            item.setToolTip(f"{run_dir}\n{status}: {', '.join(reasons) or '—'}{why}")
+            item.setToolTip(f"{run_dir}\n{self.status_words(status)}{why}")
             item.setData(Qt.ItemDataRole.UserRole, str(run_dir))
             self.addItem(item)
+
+    def status_words(self, status: str) -> str:
+        return {
+            "ok": self.tr("done"),
+            "degraded": self.tr("needs review"),
+            "failed": self.tr("failed"),
+            "cancelled": self.tr("cancelled"),
+            "running": self.tr("stopped midway"),
+        }.get(status, status)
 
     def _activated(self, item: QListWidgetItem) -> None:
         self.run_chosen.emit(Path(item.data(Qt.ItemDataRole.UserRole)))

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from PySide6.QtCore import QCoreApplication, QLocale, QTranslator
+from PySide6.QtCore import QCoreApplication, QLibraryInfo, QLocale, QTranslator
+from PySide6.QtGui import QFont, QFontDatabase, QGuiApplication
 
 from labwright.core import resources
 
@@ -61,10 +62,27 @@ def resolve_language(setting: str) -> str:
 
 
 _installed: list[QTranslator] = []
+_current = "en"
+# sans-serif faces for Chinese, best first: without one named, Qt may take a serif (Song) face
+CJK_SANS = (
+    "Noto Sans CJK SC",
+    "Source Han Sans SC",
+    "Microsoft YaHei",
+    "PingFang SC",
+    "WenQuanYi Micro Hei",
+    "Noto Sans SC",
+)
+_latin_families: list[str] | None = None
+
+
+def current_language() -> str:
+    """The interface language in use ("en" or "zh_CN")."""
+    return _current
 
 
 def install_language(setting: str) -> str:
-    """Switch the application's translator; returns the language now in use."""
+    """Switch the application's translators and UI font; returns the language now in use."""
+    global _current
     app = QCoreApplication.instance()
     lang = resolve_language(setting)
     for old in _installed:
@@ -76,4 +94,30 @@ def install_language(setting: str) -> str:
             translator = TsTranslator(real)
         app.installTranslator(translator)
         _installed.append(translator)
+        # Qt's own words (OK, Cancel, Yes, the file dialog), from the catalogue PySide6 ships
+        qt = QTranslator()
+        folder = QLibraryInfo.path(QLibraryInfo.LibraryPath.TranslationsPath)
+        if qt.load(f"qtbase_{lang}", folder):
+            app.installTranslator(qt)
+            _installed.append(qt)
+    _current = lang
+    apply_ui_font(lang)
     return lang
+
+
+def apply_ui_font(lang: str) -> None:
+    """Chinese in a sans-serif face where one is installed; Latin text keeps the system font."""
+    global _latin_families
+    if not isinstance(QCoreApplication.instance(), QGuiApplication):
+        return
+    font = QGuiApplication.font()
+    if _latin_families is None:
+        _latin_families = list(font.families()) or [font.family()]
+    families = list(_latin_families)
+    if lang.startswith("zh"):
+        installed = set(QFontDatabase.families())
+        families += [f for f in CJK_SANS if f in installed][:1]
+    if families != list(font.families()):
+        font = QFont(font)
+        font.setFamilies(families)
+        QGuiApplication.setFont(font)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import html
+from collections.abc import Callable
 from dataclasses import replace
 from functools import partial
 from pathlib import Path
@@ -12,8 +14,21 @@ if TYPE_CHECKING:
 
     from labwright.core.material.workspace import ScanResult
 
-from PySide6.QtCore import QModelIndex, QPersistentModelIndex, Qt, QTimer, Signal
-from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
+from PySide6.QtCore import (
+    QCoreApplication,
+    QModelIndex,
+    QPersistentModelIndex,
+    Qt,
+    QTimer,
+    Signal,
+)
+from PySide6.QtGui import (
+    QAction,
+    QCloseEvent,
+    QDragEnterEvent,
+    QDropEvent,
+    QKeySequence,
+)
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
@@ -43,10 +58,13 @@ from labwright.core.settings.cost import spent_usd
 from labwright.core.settings.resolve import key_problem, resolve_config
 from labwright.core.settings.saved import Settings, load_settings, save_settings
 from labwright.gui.bridge import RunBridge, call_in_thread
+from labwright.gui.exporting import export_with_dialogs, show_in_folder
 from labwright.gui.history import HistoryList
+from labwright.gui.i18n import current_language
 from labwright.gui.result_tabs import ResultTabs
-from labwright.gui.timeline import TimelineModel, reason_explanation
-from labwright.gui.widgets import DropZone, folder_problem
+from labwright.gui.state import remember_splitter, ui_state
+from labwright.gui.timeline import TimelineModel, reason_explanation, stage_label
+from labwright.gui.widgets import Banner, DropZone, dropped_folder, folder_problem
 
 WELCOME, RUN, REVIEW = 0, 1, 2
 
@@ -69,6 +87,10 @@ class MainWindow(QMainWindow):
         self.usage = Usage()
         self.priced_config: RunConfig | None = None
         self._io_threads: list = []
+        self._banner_text: Callable[[], str] | None = None  # worded again on a language switch
+        self._progress_text: Callable[[], str] | None = None
+        self._notice_text: Callable[[], str] | None = None
+        self._history_was_visible = True
         self.bridge = RunBridge(None, self)
         self.bridge.events.connect(self.on_events)
         self.bridge.finished.connect(self.on_finished)
@@ -78,6 +100,13 @@ class MainWindow(QMainWindow):
         if loop is not None:
             self.attach_loop(loop)
         self.resize(1200, 780)
+        self.resizeDocks([self.history_dock], [220], Qt.Orientation.Horizontal)
+        state = ui_state()
+        if state.value("window/geometry") is not None:
+            self.restoreGeometry(state.value("window/geometry"))
+        if state.value("window/state") is not None:
+            self.restoreState(state.value("window/state"))
+        self.setAcceptDrops(True)  # a folder dropped anywhere in the window opens it
         self._update_buttons()
 
     def attach_loop(self, loop: asyncio.AbstractEventLoop) -> None:
@@ -91,7 +120,16 @@ class MainWindow(QMainWindow):
 
     def _build(self) -> None:
         self.stack = QStackedWidget()
-        self.setCentralWidget(self.stack)
+        # a notice above every page: what was just done, and the one thing to do next
+        self.notice = Banner()
+        self.notice.setObjectName("notice")
+        central = QWidget()
+        cl = QVBoxLayout(central)
+        cl.setContentsMargins(0, 0, 0, 0)
+        cl.setSpacing(0)
+        cl.addWidget(self.notice)
+        cl.addWidget(self.stack, 1)
+        self.setCentralWidget(central)
 
         # welcome page: the drop target and recent folders
         self.drop_zone = DropZone()
@@ -115,13 +153,7 @@ class MainWindow(QMainWindow):
         self.sandbox_label = QLabel()  # which OS sandbox holds the model's code, once known
         self.sandbox_label.setWordWrap(True)
         self.sandbox_label.hide()
-        self.banner = QLabel()
-        self.banner.setObjectName("banner")
-        self.banner.setWordWrap(True)
-        self.banner.setStyleSheet(
-            "QLabel#banner { padding: 6px; border-radius: 4px; background: rgba(230,60,60,60); }"
-        )
-        self.banner.hide()
+        self.banner = Banner()
         self.template_combo = QComboBox()
         self.template_combo.addItems(templates.available())
         self.lang_combo = QComboBox()
@@ -171,62 +203,81 @@ class MainWindow(QMainWindow):
         progress_row.addWidget(self.progress, 1)
         progress_row.addWidget(self.usage_label)
         split = QSplitter()
+        split.setObjectName("runSplitter")
         split.addWidget(self.tree)
         split.addWidget(self.results)
         split.setSizes([620, 580])
+        self.run_splitter = split
+        remember_splitter(split, "run")
         run_page = QWidget()
         rl = QVBoxLayout(run_page)
         rl.addWidget(self.folder_label)
         rl.addWidget(self.scan_label)
         rl.addWidget(self.sandbox_label)
         rl.addLayout(settings_row)
-        rl.addWidget(self.banner)
         rl.addLayout(progress_row)
+        rl.addWidget(self.banner)  # under the controls: showing it never moves them
         rl.addWidget(split, 1)
         self.stack.addWidget(run_page)
         self.review = None  # the review pane is built the first time it is opened
 
         # history of past runs
         self.history = HistoryList()
+        self._history_lang = current_language()
         self.history.run_chosen.connect(self.open_run)
         self.history_dock = QDockWidget(self)
         self.history_dock.setObjectName("history")
         self.history_dock.setWidget(self.history)
         self.addDockWidget(Qt.DockWidgetArea.LeftDockWidgetArea, self.history_dock)
 
-        # actions and shortcuts
+        # actions and shortcuts: every one is in a menu, with its keys shown there
         self.open_action = QAction(self, shortcut=QKeySequence.StandardKey.Open)
         self.open_action.triggered.connect(self.choose_folder)
+        self.export_action = QAction(self, shortcut=QKeySequence("Ctrl+E"))
+        self.export_action.triggered.connect(self.export)
         self.start_action = QAction(self, shortcut=QKeySequence("Ctrl+R"))
         self.start_action.triggered.connect(self.start_run)
         self.cancel_action = QAction(self, shortcut=QKeySequence("Ctrl+."))
         self.cancel_action.triggered.connect(self.cancel_run)
-        self.settings_action = QAction(self, shortcut=QKeySequence.StandardKey.Preferences)
+        self.review_action = QAction(self, shortcut=QKeySequence("Ctrl+Shift+R"))
+        self.review_action.triggered.connect(self.open_review)
+        self.settings_action = QAction(self)
+        self.settings_action.setShortcuts(settings_keys())
         self.settings_action.triggered.connect(self.open_settings)
         self.quit_action = QAction(self, shortcut=QKeySequence.StandardKey.Quit)
         self.quit_action.triggered.connect(self.close)
-        self.start_button.clicked.connect(self.start_run)
-        self.cancel_button.clicked.connect(self.cancel_run)
-        self.file_menu = self.menuBar().addMenu("")
-        for a in (
-            self.open_action,
-            self.start_action,
-            self.cancel_action,
-            self.settings_action,
-            self.quit_action,
-        ):
+        self.about_action = QAction(self)
+        self.about_action.triggered.connect(self.about)
+        self.start_button.clicked.connect(self.start_action.trigger)
+        self.cancel_button.clicked.connect(self.cancel_action.trigger)
+        menus = self.menuBar()
+        self.file_menu = menus.addMenu("")
+        for a in (self.open_action, self.export_action):
             self.file_menu.addAction(a)
-        self.view_menu = self.menuBar().addMenu("")
+        self.file_menu.addSeparator()
+        self.file_menu.addAction(self.settings_action)
+        self.file_menu.addSeparator()
+        self.file_menu.addAction(self.quit_action)
+        # the review pane's own actions join these menus when it is first built
+        self.edit_menu = menus.addMenu("")
+        self.run_menu = menus.addMenu("")
+        for a in (self.start_action, self.cancel_action, self.review_action):
+            self.run_menu.addAction(a)
+        self.view_menu = menus.addMenu("")
         self.view_menu.addAction(self.history_dock.toggleViewAction())
+        # Help: more entries (e.g. a setup check) go above "About"
+        self.help_menu = menus.addMenu("")
+        self.help_menu.addAction(self.about_action)
+        self.edit_menu.menuAction().setVisible(False)
         self._apply_run_defaults()
         self._fill_recent()
 
     def retranslate(self) -> None:
         """Every visible string, so a language switch takes effect at once."""
-        self.setWindowTitle(self.tr("Labwright"))
+        self._update_title()
         self.drop_zone.retranslate()
         self.results.retranslate()
-        self.timeline.headerDataChanged.emit(Qt.Orientation.Horizontal, 0, 1)
+        self.timeline.retranslate()
         self.recent_label.setText(self.tr("Recent folders"))
         self.template_label.setText(self.tr("Template"))
         self.lang_label.setText(self.tr("Language"))
@@ -241,20 +292,60 @@ class MainWindow(QMainWindow):
             self.review.retranslate()
         self.cancel_button.setText(self.tr("Cancel"))
         self.history_dock.setWindowTitle(self.tr("History"))
+        if self._history_lang != current_language():  # its rows were worded at start-up
+            self._history_lang = current_language()
+            self.history.refresh()
         self.open_action.setText(self.tr("&Open Folder…"))
+        self.export_action.setText(self.tr("&Export…"))
         self.start_action.setText(self.tr("&Start"))
         self.cancel_action.setText(self.tr("&Cancel Run"))
+        self.review_action.setText(self.tr("&Review and Export…"))
         self.settings_action.setText(self.tr("S&ettings…"))
         self.quit_action.setText(self.tr("&Quit"))
+        self.about_action.setText(self.tr("&About Labwright"))
         self.file_menu.setTitle(self.tr("&File"))
+        self.edit_menu.setTitle(self.tr("&Edit"))
+        self.run_menu.setTitle(self.tr("&Run"))
         self.view_menu.setTitle(self.tr("&View"))
+        self.help_menu.setTitle(self.tr("&Help"))
         self._show_usage()
-        if (
+        # hidden pages too: they are shown again later, in the language chosen now
+        if self._banner_text is not None:
+            self.banner.label.setText(self._banner_text())
+        if self._notice_text is not None:
+            self.notice.label.setText(self._notice_text())
+            self.notice.button.setText(self.tr("Show in Folder"))
+        if not self.banner.button.isHidden():
+            self.banner.button.setText(self.tr("Open Settings"))
+        if self._progress_text is not None:
+            self.progress.setFormat(self._progress_text())
+        elif (
             not self.bridge.running
             and self.progress.maximum() == 100
             and self.progress.value() <= 0
         ):
             self.progress.setFormat(self.tr("Ready"))
+        self._update_export_tip()
+
+    def _set_progress_text(self, words: Callable[[], str]) -> None:
+        self._progress_text = words
+        self.progress.setFormat(words())
+
+    def _update_title(self) -> None:
+        """The window says which folder and which run it shows."""
+        parts = []
+        if self.folder is not None or self.run_dir is not None:
+            name = self.folder.name if self.folder is not None else ""
+            if self.run_dir is not None:
+                parts.append(
+                    self.tr("{0} — run {1}").format(name, self.run_dir.name)
+                    if name
+                    else self.tr("run {0}").format(self.run_dir.name)
+                )
+            else:
+                parts.append(name)
+        parts.append(self.tr("Labwright"))
+        self.setWindowTitle(" — ".join(parts))
 
     def _apply_run_defaults(self) -> None:
         s = self.settings
@@ -300,11 +391,15 @@ class MainWindow(QMainWindow):
         self.timeline.clear()
         self.results.clear()
         self.hide_banner()
-        self.folder_label.setText(f"<b>{self.folder.name}</b> — {self.folder}")
+        self.notice.dismiss()
+        self.sandbox_label.hide()
+        self._reset_usage()  # the counters are the shown run's: a new folder has none yet
+        self._show_place()
         self.scan_label.setText(self.tr("Scanning…"))
         self.progress.setRange(0, 100)
         self.progress.setValue(0)
-        self.progress.setFormat(self.tr("Ready"))
+        self._set_progress_text(lambda: self.tr("Ready"))
+        self._leave_review()
         self.stack.setCurrentIndex(RUN)
         from labwright.core.material.workspace import (
             scan_folder,  # loaded on first use: start-up stays quick
@@ -358,10 +453,14 @@ class MainWindow(QMainWindow):
             self.show_banner(str(e))
             return
         if key_problem(config):  # the core decides; the app says it in its own words
+            provider = provider_for_url(config.base_url).name
+            keys = self.settings_action.shortcut().toString(QKeySequence.SequenceFormat.NativeText)
             self.show_banner(
-                self.tr(
-                    "No API key is set for {0}. Open Settings (Ctrl+,) to add one, or tick “Offline” to write a skeleton report without a model."
-                ).format(provider_for_url(config.base_url).name)
+                lambda: self.tr(
+                    "No API key is set for {0}. Add one in Settings ({1}), or tick “Offline” to write a skeleton report without a model."
+                ).format(provider, keys),
+                button=self.tr("Open Settings"),
+                slot=self.open_settings,
             )
             return
         if not offline:
@@ -376,12 +475,12 @@ class MainWindow(QMainWindow):
         self.timeline.clear(config.guards)
         self.results.clear()
         self.hide_banner()
-        self.tokens, self.cost = 0, 0.0
-        self.usage, self.priced_config = Usage(), config
-        self._show_usage()
+        self.notice.dismiss()
+        self._reset_usage(config)
+        self._show_place()
         self.progress.setRange(0, 1)
         self.progress.setValue(0)
-        self.progress.setFormat(self.tr("Starting…"))
+        self._set_progress_text(lambda: self.tr("Starting…"))
         self.bridge.start(replace(config))
         self._update_buttons()
 
@@ -445,7 +544,7 @@ class MainWindow(QMainWindow):
     def cancel_run(self) -> None:
         if self.bridge.running:
             self.bridge.cancel()
-            self.progress.setFormat(self.tr("Cancelling…"))
+            self._set_progress_text(lambda: self.tr("Cancelling…"))
             self.cancel_button.setEnabled(False)
 
     def on_events(self, events: list[Event]) -> None:
@@ -459,41 +558,41 @@ class MainWindow(QMainWindow):
                 if self.priced_config is not None:
                     self.cost = spent_usd(self.priced_config, self.usage)
             elif ev.type == "error":
-                self.show_banner(ev.message)
+                message = ev.message
+                self.show_banner(lambda message=message: plain_words(message))
             elif ev.type == "draft" and self.run_dir is not None:
                 self.results.draft.setPlainText(_read(self.run_dir / "report.tex"))
         plan = self.timeline.plan
-        if plan:
+        if plan and self.bridge.running:
             self.progress.setRange(0, len(plan))
             self.progress.setValue(self.timeline.done_count)
-            stage = (
-                self.timeline.current_stage or plan[min(self.timeline.done_count, len(plan) - 1)]
+            done = self.timeline.done_count
+            stage = self.timeline.current_stage or plan[min(done, len(plan) - 1)]
+            self._set_progress_text(
+                lambda: self.tr("Step {0} of {1}: {2}").format(
+                    min(done + 1, len(plan)), len(plan), stage_label(stage)
+                )
             )
-            self.progress.setFormat(f"{self.timeline.done_count}/{len(plan)} · {stage}")
         self._show_usage()
 
     def on_text(self, restart: bool, pieces: str) -> None:
         """The draft as the model writes it, every 40 ms."""
         if restart:
-            self.results.draft.clear()
+            self.results.start_draft()
             self.results.setCurrentWidget(self.results.draft)
         self.results.append_draft(pieces)
 
     def on_finished(self, done: Any) -> None:
         status = getattr(done, "status", "failed")
-        words = {
-            "ok": self.tr("Done"),
-            "degraded": self.tr("Done — needs review"),
-            "failed": self.tr("Failed"),
-            "cancelled": self.tr("Cancelled"),
-        }
         if self.timeline.plan and status in ("ok", "degraded"):
+            self.progress.setRange(0, len(self.timeline.plan))
             self.progress.setValue(self.progress.maximum())
-        self.progress.setFormat(words.get(status, status))
-        if status == "degraded" and done.reasons:
+        self._set_progress_text(lambda: self._status_words(status))
+        reasons = list(getattr(done, "reasons", None) or [])
+        if status == "degraded" and reasons:
             self.show_banner(
-                self.tr("This draft needs your review: {0}.").format(
-                    " ".join(reason_explanation(r) for r in done.reasons).rstrip(".")
+                lambda: self.tr("This draft needs your review: {0}").format(
+                    " ".join(reason_explanation(r) for r in reasons)
                 ),
                 warning=True,
             )
@@ -518,6 +617,17 @@ class MainWindow(QMainWindow):
             or self.bridge.running
         ):
             return
+        review = self._review_pane()
+        review.open_run(self.run_dir)
+        if self.stack.currentIndex() != REVIEW:
+            # the editor needs the width: history folds away while reviewing
+            self._history_was_visible = self.history_dock.isVisible()
+            self.history_dock.hide()
+        self.stack.setCurrentIndex(REVIEW)
+        review.editor.setFocus(Qt.FocusReason.OtherFocusReason)  # Ctrl+F works at once
+        self._update_buttons()
+
+    def _review_pane(self) -> Any:
         if self.review is None:
             from labwright.gui.review_pane import (
                 ReviewPane,  # the editor and diff load only when needed
@@ -526,21 +636,49 @@ class MainWindow(QMainWindow):
             self.review = ReviewPane(self.loop)
             self.review.closed.connect(self._review_closed)
             self.review.redraft_requested.connect(self.redraft)
+            self.review.exported.connect(self._show_exported)
             self.stack.addWidget(self.review)
-        self.review.open_run(self.run_dir)
-        self.stack.setCurrentIndex(REVIEW)
+            remember_splitter(self.review.splitter, "review")
+            remember_splitter(self.review.left_splitter, "review-left")
+            r = self.review
+            self.edit_menu.addAction(r.find_action)
+            self.edit_menu.addAction(r.replace_action)
+            self.edit_menu.addSeparator()
+            self.edit_menu.addAction(r.save_action)
+            self.edit_menu.menuAction().setVisible(True)
+            self.run_menu.addSeparator()
+            for a in (r.recompile_action, r.redraft_action):
+                self.run_menu.addAction(a)
+            self.view_menu.addSeparator()
+            for a in (
+                r.show_in_pdf_action,
+                r.zoom_in_action,
+                r.zoom_out_action,
+                r.fit_width_action,
+                r.fit_page_action,
+            ):
+                self.view_menu.addAction(a)
+        return self.review
+
+    def _leave_review(self) -> None:
+        if self.stack.currentIndex() == REVIEW:
+            if self.review is not None:
+                self.review.flush_saves()
+            if self._history_was_visible:
+                self.history_dock.show()
 
     def _review_closed(self) -> None:
-        if self.review is not None:
-            self.review.flush_saves()
+        self._leave_review()
         if self.run_dir is not None:
             self.results.load_run(self.run_dir)
         self.stack.setCurrentIndex(RUN)
+        self._update_buttons()
 
     def redraft(self, note: str) -> None:
         """Write the report again from the journal, with the person's note; no new exploration."""
         if self.run_dir is None or self.bridge.running:
             return
+        self._leave_review()
         self.stack.setCurrentIndex(RUN)
         self.hide_banner()
         self.results.clear()
@@ -565,14 +703,16 @@ class MainWindow(QMainWindow):
         folder = Path(meta.get("config", {}).get("folder", ""))
         self.folder = folder if folder.is_dir() else None
         self.run_dir = run_dir
+        self._leave_review()
         self.stack.setCurrentIndex(RUN)
-        self.folder_label.setText(f"<b>{folder.name}</b> — {run_dir}")
+        self._show_place(folder)
         self.scan_label.setText("")
+        self.sandbox_label.hide()
         self.hide_banner()
+        self.notice.dismiss()
         self.timeline.clear(limits_of(meta))
         self.results.clear()
-        self.tokens, self.cost = 0, 0.0
-        self.usage, self.priced_config = Usage(), _priced_config(meta)
+        self._reset_usage(_priced_config(meta))
         self.on_events(events)
         done = next((e for e in reversed(events) if e.type == "done"), None)
         self.on_finished(done) if done else self.results.load_run(run_dir)
@@ -580,17 +720,49 @@ class MainWindow(QMainWindow):
 
     # -- small things -------------------------------------------------------------
 
-    def show_banner(self, text: str, *, warning: bool = False) -> None:
-        color = "rgba(255,176,32,70)" if warning else "rgba(230,60,60,60)"
-        self.banner.setStyleSheet(
-            f"QLabel#banner {{ padding: 6px; border-radius: 4px; background: {color}; }}"
+    def show_banner(
+        self,
+        text: str | Callable[[], str],
+        *,
+        warning: bool = False,
+        button: str | None = None,
+        slot: Callable[[], object] | None = None,
+    ) -> None:
+        """A message on the run page; given as a function, it is worded again on a language switch."""
+        self._banner_text = text if callable(text) else None
+        self.banner.show_message(
+            text() if callable(text) else text,
+            "warning" if warning else "error",
+            button,
+            slot,
         )
-        self.banner.setText(text)
-        self.banner.show()
 
     def hide_banner(self) -> None:
-        self.banner.hide()
-        self.banner.setText("")
+        self._banner_text = None
+        self.banner.dismiss()
+
+    def _status_words(self, status: str) -> str:
+        return {
+            "ok": self.tr("Done"),
+            "degraded": self.tr("Done — needs review"),
+            "failed": self.tr("Failed"),
+            "cancelled": self.tr("Cancelled"),
+            "running": self.tr("Running"),
+        }.get(status, status)
+
+    def _reset_usage(self, priced: RunConfig | None = None) -> None:
+        self.tokens, self.cost = 0, 0.0
+        self.usage, self.priced_config = Usage(), priced
+        self._show_usage()
+
+    def _show_place(self, folder: Path | None = None) -> None:
+        """The header and title: which folder, and which run (its directory)."""
+        folder = folder if folder is not None else self.folder
+        name = html.escape(folder.name) if folder is not None else ""
+        where = self.run_dir if self.run_dir is not None else folder
+        self.folder_label.setText(f"<b>{name}</b> — {html.escape(str(where or ''))}")
+        self.folder_label.setToolTip(str(where or ""))
+        self._update_title()
 
     def _show_usage(self) -> None:
         text = self.tr("{0:,} tokens").format(self.tokens) if self.tokens else ""
@@ -611,15 +783,97 @@ class MainWindow(QMainWindow):
             self.tree.scrollTo(QModelIndex(self._latest))
 
     def _update_buttons(self) -> None:
+        """Every action enabled only when it can work."""
         running = self.bridge.running
         self.start_button.setEnabled(self.folder is not None and not running)
         self.start_action.setEnabled(self.folder is not None and not running)
         self.cancel_button.setEnabled(running)
         has_report = self.run_dir is not None and (self.run_dir / "report.tex").is_file()
         self.review_button.setEnabled(has_report and not running)
+        self.review_action.setEnabled(has_report and not running)
+        self.export_action.setEnabled(has_report and not running)
         self.cancel_action.setEnabled(running)
         for w in (self.template_combo, self.lang_combo, self.reflect_spin, self.offline_check):
             w.setEnabled(not running)
+        if self.review is not None:
+            reviewing = self.stack.currentIndex() == REVIEW
+            r = self.review
+            for a in (
+                r.find_action,
+                r.replace_action,
+                r.save_action,
+                r.recompile_action,
+                r.show_in_pdf_action,
+                r.zoom_in_action,
+                r.zoom_out_action,
+                r.fit_width_action,
+                r.fit_page_action,
+            ):
+                a.setEnabled(reviewing and (a is not r.recompile_action or not r.compiling))
+            r.redraft_action.setEnabled(reviewing and r.redraft_blocker() is None)
+        self._update_export_tip()
+        self._update_title()
+
+    def _update_export_tip(self) -> None:
+        if self.export_action.isEnabled():
+            self.export_action.setToolTip(self.tr("Export the report as a .zip or a folder"))
+        elif self.bridge.running:
+            self.export_action.setToolTip(self.tr("Wait for the run to finish"))
+        else:
+            self.export_action.setToolTip(self.tr("There is no report to export yet"))
+
+    # -- export ---------------------------------------------------------------------
+
+    def export(self) -> Path | None:
+        """File > Export: from the review pane when it is open, else the run's report."""
+        if self.run_dir is None or self.bridge.running:
+            return None
+        if not (self.run_dir / "report.tex").is_file():
+            return None
+        if self.stack.currentIndex() == REVIEW and self.review is not None:
+            return self.review.export()
+        out = export_with_dialogs(self, self.run_dir, self.folder)
+        if out is not None:
+            self._show_exported(out)
+        return out
+
+    def _show_exported(self, path: Path) -> None:
+        self._notice_text = lambda: self.tr("Exported to {0}").format(path)
+        self.notice.show_message(
+            self._notice_text(), "info", self.tr("Show in Folder"), lambda: show_in_folder(path)
+        )
+
+    def about(self) -> None:
+        from importlib.metadata import PackageNotFoundError, version
+
+        try:
+            number = version("labwright")
+        except PackageNotFoundError:  # run from a source tree
+            number = ""
+        QMessageBox.about(
+            self,
+            self.tr("About Labwright"),
+            self.tr(
+                "Labwright {0}: turns a folder of lab material into a LaTeX report you review."
+            ).format(number),
+        )
+
+    # -- drag and drop anywhere -------------------------------------------------------
+
+    def dragEnterEvent(self, event: QDragEnterEvent) -> None:
+        if event.mimeData().hasUrls() and not self.bridge.running:
+            event.acceptProposedAction()
+        else:
+            event.ignore()
+
+    def dropEvent(self, event: QDropEvent) -> None:
+        folder, problem = dropped_folder(event.mimeData())
+        if folder is None:
+            self.show_banner(problem or "")
+            event.ignore()
+            return
+        event.acceptProposedAction()
+        self.load_folder(folder)
 
     def open_settings(self) -> None:
         from labwright.gui.settings_dialog import SettingsDialog
@@ -629,8 +883,27 @@ class MainWindow(QMainWindow):
         if dialog.exec():
             self.settings = dialog.result_settings()
             self._apply_run_defaults()
+            if self.banner.button.isVisible():  # "no key": the settings may have fixed it
+                self.hide_banner()
 
     def closeEvent(self, event: QCloseEvent) -> None:
+        if self.bridge.running:
+            answer = QMessageBox.question(
+                self,
+                self.tr("Quit Labwright?"),
+                self.tr("A run is in progress — stop it and quit?"),
+                QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No,
+                QMessageBox.StandardButton.No,
+            )
+            if answer != QMessageBox.StandardButton.Yes:
+                event.ignore()
+                return
+        if self.stack.currentIndex() == REVIEW and self._history_was_visible:
+            self.history_dock.show()  # folded only for the review: it is there next time
+        state = ui_state()
+        state.setValue("window/geometry", self.saveGeometry())
+        state.setValue("window/state", self.saveState())
+        state.sync()
         # shutdown order: cancel, join with a timeout; the app closes the loop after
         self.bridge.shutdown(timeout_s=5.0)
         if self.review is not None:
@@ -643,9 +916,38 @@ class MainWindow(QMainWindow):
 def _redraft_job(
     run_dir: Path, note: str | None, key: str | None, cancel: Any, on_text: Any
 ) -> Any:
-    from labwright.core.run.pipeline import redraft
+    from labwright.core.events import Done, Error
+    from labwright.core.run.pipeline import RedraftError, redraft
 
-    return redraft(run_dir, note=note, api_key=key, cancel=cancel, on_text=on_text)
+    try:
+        yield from redraft(run_dir, note=note, api_key=key, cancel=cancel, on_text=on_text)
+    except RedraftError as e:
+        # refused before anything was written: the run is as it was, and says so
+        yield Error("draft", str(e))
+        meta = _read_json(run_dir / "run.json") or {}
+        status = meta.get("status")
+        yield Done(
+            status if status in ("ok", "degraded", "failed", "cancelled") else "degraded",
+            reasons=[str(r) for r in meta.get("reasons") or []],
+        )
+
+
+def settings_keys() -> list[QKeySequence]:
+    """The platform's Preferences keys, and Ctrl+, where the platform has none (Linux)."""
+    keys = QKeySequence.keyBindings(QKeySequence.StandardKey.Preferences)
+    comma = QKeySequence("Ctrl+,")
+    return keys if comma in keys else [*keys, comma]
+
+
+def plain_words(message: str) -> str:
+    """A core message for the app: the CLI's flags become what the app offers instead."""
+    tick = QCoreApplication.translate("MainWindow", "tick “Offline”")
+    return (
+        message.replace("run with --offline", tick)
+        .replace("(--offline, or tick “Offline” in the app)", f"({tick})")
+        .replace("pass --api-key, ", "")
+        .replace(" (labwright run --resume)", "")
+    )
 
 
 def _priced_config(meta: dict[str, Any]) -> RunConfig | None:

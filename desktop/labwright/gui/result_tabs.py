@@ -76,6 +76,7 @@ class ResultTabs(QTabWidget):
             self.setTabText(i, title)
 
     def clear(self) -> None:
+        self._fresh = False
         self.draft.clear()
         self.source.clear()
         self.pdf_doc.close()
@@ -84,7 +85,17 @@ class ResultTabs(QTabWidget):
         self.figure_info.clear()
         self.findings.clear()
 
+    def start_draft(self) -> None:
+        """A new document begins: the old one stays until its first words arrive, so the
+        tab is never blank while a revision is being thought out."""
+        self._fresh = True
+
     def append_draft(self, text: str) -> None:
+        if not text:
+            return
+        if getattr(self, "_fresh", False):
+            self._fresh = False
+            self.draft.clear()
         self.draft.moveCursor(self.draft.textCursor().MoveOperation.End)
         self.draft.insertPlainText(text)
 

@@ -9,6 +9,8 @@ reloaded only after a successful build, keeping its page and zoom.
 
 from __future__ import annotations
 
+import html
+import json
 import threading
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -16,35 +18,46 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from PySide6.QtCore import QEvent, QObject, QPointF, Qt, QTimer, Signal
-from PySide6.QtGui import QKeySequence, QMouseEvent, QShortcut
+from PySide6.QtCore import QEvent, QObject, QPointF, QSize, Qt, QTimer, Signal
+from PySide6.QtGui import QAction, QKeySequence, QMouseEvent, QWheelEvent
 from PySide6.QtPdf import QPdfDocument
 from PySide6.QtPdfWidgets import QPdfView
 from PySide6.QtWidgets import (
     QCheckBox,
-    QFileDialog,
+    QFrame,
     QHBoxLayout,
     QInputDialog,
     QLabel,
     QListWidget,
     QListWidgetItem,
-    QMessageBox,
     QPushButton,
+    QSizePolicy,
     QSplitter,
     QTabWidget,
+    QToolBar,
     QVBoxLayout,
     QWidget,
 )
 
 from labwright.core.report import review, synctex
-from labwright.core.report.export import export_report, export_warnings
+from labwright.core.report.export import export_report
 from labwright.gui.bridge import call_in_thread
 from labwright.gui.diff_view import DiffView
 from labwright.gui.editor import EditorPanel
+from labwright.gui.exporting import (
+    confirm_export,
+    degraded_words,
+    export_questions,
+    export_with_dialogs,
+)
 
 if TYPE_CHECKING:
     import asyncio
 
+ZOOM_STEP = 1.25
+MIN_ZOOM, MAX_ZOOM = 0.25, 6.0
+MARKER_MS = 1500  # how long the SyncTeX target stays highlighted
+MARKER_ABOVE_PT, MARKER_BELOW_PT = 11.0, 4.0  # the band around SyncTeX's baseline
 SAVE_DELAY_MS = 400  # an edit reaches the disk within a second, without a write per keystroke
 KIND_MARK = {
     "todo": "✎",
@@ -60,7 +73,9 @@ KIND_MARK = {
 class ReviewPane(QWidget):
     redraft_requested = Signal(str)  # the person's note; the main window runs it
     compiled = Signal(bool)  # a recompile finished: True when the preview was reloaded
+    exported = Signal(Path)  # where an export went
     closed = Signal()
+    _save_finished = Signal(object)  # from the saver thread: None, or the exception
 
     def __init__(
         self, loop: asyncio.AbstractEventLoop | None = None, parent: QWidget | None = None
@@ -71,13 +86,21 @@ class ReviewPane(QWidget):
         self._saver = ThreadPoolExecutor(max_workers=1, thread_name_prefix="labwright-save")
         self._save_timer = QTimer(self, singleShot=True, interval=SAVE_DELAY_MS)
         self._save_timer.timeout.connect(self.save_now)
+        self._save_finished.connect(self._saved)
+        self._save_state = "saved"
+        self._save_error = ""
+        self._pending_saves = 0
         self._compiling: threading.Thread | None = None
+        self._status_text: Callable[[], str] | None = None  # said again on a language switch
         self._build()
         self.retranslate()
 
     # -- construction -----------------------------------------------------
 
     def _build(self) -> None:
+        self.title = QLabel()  # which run is open
+        self.title.setObjectName("reviewTitle")
+        self.title.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.banner = QLabel()
         self.banner.setObjectName("reviewBanner")
         self.banner.setWordWrap(True)
@@ -89,6 +112,10 @@ class ReviewPane(QWidget):
         self.editor = self.panel.editor
         self.editor.text_edited.connect(self._edited)
         self.items = QListWidget()
+        self.items.setWordWrap(True)  # an item's "(line N)" is at its end: it must be seen
+        self.items.setTextElideMode(Qt.TextElideMode.ElideNone)
+        self.items.setResizeMode(QListWidget.ResizeMode.Adjust)
+        self.items.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.items.itemActivated.connect(self._item_chosen)
         self.items.itemClicked.connect(self._item_chosen)
         self.items_label = QLabel()
@@ -99,32 +126,102 @@ class ReviewPane(QWidget):
         self.pdf_view.setPageMode(QPdfView.PageMode.MultiPage)
         self.pdf_view.setZoomMode(QPdfView.ZoomMode.FitToWidth)
         self.pdf_view.viewport().installEventFilter(self)
+        self.pdf_view.pageNavigator().currentPageChanged.connect(self._show_page)
+        self.pdf_doc.pageCountChanged.connect(self._show_page)
+        self.pdf_doc.pageCountChanged.connect(self._show_zoom)
+        self.pdf_view.zoomFactorChanged.connect(self._show_zoom)
+        self.pdf_view.zoomModeChanged.connect(self._show_zoom)
+        # the SyncTeX target: a band over the line, shown for a moment
+        self.sync_marker = QFrame(self.pdf_view.viewport())
+        self.sync_marker.setObjectName("syncMarker")
+        self.sync_marker.setStyleSheet(
+            "QFrame#syncMarker { background: rgba(255,190,0,70); border: 2px solid rgba(230,140,0,200); border-radius: 3px; }"
+        )
+        self.sync_marker.setAttribute(Qt.WidgetAttribute.WA_TransparentForMouseEvents)
+        self.sync_marker.hide()
+        self._marker_timer = QTimer(self, singleShot=True, interval=MARKER_MS)
+        self._marker_timer.timeout.connect(self.sync_marker.hide)
         self.status = QLabel()
+        # a long message must not push the buttons about: it is cut, and whole in the tooltip
+        self.status.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        self.save_label = QLabel()
+        self.save_label.setObjectName("saveState")
         self.recompile_button = QPushButton()
-        self.recompile_button.clicked.connect(self.recompile)
         self.compile_on_save = QCheckBox()
         self.show_in_pdf_button = QPushButton()
-        self.show_in_pdf_button.clicked.connect(self.show_cursor_in_pdf)
         self.redraft_button = QPushButton()
-        self.redraft_button.clicked.connect(self._ask_redraft)
         self.export_button = QPushButton()
-        self.export_button.clicked.connect(self.export)
+        self.export_button.clicked.connect(self._export_clicked)
         self.back_button = QPushButton()
         self.back_button.clicked.connect(self.closed)
 
-        left = QWidget()
-        ll = QVBoxLayout(left)
-        ll.setContentsMargins(0, 0, 0, 0)
-        ll.addWidget(self.items_label)
-        ll.addWidget(self.items)
+        # actions: the window's menus list these; their keys work while the pane has focus
+        def action(keys: list[QKeySequence], slot: Callable[[], Any]) -> QAction:
+            a = QAction(self)
+            a.setShortcuts(keys)
+            a.setShortcutContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
+            a.triggered.connect(slot)
+            self.addAction(a)
+            return a
+
+        self.recompile_action = action([QKeySequence("Ctrl+B")], self.recompile)
+        self.save_action = action([QKeySequence(QKeySequence.StandardKey.Save)], self.save_now)
+        self.show_in_pdf_action = action([QKeySequence("Ctrl+J")], self.show_cursor_in_pdf)
+        self.redraft_action = action([], self._ask_redraft)
+        self.zoom_in_action = action([QKeySequence("Ctrl+="), QKeySequence("Ctrl++")], self.zoom_in)
+        self.zoom_out_action = action([QKeySequence("Ctrl+-")], self.zoom_out)
+        self.fit_width_action = action([QKeySequence("Ctrl+0")], self.fit_width)
+        self.fit_page_action = action([QKeySequence("Ctrl+9")], self.fit_page)
+        self.find_action = self.panel.find_action
+        self.replace_action = self.panel.replace_action
+        self.recompile_button.clicked.connect(self.recompile_action.trigger)
+        self.show_in_pdf_button.clicked.connect(self.show_in_pdf_action.trigger)
+        self.redraft_button.clicked.connect(self.redraft_action.trigger)
+
+        left = QSplitter(Qt.Orientation.Vertical)
+        items_box = QWidget()
+        il = QVBoxLayout(items_box)
+        il.setContentsMargins(0, 0, 0, 0)
+        il.addWidget(self.items_label)
+        il.addWidget(self.items)
+        left.addWidget(items_box)
+        left.addWidget(self.panel)
+        left.setStretchFactor(1, 1)
+        left.setSizes([130, 420])
+        self.preview_bar = QToolBar()
+        self.preview_bar.setIconSize(QSize(16, 16))
+        self.preview_bar.addAction(self.zoom_out_action)
+        self.zoom_label = QLabel()
+        self.zoom_label.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.zoom_label.setMinimumWidth(self.fontMetrics().horizontalAdvance("000 %") + 8)
+        self.preview_bar.addWidget(self.zoom_label)
+        self.preview_bar.addAction(self.zoom_in_action)
+        self.preview_bar.addAction(self.fit_width_action)
+        self.preview_bar.addAction(self.fit_page_action)
+        spacer = QWidget()
+        spacer.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Preferred)
+        self.preview_bar.addWidget(spacer)
+        self.page_label = QLabel()
+        self.preview_bar.addWidget(self.page_label)
+        preview = QWidget()
+        pl = QVBoxLayout(preview)
+        pl.setContentsMargins(0, 0, 0, 0)
+        pl.setSpacing(0)
+        pl.addWidget(self.preview_bar)
+        pl.addWidget(self.pdf_view, 1)
+        self.preview = preview
         self.right_tabs = QTabWidget()
-        self.right_tabs.addTab(self.pdf_view, "")
+        self.right_tabs.addTab(preview, "")
         self.right_tabs.addTab(self.diff, "")
-        split = QSplitter()
-        split.addWidget(left)
-        split.addWidget(self.panel)
-        split.addWidget(self.right_tabs)
-        split.setSizes([260, 560, 520])
+        self.splitter = QSplitter()
+        self.splitter.setObjectName("reviewSplitter")
+        self.splitter.addWidget(left)
+        self.splitter.addWidget(self.right_tabs)
+        self.splitter.setStretchFactor(0, 3)
+        self.splitter.setStretchFactor(1, 2)
+        self.splitter.setSizes([600, 420])
+        self.left_splitter = left
+        left.setObjectName("reviewLeftSplitter")
         buttons = QHBoxLayout()
         for w in (
             self.back_button,
@@ -133,47 +230,126 @@ class ReviewPane(QWidget):
             self.show_in_pdf_button,
         ):
             buttons.addWidget(w)
-        buttons.addStretch(1)
-        buttons.addWidget(self.status)
-        buttons.addStretch(1)
+        buttons.addWidget(self.status, 1)
+        buttons.addWidget(self.save_label)
         buttons.addWidget(self.redraft_button)
         buttons.addWidget(self.export_button)
         layout = QVBoxLayout(self)
-        layout.addWidget(self.banner)
+        # buttons first: a banner that comes and goes below them never moves them
         layout.addLayout(buttons)
-        layout.addWidget(split, 1)
-        for key, slot in (
-            (QKeySequence("Ctrl+B"), self.recompile),
-            (QKeySequence.StandardKey.Save, self.save_now),
-        ):
-            shortcut = QShortcut(key, self)
-            shortcut.setContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
-            shortcut.activated.connect(slot)
+        layout.addWidget(self.title)
+        layout.addWidget(self.banner)
+        layout.addWidget(self.splitter, 1)
 
     def retranslate(self) -> None:
         self.items_label.setText(self.tr("Open items"))
-        self.recompile_button.setText(self.tr("Recompile (Ctrl+B)"))
+        self.recompile_button.setText(self.tr("Recompile"))
+        self.recompile_button.setToolTip(
+            _with_keys(self.tr("Build the PDF again"), self.recompile_action)
+        )
         self.compile_on_save.setText(self.tr("Recompile on save"))
         self.show_in_pdf_button.setText(self.tr("Show line in PDF"))
+        self.show_in_pdf_button.setToolTip(
+            _with_keys(self.tr("Show the cursor's line in the preview"), self.show_in_pdf_action)
+        )
         self.redraft_button.setText(self.tr("Re-draft…"))
         self.export_button.setText(self.tr("Export…"))
         self.back_button.setText(self.tr("Back to the run"))
         self.right_tabs.setTabText(0, self.tr("Preview"))
         self.right_tabs.setTabText(1, self.tr("Changes"))
-        self.panel.find_bar.retranslate()
+        self.recompile_action.setText(self.tr("&Recompile"))
+        self.save_action.setText(self.tr("&Save Now"))
+        self.show_in_pdf_action.setText(self.tr("Show Line in &PDF"))
+        self.redraft_action.setText(self.tr("Re-&draft…"))
+        self.zoom_in_action.setText(self.tr("Zoom &In"))
+        self.zoom_in_action.setIconText("+")
+        self.zoom_out_action.setText(self.tr("Zoom &Out"))
+        self.zoom_out_action.setIconText("−")
+        self.fit_width_action.setText(self.tr("Fit &Width"))
+        self.fit_page_action.setText(self.tr("Fit &Page"))
+        for a in (self.zoom_in_action, self.zoom_out_action):
+            a.setToolTip(_with_keys(a.text().replace("&", ""), a))
+        self.panel.retranslate()
+        if self.run_dir is not None:
+            self._show_banner()
+            self.refresh()
+        self._show_title()
+        self._show_page()
+        self._show_zoom()
+        self._show_save_state()
+        self._update_redraft()
+        if self._status_text is not None:
+            self._set_status(self._status_text)
 
     # -- a run ------------------------------------------------------------------
 
     def open_run(self, run_dir: Path) -> None:
         self.save_now()
         self.run_dir = run_dir
-        why = review.why_degraded(run_dir)
-        self.banner.setText(why or "")
-        self.banner.setVisible(bool(why))
+        self._show_banner()
         self.editor.set_text(_read(run_dir / "report.tex"))
         self._load_pdf(keep_view=False)
         self.refresh()
-        self.status.setText("")
+        self._set_status(None)
+        self._save_state = "saved"
+        self._show_save_state()
+        self._show_title()
+        self._update_redraft()
+
+    def _show_banner(self) -> None:
+        why = degraded_words(self.run_dir) if self.run_dir is not None else None
+        self.banner.setText(why or "")
+        self.banner.setVisible(bool(why))
+
+    def _meta(self) -> dict[str, Any]:
+        if self.run_dir is None:
+            return {}
+        try:
+            meta = json.loads((self.run_dir / "run.json").read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return {}
+        return meta if isinstance(meta, dict) else {}
+
+    def material_folder(self) -> Path | None:
+        folder = (self._meta().get("config") or {}).get("folder")
+        return Path(folder) if folder else None
+
+    def _show_title(self) -> None:
+        if self.run_dir is None:
+            self.title.setText("")
+            return
+        folder = self.material_folder()
+        name = folder.name if folder is not None else self.run_dir.name
+        self.title.setText(
+            self.tr("Reviewing <b>{0}</b> — run {1}").format(
+                html.escape(name), html.escape(self.run_dir.name)
+            )
+        )
+        self.title.setToolTip(str(self.run_dir))
+
+    def redraft_blocker(self) -> str | None:
+        """Why a re-draft cannot work on this run, in plain words; None when it can."""
+        if self.run_dir is None:
+            return ""
+        config = self._meta().get("config") or {}
+        if config.get("offline"):
+            return self.tr(
+                "This run was offline: no model read the material, so there is nothing to draft from. Start a new run with a model instead."
+            )
+        folder = config.get("folder")
+        if folder and not Path(folder).is_dir():
+            return self.tr("The material folder of this run is gone; it is needed to draft.")
+        return None
+
+    def _update_redraft(self) -> None:
+        why = self.redraft_blocker()
+        for w in (self.redraft_button, self.redraft_action):
+            w.setEnabled(why is None)
+        tip = why or self.tr(
+            "Write the report again from what was read, with a note for the writer"
+        )
+        self.redraft_button.setToolTip(tip)
+        self.redraft_action.setToolTip(tip)
 
     def refresh(self, compile_result: Any = None) -> None:
         """Open items and the diff, from the current text."""
@@ -187,7 +363,8 @@ class ReviewPane(QWidget):
                 f"{KIND_MARK.get(item.kind, '•')} {item.message}"
                 + (f"  ({where})" if where else "")
             )
-            row.setToolTip(item.detail or item.message)
+            tip = item.detail or item.message
+            row.setToolTip(f"{tip}\n{where}" if where and where not in tip else tip)
             row.setData(Qt.ItemDataRole.UserRole, item.line)
             row.setData(Qt.ItemDataRole.UserRole + 1, item.kind)
             self.items.addItem(row)
@@ -198,9 +375,18 @@ class ReviewPane(QWidget):
         if line:
             self.editor.go_to_line(int(line))
 
+    def _set_status(self, text: Callable[[], str] | None) -> None:
+        """A status message, as a function that words it: a language switch says it again."""
+        self._status_text = text
+        shown = text() if text is not None else ""
+        self.status.setText(shown)
+        self.status.setToolTip(shown)
+
     # -- saving -------------------------------------------------------------------
 
     def _edited(self) -> None:
+        self._save_state = "unsaved"
+        self._show_save_state()
         self._save_timer.start()
 
     def save_now(self) -> None:
@@ -209,9 +395,36 @@ class ReviewPane(QWidget):
         if self.run_dir is None or not self.editor.document().isModified():
             return
         self.editor.document().setModified(False)
+        self._pending_saves += 1
+        self._save_state = "saving"
+        self._show_save_state()
         future = self._saver.submit(review.save_edit, self.run_dir, self.editor.text())
+        future.add_done_callback(lambda f: self._save_finished.emit(f.exception()))
         if self.compile_on_save.isChecked():
             future.add_done_callback(self._saved_then_compile)
+
+    def _saved(self, error: BaseException | None) -> None:
+        self._pending_saves = max(0, self._pending_saves - 1)
+        if error is not None:
+            self._save_state, self._save_error = "failed", str(error)
+            self.editor.document().setModified(True)  # still to be written: the next save tries
+        elif self._pending_saves == 0 and not self.editor.document().isModified():
+            self._save_state = "saved"
+        self._show_save_state()
+
+    def _show_save_state(self) -> None:
+        words = {
+            "saved": self.tr("✓ Saved"),
+            "saving": self.tr("Saving…"),
+            "unsaved": self.tr("● Unsaved changes"),
+            "failed": self.tr("✗ Not saved"),
+        }
+        self.save_label.setText(words[self._save_state])
+        self.save_label.setToolTip(
+            self.tr("Could not save: {0}").format(self._save_error)
+            if self._save_state == "failed"
+            else self.tr("Every edit is saved to the run folder within a second.")
+        )
 
     def _saved_then_compile(self, _future: Any) -> None:  # saver thread
         if self.loop is not None:
@@ -228,8 +441,9 @@ class ReviewPane(QWidget):
         if self.run_dir is None or self.loop is None or self.compiling:
             return
         self.flush_saves()
-        self.status.setText(self.tr("Compiling…"))
+        self._set_status(lambda: self.tr("Compiling…"))
         self.recompile_button.setEnabled(False)
+        self.recompile_action.setEnabled(False)
         self._compiling = call_in_thread(
             self.loop, partial(review.recompile, self.run_dir), self._compiled
         )
@@ -241,16 +455,18 @@ class ReviewPane(QWidget):
     def _compiled(self, result: Any) -> None:
         self._compiling = None
         self.recompile_button.setEnabled(True)
+        self.recompile_action.setEnabled(True)
         if isinstance(result, Exception):
-            self.status.setText(self.tr("Compile failed: {0}").format(result))
+            self._set_status(lambda: self.tr("Compile failed: {0}").format(result))
             return
         if result.ok:
-            self.status.setText(self.tr("Compiled in {0:.1f} s").format(result.seconds))
+            self._set_status(lambda: self.tr("Compiled in {0:.1f} s").format(result.seconds))
             self._load_pdf(keep_view=True)
         else:
-            self.status.setText(
-                self.tr("{0} compile error(s): the preview shows the last good PDF").format(
-                    len(result.errors)
+            n = len(result.errors)
+            self._set_status(
+                lambda: self.tr("{0} compile error(s): the preview shows the last good PDF").format(
+                    n
                 )
             )
         self.refresh(result)
@@ -263,6 +479,7 @@ class ReviewPane(QWidget):
         page, zoom, mode = nav.currentPage(), self.pdf_view.zoomFactor(), self.pdf_view.zoomMode()
         self.pdf_doc.close()
         if not pdf.is_file():
+            self._show_page()
             return
         self.pdf_doc.load(str(pdf))
         if keep_view:  # the person was reading somewhere: stay there
@@ -270,6 +487,48 @@ class ReviewPane(QWidget):
             if mode == QPdfView.ZoomMode.Custom:
                 self.pdf_view.setZoomFactor(zoom)
             nav.jump(min(page, max(0, self.pdf_doc.pageCount() - 1)), QPointF(), nav.currentZoom())
+        self._show_page()
+
+    # -- zoom and pages -----------------------------------------------------------------
+
+    def zoom_factor(self) -> float:
+        """The preview's zoom now, as QPdfView counts it (1.0: a page at its printed size)."""
+        if self.pdf_view.zoomMode() == QPdfView.ZoomMode.Custom:
+            return self.pdf_view.zoomFactor()
+        return self._scale() * 72.0 / max(1, self.pdf_view.logicalDpiX())
+
+    def set_zoom(self, factor: float) -> None:
+        self.pdf_view.setZoomMode(QPdfView.ZoomMode.Custom)
+        self.pdf_view.setZoomFactor(min(MAX_ZOOM, max(MIN_ZOOM, factor)))
+
+    def zoom_in(self) -> None:
+        self.set_zoom(self.zoom_factor() * ZOOM_STEP)
+
+    def zoom_out(self) -> None:
+        self.set_zoom(self.zoom_factor() / ZOOM_STEP)
+
+    def fit_width(self) -> None:
+        self.pdf_view.setZoomMode(QPdfView.ZoomMode.FitToWidth)
+
+    def fit_page(self) -> None:
+        self.pdf_view.setZoomMode(QPdfView.ZoomMode.FitInView)
+
+    def _show_zoom(self, *_: Any) -> None:
+        # the fit modes' zoom follows the pane's size: the label shows what it is now
+        self.zoom_label.setText(f"{round(self.zoom_factor() * 100)} %")
+        mode = self.pdf_view.zoomMode()
+        self.fit_width_action.setCheckable(True)
+        self.fit_page_action.setCheckable(True)
+        self.fit_width_action.setChecked(mode == QPdfView.ZoomMode.FitToWidth)
+        self.fit_page_action.setChecked(mode == QPdfView.ZoomMode.FitInView)
+
+    def _show_page(self, *_: Any) -> None:
+        count = self.pdf_doc.pageCount()
+        if count <= 0:
+            self.page_label.setText(self.tr("No PDF yet"))
+            return
+        page = self.pdf_view.pageNavigator().currentPage() + 1
+        self.page_label.setText(self.tr("Page {0} of {1}").format(min(page, count), count))
 
     # -- SyncTeX ------------------------------------------------------------------------
 
@@ -280,17 +539,48 @@ class ReviewPane(QWidget):
             self.run_dir / "report.pdf", self.run_dir / "report.tex", self.editor.current_line()
         )
         if hit is None:
-            self.status.setText(self.tr("SyncTeX has no position for this line."))
+            self._set_status(lambda: self.tr("SyncTeX has no position for this line."))
             return
         page, x, y = hit
-        self.right_tabs.setCurrentWidget(self.pdf_view)
+        self.right_tabs.setCurrentWidget(self.preview)
         nav = self.pdf_view.pageNavigator()
         nav.jump(page - 1, QPointF(x, max(0.0, y - 40)), nav.currentZoom())
+        # after the view has scrolled to the page
+        QTimer.singleShot(0, partial(self._mark, page - 1, y))
+
+    def _mark(self, page: int, y: float) -> None:
+        """Highlight the band of the page around `y` (PDF points) for a moment."""
+        top_left = self._view_point(page, 0.0, y - MARKER_ABOVE_PT)
+        if top_left is None:
+            return
+        scale = self._scale()
+        width = self.pdf_doc.pagePointSize(page).width() * scale
+        self.sync_marker.setGeometry(
+            round(top_left.x()),
+            round(top_left.y()),
+            round(width),
+            max(8, round((MARKER_ABOVE_PT + MARKER_BELOW_PT) * scale)),
+        )
+        self.sync_marker.show()
+        self.sync_marker.raise_()
+        self._marker_timer.start()
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:
-        if watched is self.pdf_view.viewport() and event.type() == QEvent.Type.MouseButtonDblClick:
-            self._pdf_clicked(event)  # type: ignore[arg-type]
-            return True
+        if watched is self.pdf_view.viewport():
+            if event.type() == QEvent.Type.Resize:
+                QTimer.singleShot(0, self._show_zoom)  # once QPdfView has laid out again
+            if event.type() == QEvent.Type.MouseButtonDblClick:
+                self._pdf_clicked(event)  # type: ignore[arg-type]
+                return True
+            if (
+                event.type() == QEvent.Type.Wheel
+                and isinstance(event, QWheelEvent)
+                and event.modifiers() & Qt.KeyboardModifier.ControlModifier
+            ):
+                steps = event.angleDelta().y() / 120
+                if steps:
+                    self.set_zoom(self.zoom_factor() * ZOOM_STEP**steps)
+                return True
         return super().eventFilter(watched, event)
 
     def _pdf_clicked(self, event: QMouseEvent) -> None:
@@ -304,18 +594,26 @@ class ReviewPane(QWidget):
         if hit is not None:
             self.editor.go_to_line(hit[1])
 
+    def _scale(self) -> float:
+        """Viewport pixels per PDF point, from QPdfView's layout rules."""
+        view = self.pdf_view
+        mode = view.zoomMode()
+        if mode == QPdfView.ZoomMode.Custom or self.pdf_doc.pageCount() == 0:
+            return view.zoomFactor() * view.logicalDpiX() / 72.0
+        sizes = [self.pdf_doc.pagePointSize(i) for i in range(self.pdf_doc.pageCount())]
+        margins = view.documentMargins()
+        width = view.viewport().width() - margins.left() - margins.right()
+        scale = width / max(s.width() for s in sizes)
+        if mode == QPdfView.ZoomMode.FitInView:
+            height = view.viewport().height() - margins.top() - margins.bottom()
+            scale = min(scale, height / max(s.height() for s in sizes))
+        return scale
+
     def _pdf_point(self, pos: QPointF) -> tuple[int, float, float] | None:
         """A viewport position as (1-based page, x, y) in PDF points, from QPdfView's layout:
         pages stacked top to bottom, centred, `pageSpacing` apart inside `documentMargins`."""
         view = self.pdf_view
-        scale = view.zoomFactor() * view.logicalDpiX() / 72.0
-        if view.zoomMode() != QPdfView.ZoomMode.Custom:
-            # fit modes: QPdfView computes the factor from the widest page and the viewport
-            widest = max(
-                self.pdf_doc.pagePointSize(i).width() for i in range(self.pdf_doc.pageCount())
-            )
-            margins = view.documentMargins()
-            scale = (view.viewport().width() - margins.left() - margins.right()) / widest
+        scale = self._scale()
         margins = view.documentMargins()
         y = pos.y() + view.verticalScrollBar().value() - margins.top()
         x_view = pos.x() + view.horizontalScrollBar().value()
@@ -328,9 +626,28 @@ class ReviewPane(QWidget):
             y -= height + view.pageSpacing()
         return None
 
+    def _view_point(self, page: int, x: float, y: float) -> QPointF | None:
+        """The inverse of `_pdf_point`: a point of a (0-based) page, in viewport pixels."""
+        view = self.pdf_view
+        if not 0 <= page < self.pdf_doc.pageCount():
+            return None
+        scale = self._scale()
+        margins = view.documentMargins()
+        top = float(margins.top())
+        for i in range(page):
+            top += self.pdf_doc.pagePointSize(i).height() * scale + view.pageSpacing()
+        width = self.pdf_doc.pagePointSize(page).width() * scale
+        left = max(margins.left(), (view.viewport().width() - width) / 2)
+        return QPointF(
+            left + x * scale - view.horizontalScrollBar().value(),
+            top + y * scale - view.verticalScrollBar().value(),
+        )
+
     # -- re-draft and export ----------------------------------------------------------------
 
     def _ask_redraft(self) -> None:
+        if self.redraft_blocker() is not None:
+            return
         note, ok = QInputDialog.getText(
             self,
             self.tr("Re-draft"),
@@ -342,46 +659,39 @@ class ReviewPane(QWidget):
             self.flush_saves()
             self.redraft_requested.emit(note.strip())
 
+    def _export_clicked(self) -> None:
+        self.export()
+
     def export(
         self,
         dest: Path | None = None,
         as_zip: bool | None = None,
         confirm: Callable[[str], bool] | None = None,
     ) -> Path | None:
-        """Export a folder or a .zip; a degraded draft with open items asks first."""
+        """Export a folder or a .zip; a degraded draft with open items asks first.
+
+        Without `dest` the person chooses in the save dialog (a .zip or a folder)."""
         if self.run_dir is None:
             return None
         self.flush_saves()
-        warnings = export_warnings(self.run_dir)
-        ask = confirm or self._confirm
-        if warnings and not ask("\n".join(warnings)):
-            return None
         if dest is None:
-            path, _ = QFileDialog.getSaveFileName(
-                self,
-                self.tr("Export the report"),
-                str(Path.home() / f"{self.run_dir.name}.zip"),
-                self.tr("Zip archive (*.zip);;Folder (*)"),
-            )
-            if not path:
+            out = export_with_dialogs(self, self.run_dir, self.material_folder())
+        else:
+            warnings = export_questions(self.run_dir)
+            ask = confirm or (lambda text: confirm_export(self, [text]))
+            if warnings and not ask("\n".join(warnings)):
                 return None
-            dest = Path(path)
-        zip_it = dest.suffix.lower() == ".zip" if as_zip is None else as_zip
-        try:
-            out = export_report(self.run_dir, dest, as_zip=zip_it)
-        except (OSError, ValueError) as e:
-            self.status.setText(self.tr("Export failed: {0}").format(e))
-            return None
-        self.status.setText(self.tr("Exported to {0}").format(out))
+            zip_it = dest.suffix.lower() == ".zip" if as_zip is None else as_zip
+            try:
+                out = export_report(self.run_dir, dest, as_zip=zip_it)
+            except (OSError, ValueError) as e:
+                why = str(e)
+                self._set_status(lambda: self.tr("Export failed: {0}").format(why))
+                return None
+        if out is not None:
+            self._set_status(lambda: self.tr("Exported to {0}").format(out))
+            self.exported.emit(out)
         return out
-
-    def _confirm(self, text: str) -> bool:
-        answer = QMessageBox.question(
-            self,
-            self.tr("Export a draft that needs review?"),
-            text + "\n\n" + self.tr("Export anyway?"),
-        )
-        return answer == QMessageBox.StandardButton.Yes
 
     # -- closing ----------------------------------------------------------------------------
 
@@ -400,3 +710,9 @@ def _read(path: Path) -> str:
         return path.read_text(encoding="utf-8", errors="replace")
     except OSError:
         return ""
+
+
+def _with_keys(text: str, action: QAction) -> str:
+    """A tooltip that names the action's shortcut, in the platform's words."""
+    keys = action.shortcut().toString(QKeySequence.SequenceFormat.NativeText)
+    return f"{text} ({keys})" if keys else text

@@ -14,7 +14,7 @@ from PySide6.QtCore import QAbstractItemModel, QCoreApplication, QModelIndex, QO
 from PySide6.QtGui import QBrush, QColor
 
 from labwright.core.events import Event
-from labwright.core.reasons import TR_CONTEXT, guard_text, reason_text
+from labwright.core.reasons import TR_CONTEXT, explore_reason, guard_text, reason_text
 from labwright.core.settings.config import GuardLimits
 
 KindRole = Qt.ItemDataRole.UserRole + 1  # "milestone", "tool", "guard", "error", "draft", "note"
@@ -69,6 +69,7 @@ class Node:
     call_id: str = ""
     row_number: int = 0  # rows are only ever appended, so a node's row never changes
     shown: bool = False  # inserted into the model (until then, changes need no signal)
+    raw: Any = None  # what the words were made from: they are made again on a language switch
 
     def row(self) -> int:
         return self.row_number
@@ -122,7 +123,8 @@ class TimelineModel(QAbstractItemModel):
         else:
             node.status = "done" if ev.status == "end" else "skipped"
             self.done_count = max(self.done_count, ev.index)
-            node.detail = _summary(ev.detail)
+            node.raw = (ev.stage, ev.status, ev.detail)
+            node.detail = milestone_summary(ev.stage, ev.status, ev.detail)
         self._changed(node)
 
     def _on_tool_call(self, ev: Any) -> None:
@@ -138,9 +140,8 @@ class TimelineModel(QAbstractItemModel):
         if node is None:
             return
         node.status = "ok" if ev.ok else "failed"
-        node.detail = ev.summary + (
-            QCoreApplication.translate("Timeline", " (earlier result)") if ev.cached else ""
-        )
+        node.raw = (ev.summary, ev.cached)
+        node.detail = _tool_detail(ev.summary, ev.cached)
         self._changed(node)
 
     def _on_guard(self, ev: Any) -> None:
@@ -154,6 +155,21 @@ class TimelineModel(QAbstractItemModel):
             )
         )
 
+    def _on_done(self, ev: Any) -> None:
+        """A run that ends failed or cancelled leaves no step or tool looking as if it ran on."""
+        if ev.status not in ("failed", "cancelled"):
+            return
+        for milestone in self._root.children:
+            if milestone.status == "running":
+                milestone.status = "failed" if ev.status == "failed" else "cancelled"
+                if milestone.shown:
+                    self._changed(milestone)
+        for node in self._calls.values():
+            if node.status == "running":
+                node.status = "cancelled"
+                if node.shown:
+                    self._changed(node)
+
     def _on_error(self, ev: Any) -> None:
         self._add(
             Node(
@@ -165,14 +181,57 @@ class TimelineModel(QAbstractItemModel):
         )
 
     def _on_draft(self, ev: Any) -> None:
-        title = QCoreApplication.translate("Timeline", "Draft version {0}").format(ev.version)
-        self._add(
-            Node(
-                "draft",
-                title,
-                detail=QCoreApplication.translate("Timeline", "{0} characters").format(ev.chars),
+        node = Node("draft", "", raw=(ev.version, ev.chars))
+        self._words(node)
+        self._add(node)
+
+    # -- words --------------------------------------------------------------
+
+    def _words(self, node: Node) -> None:
+        """A node's title and detail in the current language."""
+        if node.kind == "milestone":
+            total = self.plan.count(node.stage)
+            nth = sum(
+                1 for n in self._root.children[: node.row_number + 1] if n.stage == node.stage
             )
-        )
+            node.title = stage_label(node.stage) + (f" {nth}/{total}" if total > 1 else "")
+            if node.raw is not None:
+                node.detail = milestone_summary(*node.raw)
+        elif node.kind == "tool" and node.raw is not None:
+            node.detail = _tool_detail(*node.raw)
+        elif node.kind == "guard":
+            node.title = guard_explanation(node.status, self.limits)
+        elif node.kind == "error":
+            node.title = QCoreApplication.translate("Timeline", "Error")
+        elif node.kind == "draft" and node.raw is not None:
+            version, chars = node.raw
+            node.title = QCoreApplication.translate("Timeline", "Draft version {0}").format(version)
+            node.detail = QCoreApplication.translate("Timeline", "{0} characters").format(chars)
+
+    def retranslate(self) -> None:
+        """Every row's words again, after a language switch."""
+        stack = list(self._root.children)
+        while stack:
+            node = stack.pop()
+            self._words(node)
+            stack.extend(node.children)
+        for parent in [self._root, *self._all_parents()]:
+            if parent.children:
+                first = self.createIndex(0, 0, parent.children[0])
+                last = self.createIndex(
+                    len(parent.children) - 1, self.COLUMNS - 1, parent.children[-1]
+                )
+                self.dataChanged.emit(first, last)
+        self.headerDataChanged.emit(Qt.Orientation.Horizontal, 0, self.COLUMNS - 1)
+
+    def _all_parents(self) -> list[Node]:
+        out, stack = [], list(self._root.children)
+        while stack:
+            node = stack.pop()
+            if node.children:
+                out.append(node)
+                stack.extend(node.children)
+        return out
 
     # -- structure helpers -----------------------------------------------
 
@@ -185,15 +244,13 @@ class TimelineModel(QAbstractItemModel):
         self.beginResetModel()
         old = {i: n for i, n in enumerate(self._root.children)}
         self._root.children = []
-        counts: dict[str, int] = {}
         for i, stage in enumerate(plan):
             node = old.get(i) or Node("milestone", "", status="pending", stage=stage)
             node.stage, node.parent, node.row_number, node.shown = stage, self._root, i, True
-            counts[stage] = counts.get(stage, 0) + 1
-            total = plan.count(stage)
-            node.title = stage_label(stage) + (f" {counts[stage]}/{total}" if total > 1 else "")
             self._root.children.append(node)
         self.plan = list(plan)
+        for node in self._root.children:
+            self._words(node)
         self.endResetModel()
 
     def _add(self, node: Node) -> None:
@@ -300,6 +357,7 @@ _MARKS = {
     "skipped": "◌",
     "ok": "✓",
     "failed": "✗",
+    "cancelled": "⊘",
 }
 
 
@@ -308,14 +366,94 @@ def _short(value: Any, limit: int = 48) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-def _summary(detail: Any) -> str:
-    if isinstance(detail, dict):
-        if "summary" in detail:
-            return str(detail["summary"])
-        parts = [
-            f"{k}: {_short(v, 40)}"
-            for k, v in detail.items()
-            if v not in (None, "", [], {}) and k not in ("plan", "run_dir", "folder")
-        ]
-        return ", ".join(parts[:4])
-    return "" if detail is None else str(detail)
+def _tool_detail(summary: str, cached: bool) -> str:
+    return summary + (QCoreApplication.translate("Timeline", " (earlier result)") if cached else "")
+
+
+def milestone_summary(stage: str, status: str, detail: Any) -> str:
+    """What a finished step did, in plain words (never the event's field names)."""
+    d = detail if isinstance(detail, dict) else {}
+    parts: list[str] = []
+    if stage == "scan" and "files" in d:
+        parts.append(QCoreApplication.translate("Timeline", "{0} files").format(d["files"]))
+    elif stage == "explore":
+        if d.get("reason") == "offline":
+            parts.append(
+                QCoreApplication.translate("Timeline", "Offline: no model read the material")
+            )
+        else:
+            if "files_read" in d:
+                parts.append(
+                    QCoreApplication.translate("Timeline", "{0} files read").format(d["files_read"])
+                )
+            if d.get("model_calls"):
+                parts.append(
+                    QCoreApplication.translate("Timeline", "{0} model calls").format(
+                        d["model_calls"]
+                    )
+                )
+            if d.get("status") not in (None, "finished"):  # stopped early: say why
+                parts.append(reason_explanation(explore_reason(d.get("reason"))))
+    elif stage == "figures" and "count" in d:
+        parts.append(QCoreApplication.translate("Timeline", "{0} figures").format(d["count"]))
+    elif stage == "gap" and "requirements" in d:
+        unmet = d.get("unmet")
+        n_unmet = len(unmet) if isinstance(unmet, list) else int(unmet or 0)
+        parts.append(
+            QCoreApplication.translate("Timeline", "{0} requirements, {1} not yet met").format(
+                d["requirements"], n_unmet
+            )
+        )
+    elif stage == "draft" and "version" in d:
+        parts.append(
+            QCoreApplication.translate("Timeline", "version {0}, {1} characters").format(
+                d["version"], d.get("chars", 0)
+            )
+        )
+        if d.get("skeleton"):
+            parts.append(QCoreApplication.translate("Timeline", "a skeleton with TODOs"))
+        numbers = d.get("numbers")
+        if isinstance(numbers, dict) and numbers.get("unmatched"):
+            parts.append(
+                QCoreApplication.translate(
+                    "Timeline", "{0} numbers not found in the material"
+                ).format(numbers["unmatched"])
+            )
+    elif stage == "reflect" and "round" in d:
+        parts.append(
+            QCoreApplication.translate("Timeline", "round {0} of {1}").format(
+                d["round"], d.get("of", d["round"])
+            )
+        )
+        reason = str(d.get("reason") or "")
+        if status == "skipped":
+            if reason.startswith("skeleton"):
+                parts.append(
+                    QCoreApplication.translate("Timeline", "nothing for a model to revise")
+                )
+            elif reason == "token budget":
+                parts.append(QCoreApplication.translate("Timeline", "the token budget is used up"))
+            elif reason == "converged":
+                parts.append(QCoreApplication.translate("Timeline", "the draft no longer changes"))
+        elif d.get("converged"):
+            parts.append(QCoreApplication.translate("Timeline", "the draft no longer changes"))
+    elif stage == "bib" and "entries" in d:
+        parts.append(QCoreApplication.translate("Timeline", "{0} references").format(d["entries"]))
+        unresolved = d.get("unresolved")
+        if unresolved:
+            n = len(unresolved) if isinstance(unresolved, list) else int(unresolved)
+            parts.append(
+                QCoreApplication.translate("Timeline", "{0} citations unresolved").format(n)
+            )
+    elif stage == "compile" and "ok" in d:
+        if d["ok"]:
+            parts.append(QCoreApplication.translate("Timeline", "compiled"))
+        else:
+            parts.append(QCoreApplication.translate("Timeline", "did not compile"))
+        if d.get("fix_rounds"):
+            parts.append(
+                QCoreApplication.translate("Timeline", "{0} fix rounds").format(d["fix_rounds"])
+            )
+    elif isinstance(detail, str):
+        parts.append(detail)
+    return ", ".join(parts)

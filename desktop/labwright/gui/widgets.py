@@ -1,13 +1,22 @@
-"""Small widgets of the main window: the drop zone."""
+"""Small widgets of the main window: the drop zone, the banner."""
 
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from pathlib import Path
 
-from PySide6.QtCore import QCoreApplication, Qt, Signal
+from PySide6.QtCore import QCoreApplication, QMimeData, Qt, Signal
 from PySide6.QtGui import QDragEnterEvent, QDropEvent
-from PySide6.QtWidgets import QFrame, QLabel, QPushButton, QVBoxLayout, QWidget
+from PySide6.QtWidgets import (
+    QFrame,
+    QHBoxLayout,
+    QLabel,
+    QPushButton,
+    QToolButton,
+    QVBoxLayout,
+    QWidget,
+)
 
 
 def folder_problem(path: Path) -> str | None:
@@ -26,6 +35,18 @@ def folder_problem(path: Path) -> str | None:
             "DropZone", "Labwright is not allowed to read “{0}”. Check its permissions."
         ).format(path.name)
     return None
+
+
+def dropped_folder(mime: QMimeData) -> tuple[Path | None, str | None]:
+    """The one local folder a drop carries, or why it cannot be used."""
+    urls = mime.urls()
+    local = [Path(u.toLocalFile()) for u in urls if u.isLocalFile()]
+    if len(urls) != 1 or len(local) != 1:
+        return None, QCoreApplication.translate(
+            "DropZone", "Please drop one folder at a time, from this computer."
+        )
+    problem = folder_problem(local[0])
+    return (None, problem) if problem else (local[0], None)
 
 
 class DropZone(QFrame):
@@ -93,17 +114,76 @@ class DropZone(QFrame):
 
     def dropEvent(self, event: QDropEvent) -> None:
         self._set_hover(False)
-        urls = event.mimeData().urls()
-        local = [Path(u.toLocalFile()) for u in urls if u.isLocalFile()]
-        if len(urls) != 1 or len(local) != 1:
-            self.show_message(self.tr("Please drop one folder at a time, from this computer."))
-            event.ignore()
-            return
-        problem = folder_problem(local[0])
-        if problem:
-            self.show_message(problem)
+        folder, problem = dropped_folder(event.mimeData())
+        if problem or folder is None:
+            self.show_message(problem or "")
             event.ignore()
             return
         self.show_message("")
         event.acceptProposedAction()
-        self.folder_dropped.emit(local[0])
+        self.folder_dropped.emit(folder)
+
+
+class Banner(QFrame):
+    """A message across the window, with a button when there is one thing to do about it."""
+
+    COLORS = {
+        "error": "rgba(230,60,60,60)",
+        "warning": "rgba(255,176,32,70)",
+        "info": "rgba(60,160,90,55)",
+    }
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("banner")
+        self.label = QLabel()
+        self.label.setWordWrap(True)
+        self.label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.button = QPushButton()
+        self.button.hide()
+        self.close_button = QToolButton()
+        self.close_button.setText("×")
+        self.close_button.setAutoRaise(True)
+        self.close_button.clicked.connect(self.dismiss)
+        layout = QHBoxLayout(self)
+        layout.setContentsMargins(8, 4, 4, 4)
+        layout.addWidget(self.label, 1)
+        layout.addWidget(self.button)
+        layout.addWidget(self.close_button, 0, Qt.AlignmentFlag.AlignTop)
+        self._slot: Callable[[], object] | None = None
+        self.button.clicked.connect(self._clicked)
+        self.set_kind("error")
+        self.hide()
+
+    def set_kind(self, kind: str) -> None:
+        self.kind = kind
+        self.setStyleSheet(
+            f"QFrame#banner {{ border-radius: 4px; background: {self.COLORS[kind]}; }}"
+        )
+
+    def show_message(
+        self,
+        text: str,
+        kind: str = "error",
+        button: str | None = None,
+        slot: Callable[[], object] | None = None,
+    ) -> None:
+        self.set_kind(kind)
+        self.label.setText(text)
+        self.label.setToolTip("")
+        self._slot = slot
+        self.button.setText(button or "")
+        self.button.setVisible(bool(button and slot))
+        self.show()
+
+    def text(self) -> str:
+        return self.label.text()
+
+    def dismiss(self) -> None:
+        self.hide()
+        self.label.setText("")
+        self._slot = None
+
+    def _clicked(self) -> None:
+        if self._slot is not None:
+            self._slot()

@@ -47,6 +47,56 @@
     </message>
 </context>
 <context>
+    <name>EditorPanel</name>
+    <message>
+        <source>&amp;Find…</source>
+        <translation>查找(&amp;F)…</translation>
+    </message>
+    <message>
+        <source>Find and &amp;Replace…</source>
+        <translation>查找和替换(&amp;R)…</translation>
+    </message>
+</context>
+<context>
+    <name>Export</name>
+    <message>
+        <source>Zip archive (*.zip)</source>
+        <translation>Zip 压缩包 (*.zip)</translation>
+    </message>
+    <message>
+        <source>Folder (*)</source>
+        <translation>文件夹 (*)</translation>
+    </message>
+    <message>
+        <source>This draft is degraded: {0}</source>
+        <translation>这份草稿不完整：{0}</translation>
+    </message>
+    <message>
+        <source>Open items remain: {0}.</source>
+        <translation>仍有待处理事项：{0} 项。</translation>
+    </message>
+    <message>
+        <source>There is no compiled PDF yet: the export holds the LaTeX source only.</source>
+        <translation>尚无编译好的 PDF：导出内容只包含 LaTeX 源文件。</translation>
+    </message>
+    <message>
+        <source>Export a draft that needs review?</source>
+        <translation>导出一份仍需审阅的草稿？</translation>
+    </message>
+    <message>
+        <source>Export anyway?</source>
+        <translation>仍然导出吗？</translation>
+    </message>
+    <message>
+        <source>Export the report</source>
+        <translation>导出报告</translation>
+    </message>
+    <message>
+        <source>Export failed</source>
+        <translation>导出失败</translation>
+    </message>
+</context>
+<context>
     <name>FindBar</name>
     <message>
         <source>Find</source>
@@ -95,6 +145,37 @@
     <message>
         <source>{0} replaced</source>
         <translation>已替换 {0} 处</translation>
+    </message>
+</context>
+<context>
+    <name>HistoryList</name>
+    <message>
+        <source>1 page</source>
+        <translation>1 页</translation>
+    </message>
+    <message>
+        <source>{0} pages</source>
+        <translation>{0} 页</translation>
+    </message>
+    <message>
+        <source>done</source>
+        <translation>完成</translation>
+    </message>
+    <message>
+        <source>needs review</source>
+        <translation>需要审阅</translation>
+    </message>
+    <message>
+        <source>failed</source>
+        <translation>失败</translation>
+    </message>
+    <message>
+        <source>cancelled</source>
+        <translation>已取消</translation>
+    </message>
+    <message>
+        <source>stopped midway</source>
+        <translation>中途停止</translation>
     </message>
 </context>
 <context>
@@ -148,12 +229,20 @@
         <translation>打开文件夹(&amp;O)…</translation>
     </message>
     <message>
+        <source>&amp;Export…</source>
+        <translation>导出(&amp;E)…</translation>
+    </message>
+    <message>
         <source>&amp;Start</source>
         <translation>开始(&amp;S)</translation>
     </message>
     <message>
         <source>&amp;Cancel Run</source>
         <translation>取消运行(&amp;C)</translation>
+    </message>
+    <message>
+        <source>&amp;Review and Export…</source>
+        <translation>审阅并导出(&amp;R)…</translation>
     </message>
     <message>
         <source>S&amp;ettings…</source>
@@ -164,16 +253,48 @@
         <translation>退出(&amp;Q)</translation>
     </message>
     <message>
+        <source>&amp;About Labwright</source>
+        <translation>关于 Labwright(&amp;A)</translation>
+    </message>
+    <message>
         <source>&amp;File</source>
         <translation>文件(&amp;F)</translation>
+    </message>
+    <message>
+        <source>&amp;Edit</source>
+        <translation>编辑(&amp;E)</translation>
+    </message>
+    <message>
+        <source>&amp;Run</source>
+        <translation>运行(&amp;R)</translation>
     </message>
     <message>
         <source>&amp;View</source>
         <translation>视图(&amp;V)</translation>
     </message>
     <message>
+        <source>&amp;Help</source>
+        <translation>帮助(&amp;H)</translation>
+    </message>
+    <message>
+        <source>Show in Folder</source>
+        <translation>在文件夹中显示</translation>
+    </message>
+    <message>
+        <source>Open Settings</source>
+        <translation>打开设置</translation>
+    </message>
+    <message>
         <source>Ready</source>
         <translation>就绪</translation>
+    </message>
+    <message>
+        <source>{0} — run {1}</source>
+        <translation>{0} — 运行 {1}</translation>
+    </message>
+    <message>
+        <source>run {0}</source>
+        <translation>运行 {0}</translation>
     </message>
     <message>
         <source>Choose the folder of experiment material</source>
@@ -208,8 +329,44 @@
         <translation>{0} 个已跳过</translation>
     </message>
     <message>
-        <source>No API key is set for {0}. Open Settings (Ctrl+,) to add one, or tick “Offline” to write a skeleton report without a model.</source>
-        <translation>尚未为 {0} 设置 API 密钥。请打开设置（Ctrl+,）添加，或勾选“离线”以不用模型生成报告框架。</translation>
+        <source>No API key is set for {0}. Add one in Settings ({1}), or tick “Offline” to write a skeleton report without a model.</source>
+        <translation>尚未为 {0} 设置 API 密钥。请在设置（{1}）中添加，或勾选“离线”以不用模型生成报告框架。</translation>
+    </message>
+    <message>
+        <source>Export the report as a .zip or a folder</source>
+        <translation>将报告导出为 .zip 压缩包或文件夹</translation>
+    </message>
+    <message>
+        <source>Wait for the run to finish</source>
+        <translation>请等待运行结束</translation>
+    </message>
+    <message>
+        <source>There is no report to export yet</source>
+        <translation>还没有可导出的报告</translation>
+    </message>
+    <message>
+        <source>Exported to {0}</source>
+        <translation>已导出到 {0}</translation>
+    </message>
+    <message>
+        <source>About Labwright</source>
+        <translation>关于 Labwright</translation>
+    </message>
+    <message>
+        <source>Labwright {0}: turns a folder of lab material into a LaTeX report you review.</source>
+        <translation>Labwright {0}：把一个实验材料文件夹变成一份由你审阅的 LaTeX 报告。</translation>
+    </message>
+    <message>
+        <source>Quit Labwright?</source>
+        <translation>退出 Labwright？</translation>
+    </message>
+    <message>
+        <source>A run is in progress — stop it and quit?</source>
+        <translation>正在运行——要停止运行并退出吗？</translation>
+    </message>
+    <message>
+        <source>tick “Offline”</source>
+        <translation>勾选“离线”</translation>
     </message>
     <message>
         <source>Starting…</source>
@@ -264,6 +421,14 @@
         <translation>正在取消…</translation>
     </message>
     <message>
+        <source>Step {0} of {1}: {2}</source>
+        <translation>第 {0}/{1} 步：{2}</translation>
+    </message>
+    <message>
+        <source>This draft needs your review: {0}</source>
+        <translation>这份草稿需要你审阅：{0}</translation>
+    </message>
+    <message>
         <source>Done</source>
         <translation>完成</translation>
     </message>
@@ -280,16 +445,16 @@
         <translation>已取消</translation>
     </message>
     <message>
-        <source>This draft needs your review: {0}.</source>
-        <translation>这份草稿需要你审阅：{0}。</translation>
-    </message>
-    <message>
         <source>A run is going; cancel it before opening another.</source>
         <translation>正在运行，请先取消再打开其他运行。</translation>
     </message>
     <message>
         <source>This run cannot be opened: {0}</source>
         <translation>无法打开这次运行：{0}</translation>
+    </message>
+    <message>
+        <source>Running</source>
+        <translation>运行中</translation>
     </message>
     <message>
         <source>{0:,} tokens</source>
@@ -370,8 +535,12 @@
         <translation>待处理事项</translation>
     </message>
     <message>
-        <source>Recompile (Ctrl+B)</source>
-        <translation>重新编译（Ctrl+B）</translation>
+        <source>Recompile</source>
+        <translation>重新编译</translation>
+    </message>
+    <message>
+        <source>Build the PDF again</source>
+        <translation>重新生成 PDF</translation>
     </message>
     <message>
         <source>Recompile on save</source>
@@ -380,6 +549,10 @@
     <message>
         <source>Show line in PDF</source>
         <translation>在 PDF 中显示此行</translation>
+    </message>
+    <message>
+        <source>Show the cursor's line in the preview</source>
+        <translation>在预览中显示光标所在行</translation>
     </message>
     <message>
         <source>Re-draft…</source>
@@ -402,8 +575,80 @@
         <translation>改动</translation>
     </message>
     <message>
+        <source>&amp;Recompile</source>
+        <translation>重新编译(&amp;R)</translation>
+    </message>
+    <message>
+        <source>&amp;Save Now</source>
+        <translation>立即保存(&amp;S)</translation>
+    </message>
+    <message>
+        <source>Show Line in &amp;PDF</source>
+        <translation>在 PDF 中显示此行(&amp;P)</translation>
+    </message>
+    <message>
+        <source>Re-&amp;draft…</source>
+        <translation>重新撰写(&amp;D)…</translation>
+    </message>
+    <message>
+        <source>Zoom &amp;In</source>
+        <translation>放大(&amp;I)</translation>
+    </message>
+    <message>
+        <source>Zoom &amp;Out</source>
+        <translation>缩小(&amp;O)</translation>
+    </message>
+    <message>
+        <source>Fit &amp;Width</source>
+        <translation>适合宽度(&amp;W)</translation>
+    </message>
+    <message>
+        <source>Fit &amp;Page</source>
+        <translation>适合页面(&amp;P)</translation>
+    </message>
+    <message>
+        <source>Reviewing &lt;b&gt;{0}&lt;/b&gt; — run {1}</source>
+        <translation>正在审阅 &lt;b&gt;{0}&lt;/b&gt; — 运行 {1}</translation>
+    </message>
+    <message>
+        <source>This run was offline: no model read the material, so there is nothing to draft from. Start a new run with a model instead.</source>
+        <translation>这次是离线运行：没有模型读过材料，因此没有可供撰写的内容。请改用模型开始新的运行。</translation>
+    </message>
+    <message>
+        <source>The material folder of this run is gone; it is needed to draft.</source>
+        <translation>这次运行的材料文件夹已不存在，而撰写需要它。</translation>
+    </message>
+    <message>
+        <source>Write the report again from what was read, with a note for the writer</source>
+        <translation>根据已读内容重新撰写报告，可附上给撰写者的说明</translation>
+    </message>
+    <message>
         <source>line {0}</source>
         <translation>第 {0} 行</translation>
+    </message>
+    <message>
+        <source>✓ Saved</source>
+        <translation>✓ 已保存</translation>
+    </message>
+    <message>
+        <source>Saving…</source>
+        <translation>正在保存…</translation>
+    </message>
+    <message>
+        <source>● Unsaved changes</source>
+        <translation>● 有未保存的修改</translation>
+    </message>
+    <message>
+        <source>✗ Not saved</source>
+        <translation>✗ 未保存</translation>
+    </message>
+    <message>
+        <source>Could not save: {0}</source>
+        <translation>无法保存：{0}</translation>
+    </message>
+    <message>
+        <source>Every edit is saved to the run folder within a second.</source>
+        <translation>每次编辑都会在一秒内保存到运行文件夹。</translation>
     </message>
     <message>
         <source>Compiling…</source>
@@ -422,6 +667,14 @@
         <translation>{0} 个编译错误：预览显示的是上一次成功的 PDF</translation>
     </message>
     <message>
+        <source>No PDF yet</source>
+        <translation>尚无 PDF</translation>
+    </message>
+    <message>
+        <source>Page {0} of {1}</source>
+        <translation>第 {0} 页，共 {1} 页</translation>
+    </message>
+    <message>
         <source>SyncTeX has no position for this line.</source>
         <translation>SyncTeX 没有这一行的位置。</translation>
     </message>
@@ -434,28 +687,12 @@
         <translation>根据已读内容重新撰写报告（不再重新探索）。可选：给写作模型的说明（例如“使用国际单位制”“写短一些”）：</translation>
     </message>
     <message>
-        <source>Export the report</source>
-        <translation>导出报告</translation>
-    </message>
-    <message>
-        <source>Zip archive (*.zip);;Folder (*)</source>
-        <translation>Zip 压缩包 (*.zip);;文件夹 (*)</translation>
-    </message>
-    <message>
         <source>Export failed: {0}</source>
         <translation>导出失败：{0}</translation>
     </message>
     <message>
         <source>Exported to {0}</source>
         <translation>已导出到 {0}</translation>
-    </message>
-    <message>
-        <source>Export a draft that needs review?</source>
-        <translation>导出一份仍需审阅的草稿？</translation>
-    </message>
-    <message>
-        <source>Export anyway?</source>
-        <translation>仍然导出吗？</translation>
     </message>
 </context>
 <context>
@@ -726,6 +963,78 @@
     <message>
         <source> (earlier result)</source>
         <translation>（之前的结果）</translation>
+    </message>
+    <message>
+        <source>{0} files</source>
+        <translation>{0} 个文件</translation>
+    </message>
+    <message>
+        <source>Offline: no model read the material</source>
+        <translation>离线：没有模型阅读材料</translation>
+    </message>
+    <message>
+        <source>{0} files read</source>
+        <translation>读了 {0} 个文件</translation>
+    </message>
+    <message>
+        <source>{0} model calls</source>
+        <translation>{0} 次模型调用</translation>
+    </message>
+    <message>
+        <source>{0} figures</source>
+        <translation>{0} 张图</translation>
+    </message>
+    <message>
+        <source>{0} requirements, {1} not yet met</source>
+        <translation>{0} 项要求，{1} 项尚未满足</translation>
+    </message>
+    <message>
+        <source>version {0}, {1} characters</source>
+        <translation>第 {0} 版，{1} 个字符</translation>
+    </message>
+    <message>
+        <source>a skeleton with TODOs</source>
+        <translation>带待补充标记的框架</translation>
+    </message>
+    <message>
+        <source>{0} numbers not found in the material</source>
+        <translation>{0} 个数字在材料中找不到</translation>
+    </message>
+    <message>
+        <source>round {0} of {1}</source>
+        <translation>第 {0}/{1} 轮</translation>
+    </message>
+    <message>
+        <source>nothing for a model to revise</source>
+        <translation>没有需要模型修订的内容</translation>
+    </message>
+    <message>
+        <source>the token budget is used up</source>
+        <translation>词元预算已用完</translation>
+    </message>
+    <message>
+        <source>the draft no longer changes</source>
+        <translation>草稿已不再变化</translation>
+    </message>
+    <message>
+        <source>{0} references</source>
+        <translation>{0} 条参考文献</translation>
+    </message>
+    <message>
+        <source>{0} citations unresolved</source>
+        <translation>{0} 处引用未解析</translation>
+    </message>
+    <message>
+        <source>compiled</source>
+        <translation>已编译</translation>
+    </message>
+    <message>
+        <source>did not compile</source>
+        <translation>未能编译</translation>
+    </message>
+    <message>
+        <source>{0} fix rounds</source>
+        <translation>修复 {0} 轮</translation>
     </message>
     <message>
         <source>Error</source>

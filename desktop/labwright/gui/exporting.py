@@ -1,0 +1,128 @@
+"""Exporting from the app: ask about open items, choose a .zip or a folder, say where it went.
+
+Every question goes through QMessageBox's and QFileDialog's static functions,
+so the platform's own dialogs are used (and tests answer them by patching those).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from PySide6.QtCore import QCoreApplication, QStandardPaths, QUrl
+from PySide6.QtGui import QDesktopServices
+from PySide6.QtWidgets import QFileDialog, QMessageBox, QWidget
+
+from labwright.core.report.export import export_report, export_warnings
+from labwright.core.report.review import open_items, why_degraded
+from labwright.gui.i18n import current_language
+from labwright.gui.timeline import reason_explanation
+
+
+def zip_filter() -> str:
+    return QCoreApplication.translate("Export", "Zip archive (*.zip)")
+
+
+def folder_filter() -> str:
+    return QCoreApplication.translate("Export", "Folder (*)")
+
+
+def default_destination(run_dir: Path, folder: Path | None) -> Path:
+    """Where the save dialog starts: the documents folder, named after the material."""
+    docs = QStandardPaths.writableLocation(QStandardPaths.StandardLocation.DocumentsLocation)
+    base = Path(docs) if docs and Path(docs).is_dir() else Path.home()
+    stem = f"{folder.name}-report" if folder is not None and folder.name else run_dir.name
+    return base / f"{stem}.zip"
+
+
+def degraded_words(run_dir: Path) -> str | None:
+    """Why a run is degraded, for the review banner and the export question.
+
+    In English the core's full explanation (which call, what had been read); in another
+    language the translated sentences of the one table (core/reasons.py)."""
+    if current_language() == "en":
+        return why_degraded(run_dir)
+    try:
+        meta = json.loads((run_dir / "run.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    reasons = [str(r) for r in (meta.get("reasons") or [])] if isinstance(meta, dict) else []
+    return " ".join(reason_explanation(r) for r in reasons) or None
+
+
+def export_questions(run_dir: Path) -> list[str]:
+    """What to ask before exporting (core/export.export_warnings), in the interface language."""
+    if current_language() == "en":
+        return export_warnings(run_dir)
+    out = []
+    why = degraded_words(run_dir)
+    if why:
+        out.append(QCoreApplication.translate("Export", "This draft is degraded: {0}").format(why))
+    items = open_items(run_dir)
+    if items:
+        out.append(
+            QCoreApplication.translate("Export", "Open items remain: {0}.").format(len(items))
+        )
+    if not (run_dir / "report.pdf").is_file():
+        out.append(
+            QCoreApplication.translate(
+                "Export", "There is no compiled PDF yet: the export holds the LaTeX source only."
+            )
+        )
+    return out
+
+
+def confirm_export(parent: QWidget | None, warnings: list[str]) -> bool:
+    """Ask before exporting a draft that needs review; True to go on."""
+    if not warnings:
+        return True
+    answer = QMessageBox.question(
+        parent,
+        QCoreApplication.translate("Export", "Export a draft that needs review?"),
+        "\n\n".join(warnings) + "\n\n" + QCoreApplication.translate("Export", "Export anyway?"),
+    )
+    return answer == QMessageBox.StandardButton.Yes
+
+
+def choose_destination(parent: QWidget | None, start: Path) -> tuple[Path, bool] | None:
+    """The save dialog: (destination, as a zip) or None when the person cancelled."""
+    path, chosen = QFileDialog.getSaveFileName(
+        parent,
+        QCoreApplication.translate("Export", "Export the report"),
+        str(start),
+        f"{zip_filter()};;{folder_filter()}",
+        zip_filter(),
+    )
+    if not path:
+        return None
+    dest = Path(path)
+    as_zip = chosen != folder_filter() if chosen else dest.suffix.lower() == ".zip"
+    if as_zip and dest.suffix.lower() != ".zip":
+        dest = dest.with_name(dest.name + ".zip")
+    return dest, as_zip
+
+
+def export_with_dialogs(
+    parent: QWidget | None,
+    run_dir: Path,
+    folder: Path | None = None,
+    warnings: list[str] | None = None,
+) -> Path | None:
+    """Ask, choose, export; the exported path, or None when cancelled or refused (said why)."""
+    if not confirm_export(parent, export_questions(run_dir) if warnings is None else warnings):
+        return None
+    chosen = choose_destination(parent, default_destination(run_dir, folder))
+    if chosen is None:
+        return None
+    dest, as_zip = chosen
+    try:
+        return export_report(run_dir, dest, as_zip=as_zip)
+    except (OSError, ValueError) as e:
+        QMessageBox.warning(parent, QCoreApplication.translate("Export", "Export failed"), str(e))
+        return None
+
+
+def show_in_folder(path: Path) -> bool:
+    """Open the system file manager where `path` is (the folder itself for an exported folder)."""
+    where = path if path.is_dir() else path.parent
+    return QDesktopServices.openUrl(QUrl.fromLocalFile(str(where)))
