@@ -1,4 +1,5 @@
-"""The core never imports Qt: the import-linter contract in pyproject.toml, enforced here."""
+"""The import-linter contracts in pyproject.toml, enforced here: the core never imports Qt,
+and its packages import only downwards (ARCHITECTURE.md)."""
 
 from __future__ import annotations
 
@@ -22,7 +23,7 @@ def lint_imports(project: Path) -> subprocess.CompletedProcess[str]:
 def test_core_never_imports_qt_or_the_gui():
     proc = lint_imports(ROOT)
     assert proc.returncode == 0, proc.stdout + proc.stderr
-    assert "1 kept, 0 broken" in proc.stdout
+    assert "2 kept, 0 broken" in proc.stdout
 
 
 def test_the_contract_catches_a_core_module_that_imports_qt(tmp_path):
@@ -35,3 +36,29 @@ def test_the_contract_catches_a_core_module_that_imports_qt(tmp_path):
     proc = lint_imports(tmp_path)
     assert proc.returncode != 0
     assert "labwright.core.sneaky -> PySide6" in proc.stdout
+
+
+def test_the_layers_catch_an_import_upwards(tmp_path):
+    # material/ sits below report/: reading a file must not depend on how a report is written
+    shutil.copy(ROOT / "pyproject.toml", tmp_path)
+    shutil.copytree(
+        ROOT / "desktop", tmp_path / "desktop", ignore=shutil.ignore_patterns("__pycache__")
+    )
+    bad = tmp_path / "desktop" / "labwright" / "core" / "material" / "upwards.py"
+    bad.write_text("from labwright.core.report import templates  # noqa\n", encoding="utf-8")
+    proc = lint_imports(tmp_path)
+    assert proc.returncode != 0
+    assert "labwright.core.material.upwards -> labwright.core.report.templates" in proc.stdout
+
+
+def test_sibling_layers_stay_apart(tmp_path):
+    # material/ and llm/ are siblings: the model client never reads the folder itself
+    shutil.copy(ROOT / "pyproject.toml", tmp_path)
+    shutil.copytree(
+        ROOT / "desktop", tmp_path / "desktop", ignore=shutil.ignore_patterns("__pycache__")
+    )
+    bad = tmp_path / "desktop" / "labwright" / "core" / "llm" / "peek.py"
+    bad.write_text("from labwright.core.material import workspace  # noqa\n", encoding="utf-8")
+    proc = lint_imports(tmp_path)
+    assert proc.returncode != 0
+    assert "labwright.core.llm.peek -> labwright.core.material.workspace" in proc.stdout
