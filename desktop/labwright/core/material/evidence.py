@@ -1,30 +1,39 @@
 """Evidence with its sources: every number the material showed, and where it stood.
 
 Exploration keeps each productive read as a record {"path", "kind", "offset",
-"end", "text"} (evidence.jsonl) and each figure's printed output as
-{"path": "figures/x.pdf", "kind": "figure_output", "text": stdout, "inputs"}.
-This module turns those records into `EvidenceNumber`s: the value as written,
-its unit when the material states one (a column header "Range, m", "length_m",
-or a unit right after the number), and a `Source` a reviewer can follow: file,
-sheet and cell, line, page or notebook cell, and the excerpt.
+"end", "text", "spans"} (evidence.jsonl; `record_of_page`) and each figure's
+printed output as {"path": "figures/x.pdf", "kind": "figure_output", "text":
+stdout, "inputs"}. This module turns those records into `EvidenceNumber`s: the
+value as written, its unit when the material states one (a column header
+"Range, m", "length_m", or a unit right after the number), and a `Source` a
+reviewer can follow: file, sheet and cell, table and row, line, page or
+notebook cell, and the excerpt.
+
+Where a line comes from is what the reader said in the page's spans
+(readers/page.py `Span`), never read back from the headings it rendered. A
+record written before spans existed is read again through the readers when the
+folder is at hand (and only if the file still gives the same text); otherwise
+its lines are located by line number alone.
 
 Units are parsed here too (`parse_unit`): the report check compares values in
 base units, so "485 mm" in a report matches "0.485" under a "Range, m" header.
-Pure Python; the workbook cell map uses openpyxl like the reader does.
+Pure Python.
 """
 
 from __future__ import annotations
 
+import bisect
 import functools
 import json
 import math
 import re
 import statistics
-import warnings
 from collections.abc import Iterable, Iterator
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
+
+from labwright.core.material.readers.page import Page, Span
 
 __all__ = [
     "EvidenceNumber",
@@ -34,6 +43,7 @@ __all__ = [
     "evidence_numbers",
     "load_run_evidence",
     "parse_unit",
+    "record_of_page",
 ]
 
 # -- units ------------------------------------------------------------------
@@ -297,6 +307,8 @@ class Source:
     sheet: str | None = None
     cell: str | None = None
     page: int | None = None
+    table: int | None = None  # a document's table (Word), from 1
+    row: int | None = None  # the sheet's or table's row, from 1
     column: str | None = None  # the column header, for table cells
     inputs: tuple[str, ...] = ()  # a figure's data files
 
@@ -366,36 +378,6 @@ def _col_letter(index: int) -> str:
     return letters
 
 
-@functools.lru_cache(maxsize=32)
-def _xlsx_rows(path: str, mtime_ns: int) -> list[tuple[str, int | None]]:
-    """The reader's lines of a workbook mapped to (sheet, 1-based sheet row)."""
-    import openpyxl
-
-    out: list[tuple[str, int | None]] = []
-    with open(path, "rb") as fh, warnings.catch_warnings():
-        warnings.simplefilter("ignore", UserWarning)
-        wb = openpyxl.load_workbook(fh, read_only=True, data_only=True)
-        try:
-            for ws in wb.worksheets:
-                out.append((ws.title, None))
-                rows = 0
-                for r, row in enumerate(ws.iter_rows(values_only=True), start=1):
-                    if r > _MAP_ROWS:  # the reader stops long before; so may the map
-                        break
-                    if any(v is not None and str(v).strip() != "" for v in row):
-                        out.append((ws.title, r))
-                        rows += 1
-                if not rows:
-                    out.append((ws.title, None))
-        finally:
-            wb.close()
-    return out
-
-
-# Rows of one sheet mapped to cell names: past the readers' own row cap nothing is shown.
-_MAP_ROWS = 500_000
-
-
 def _in_folder(folder: Path, rel: str) -> Path:
     """A recorded path back to its file, through the fence (names are stored as shown)."""
     from labwright.core.material.workspace import resolve_in_folder
@@ -403,13 +385,33 @@ def _in_folder(folder: Path, rel: str) -> Path:
     return resolve_in_folder(folder, rel)
 
 
-def _workbook_map(folder: Path | None, rel: str) -> list[tuple[str, int | None]] | None:
-    if folder is None:
-        return None
+# Kinds whose readers place lines beyond their line number (sheets, pages, cells, tables).
+_PLACED_KINDS = ("xlsx", "docx", "pdf", "ipynb", "mathematica")
+
+
+def _spans(record: dict[str, Any], folder: Path | None) -> list[Span]:
+    """Where the record's lines come from, as its reader said (see the module docstring)."""
+    offset = int(record.get("offset", 0) or 0)
+    text = str(record.get("text", ""))
+    stored = record.get("spans")
+    if isinstance(stored, list):
+        try:
+            return sorted((Span.from_dict(d) for d in stored), key=lambda s: s.start)
+        except (TypeError, ValueError, AttributeError):
+            pass  # an edited or damaged record: as if it had none
+    elif folder is not None and record.get("kind") in _PLACED_KINDS and "end" in record:
+        again = _read_again(folder, str(record.get("path", "")), offset, int(record["end"]))
+        if again is not None and again.text == text:
+            return list(again.spans)
+    return [Span(offset, offset + text.count("\n") + 1)]
+
+
+def _read_again(folder: Path, rel: str, offset: int, end: int) -> Page | None:
+    from labwright.core.material.readers import read_page
+
     try:
-        path = _in_folder(folder, rel)
-        return _xlsx_rows(str(path), path.stat().st_mtime_ns)
-    except Exception:  # a moved or damaged workbook only costs the cell names
+        return read_page(_in_folder(folder, rel), offset, max(1, end - offset))
+    except Exception:  # a moved, edited or damaged file only costs the places
         return None
 
 
@@ -421,12 +423,11 @@ class _Reader:
         self.path = str(record.get("path", "?"))
         self.kind = str(record.get("kind", "text"))
         self.offset = int(record.get("offset", 0) or 0)
-        self.sheet: str | None = None
-        self.page: int | None = None
-        self.cell_label: str | None = None
+        self.spans = _spans(record, folder)
+        self.starts = [s.start for s in self.spans]
+        self.span: Span | None = None
         self.header: dict[int, str] = {}
         self.after_numbers = False
-        self.map = _workbook_map(folder, self.path) if self.kind == "xlsx" else None
         self.delim = self._delimiter(str(record.get("text", "")))
 
     def _delimiter(self, text: str) -> str | None:
@@ -446,14 +447,22 @@ class _Reader:
             return line.split("\t")
         return None
 
-    def track(self, line: str, cells: list[str] | None) -> None:
-        """Sheet, page, notebook cell and table header, from the marker lines."""
-        if m := re.match(r"## Sheet: (.*?) \(\d+ rows x \d+ cols\)$", line):
-            self.sheet, self.header, self.after_numbers = m.group(1), {}, False
-        elif m := re.match(r"--- page (\d+) ---$", line):
-            self.page = int(m.group(1))
-        elif m := re.match(r"## \[(\w+)\]\s*(.*)$", line):
-            self.cell_label = (m.group(2) or m.group(1)).rstrip("=:") or m.group(1)
+    def place(self, i: int) -> Span | None:
+        """The span of the record's line i (None past the spans)."""
+        line = self.offset + i
+        k = bisect.bisect_right(self.starts, line) - 1
+        span = self.spans[k] if k >= 0 and line < self.spans[k].end else None
+        previous, self.span = self.span, span
+        if (
+            previous is not None
+            and span is not None
+            and (previous.sheet, previous.table) != (span.sheet, span.table)
+        ):
+            self.header, self.after_numbers = {}, False  # another sheet or table
+        return span
+
+    def track(self, cells: list[str] | None) -> None:
+        """The table header, from the rows: text rows head the numeric rows below them."""
         if cells is None:
             return
         filled = [c.strip() for c in cells if c.strip()]
@@ -470,13 +479,14 @@ class _Reader:
 
     def source(self, i: int, line: str, col: int | None, cells: list[str] | None) -> Source:
         reader_line = self.offset + i
-        sheet, cell, column = self.sheet, None, None
-        if col is not None:
-            column = self.header.get(col)
-        if self.map is not None and 0 <= reader_line < len(self.map):
-            sheet, row = self.map[reader_line]
-            if row is not None and col is not None:
-                cell = f"{_col_letter(col)}{row}"
+        span = self.span
+        sheet = span.sheet if span else None
+        page = span.page if span else None
+        table = span.table if span else None
+        row = span.row_of(reader_line) if span else None
+        label = span.cell if span else None
+        column = self.header.get(col) if col is not None else None
+        cell = f"{_col_letter(col)}{row}" if sheet is not None and row and col is not None else None
         if self.kind == "figure_output":
             location = "printed by the figure's code"
         elif self.kind == "image":
@@ -484,10 +494,12 @@ class _Reader:
         elif sheet is not None:
             where = f"cell {cell}" if cell else f"line {reader_line}"
             location = f"sheet {sheet!r}, {where}"
-        elif self.page is not None:
-            location = f"page {self.page}"
-        elif self.cell_label and self.kind in ("mathematica", "ipynb"):
-            location = f"cell {self.cell_label}"
+        elif page is not None:
+            location = f"page {page}"
+        elif table is not None:
+            location = f"table {table}" + (f", row {row}" if row else "")
+        elif label and self.kind in ("mathematica", "ipynb"):
+            location = f"cell {label}"
         else:
             location = f"line {reader_line + 1}"
         if column and self.kind != "xlsx":
@@ -503,7 +515,9 @@ class _Reader:
             line=reader_line,
             sheet=sheet,
             cell=cell,
-            page=self.page,
+            page=page,
+            table=table,
+            row=row,
             column=column,
             inputs=tuple(str(p) for p in self.r.get("inputs") or ()),
         )
@@ -515,10 +529,11 @@ def _clip(text: str, n: int) -> str:
 
 
 def _numbers_of_line(reader: _Reader, i: int, line: str) -> Iterator[EvidenceNumber]:
+    span = reader.place(i)
+    if span is not None and span.marker:
+        return  # the reader's own heading, not the material
     cells = reader.cells(line)
-    reader.track(line, cells)
-    if line.startswith(("## Sheet:", "--- page ", "## [")):
-        return  # markers of the reader, not the material
+    reader.track(cells)
     if cells is None:
         for m in NUMBER.finditer(line):
             unit = _inline_unit(line, m.end())
@@ -565,11 +580,12 @@ def _derived(numbers: list[EvidenceNumber]) -> Iterator[EvidenceNumber]:
         if key[0] == "column":
             span = f"column {first.column!r}"
         else:
-            where = (
-                f"row {first.cell[1:].lstrip('ABCDEFGHIJKLMNOPQRSTUVWXYZ')}"
-                if first.cell
-                else first.location.split(",")[0]
-            )
+            if first.table is not None and first.row:
+                where = f"table {first.table}, row {first.row}"
+            elif first.row:
+                where = f"row {first.row}"
+            else:
+                where = first.location.split(",")[0]
             span = f"repeats {key[3]!r} in {where}"
         for stat, v in _stats([g.value for g in group]).items():
             src = replace(
@@ -577,6 +593,7 @@ def _derived(numbers: list[EvidenceNumber]) -> Iterator[EvidenceNumber]:
                 location=(f"sheet {first.sheet!r}, " if first.sheet else "") + f"{stat} of {span}",
                 excerpt=_clip(", ".join(g.text for g in group), 200),
                 cell=None,
+                row=first.row if key[0] == "row" else None,
             )
             yield EvidenceNumber(v, f"{v:.6g}", group[0].unit, src, derived=stat)
 
@@ -630,6 +647,18 @@ def load_run_evidence(run_dir: Path) -> list[dict[str, Any]]:
     return records
 
 
+def record_of_page(path: str, page: Page) -> dict[str, Any]:
+    """The evidence record of a page read (evidence.jsonl): the text and where its lines are."""
+    return {
+        "path": path,
+        "kind": page.kind,
+        "offset": page.offset,
+        "end": page.end,
+        "text": page.text,
+        "spans": [s.to_dict() for s in page.spans],
+    }
+
+
 def evidence_from_folder(folder: Path, paths: Iterable[str]) -> list[dict[str, Any]]:
     """Evidence records of whole files read through the readers (as read_file pages them)."""
     from labwright.core.material.readers import ReadError, read_page
@@ -644,15 +673,7 @@ def evidence_from_folder(folder: Path, paths: Iterable[str]) -> list[dict[str, A
             except (ReadError, PathDenied):
                 break
             if page.text and page.productive:
-                records.append(
-                    {
-                        "path": rel,
-                        "kind": page.kind,
-                        "offset": page.offset,
-                        "end": page.end,
-                        "text": page.text,
-                    }
-                )
+                records.append(record_of_page(rel, page))
             if page.end <= offset or page.total is not None and page.end >= page.total:
                 break
             offset = page.end

@@ -14,6 +14,7 @@ from labwright.core.agent.tools.base import (
     resolve,
     str_arg,
 )
+from labwright.core.material.evidence import record_of_page
 from labwright.core.material.readers import ReadCancelled, ReadError, read_page
 from labwright.core.material.workspace import safe_name
 
@@ -65,15 +66,7 @@ class ReadFile(Tool):
             summary += f" of {page.total}"
         if not page.productive:
             summary += " (nothing new)"
-        evidence = None
-        if page.productive and page.text:
-            evidence = {
-                "path": rel,
-                "kind": page.kind,
-                "offset": page.offset,
-                "end": page.end,
-                "text": page.text,
-            }
+        evidence = record_of_page(rel, page) if page.productive and page.text else None
         return ToolOutcome(
             ok=True,
             content=content,

@@ -14,6 +14,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from labwright.core.material.readers.page import LineMap, Span
+
 MAX_DOCS = 16
 MAX_CHARS = 64 * 1024 * 1024  # all cached documents together
 
@@ -23,6 +25,11 @@ class Converted:
     lines: list[str]
     note: str = ""  # added to every page's note (sheet list, "no text: scanned?")
     productive: bool = True  # False when the conversion found nothing to read
+    spans: tuple[Span, ...] = ()  # where each line comes from (page.Span); none: all plain
+
+    @classmethod
+    def of(cls, doc: LineMap, note: str = "", productive: bool = True) -> Converted:
+        return cls(doc.lines, note, productive, tuple(doc.spans))
 
     @property
     def chars(self) -> int:

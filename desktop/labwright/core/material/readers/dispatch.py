@@ -20,6 +20,7 @@ from labwright.core.material.readers.page import (
     Budget,
     Page,
     ReadError,
+    Span,
     check_window,
     page_of_lines,
     past_end_note,
@@ -72,7 +73,7 @@ def _fact_page(text: str, kind: str, offset: int, productive: bool, note: str) -
     """A one-line page for files that have facts but no text."""
     if offset >= 1:
         return Page("", offset, offset, 1, kind, False, past_end_note(offset, 1), False)
-    return Page(text, 0, 1, 1, kind, False, note, productive)
+    return Page(text, 0, 1, 1, kind, False, note, productive, (Span(0, 1),))
 
 
 def _ole_error(path: Path, s: Sniffed) -> ReadError:
@@ -156,6 +157,7 @@ def _read(path: Path, s: Sniffed, offset: int, limit: int, max_chars: int, budge
             s.kind,
             extra_note=doc.note,
             productive=doc.productive,
+            spans=doc.spans,
         )
     # Plain text, possibly a table.
     assert s.encoding is not None

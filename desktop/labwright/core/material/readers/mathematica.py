@@ -16,7 +16,7 @@ from pathlib import Path
 
 from labwright.core.material.readers.cache import Converted
 from labwright.core.material.readers.encoding import detect_file_encoding
-from labwright.core.material.readers.page import Budget, check_whole_file_size
+from labwright.core.material.readers.page import Budget, LineMap, check_whole_file_size
 
 # ---------------------------------------------------------------- named characters
 
@@ -501,7 +501,12 @@ def _options(args: list[Node]) -> dict[str, str]:
     return out
 
 
-def _cell_lines(cell: Call, out: list[str], counts: dict[str, int]) -> None:
+def cell_heading(style: str, label: str) -> str:
+    """The line before a cell's text: its style and label ("In[16]:=")."""
+    return f"## [{style}]" + (f" {label}" if label else "")
+
+
+def _cell_lines(cell: Call, out: LineMap, counts: dict[str, int]) -> None:
     args = cell.args
     if not args:
         return
@@ -524,11 +529,13 @@ def _cell_lines(cell: Call, out: list[str], counts: dict[str, int]) -> None:
     if not lines:
         return
     counts[style or "Cell"] = counts.get(style or "Cell", 0) + 1
-    out.append(f"## [{style or 'Cell'}]" + (f" {label}" if label else ""))
-    out.extend(lines)
+    # "In[16]:=" is cell In[16]; a cell without a label goes by its style.
+    where = label.rstrip("=:") or style or "Cell"
+    out.add(cell_heading(style or "Cell", label), marker=True, cell=where)
+    out.extend(lines, cell=where)
 
 
-def _walk(node: Node, out: list[str], counts: dict[str, int]) -> None:
+def _walk(node: Node, out: LineMap, counts: dict[str, int]) -> None:
     if isinstance(node, ListNode):
         for x in node.items:
             _walk(x, out, counts)
@@ -539,8 +546,8 @@ def _walk(node: Node, out: list[str], counts: dict[str, int]) -> None:
             _walk(node.args[0], out, counts)
 
 
-def notebook_lines(src: str) -> tuple[list[str], dict[str, int]]:
-    out: list[str] = []
+def notebook_lines(src: str) -> tuple[LineMap, dict[str, int]]:
+    out = LineMap()
     counts: dict[str, int] = {}
     for node in parse(src):
         _walk(node, out, counts)
@@ -554,11 +561,11 @@ def convert_nb(path: Path, budget: Budget | None = None) -> Converted:
     src = path.read_bytes().decode(enc.codec if enc else "utf-8", errors="replace")
     # Notebooks saved on Windows use CRLF; "\\" + CRLF is a line continuation.
     src = src.replace("\r\n", "\n")
-    lines, counts = notebook_lines(src)
-    if not lines:
+    doc, counts = notebook_lines(src)
+    if not doc.lines:
         return Converted([], "The notebook has no cells with content.", False)
     summary = ", ".join(f"{n} {style}" for style, n in counts.items())
-    return Converted(
-        lines,
+    return Converted.of(
+        doc,
         f"Mathematica notebook ({summary} cells), shown as text: graphics appear as [graphics].",
     )

@@ -7,7 +7,12 @@ from pathlib import Path
 
 from labwright.core.material.readers.cache import Converted
 from labwright.core.material.readers.encoding import detect_file_encoding
-from labwright.core.material.readers.page import Budget, ReadError, check_whole_file_size
+from labwright.core.material.readers.page import (
+    Budget,
+    LineMap,
+    ReadError,
+    check_whole_file_size,
+)
 
 _IMAGE_TYPES = ("image/png", "image/jpeg", "image/svg+xml", "image/gif")
 
@@ -39,6 +44,11 @@ def _output_lines(out: dict) -> list[str]:
     return []
 
 
+def cell_heading(ctype: str, count: object) -> str:
+    """The line before a cell's source: its type and execution count."""
+    return f"## [{ctype}]" + (f" In[{count}]" if count is not None else "")
+
+
 def convert_ipynb(path: Path, budget: Budget | None = None) -> Converted:
     check_whole_file_size(path, "notebook")
     enc = detect_file_encoding(path)
@@ -54,24 +64,25 @@ def convert_ipynb(path: Path, budget: Budget | None = None) -> Converted:
     cells = nb.get("cells")
     if cells is None:  # nbformat 3 keeps cells inside worksheets
         cells = [c for ws in nb.get("worksheets", []) for c in ws.get("cells", [])]
-    lines: list[str] = []
+    doc = LineMap()
     for cell in cells:
         if budget is not None and budget.check():
-            lines.append("[reading stopped here: time limit]")
+            doc.add("[reading stopped here: time limit]", marker=True)
             break
         if not isinstance(cell, dict):
             continue
         ctype = cell.get("cell_type", "?")
         count = cell.get("execution_count")
-        lines.append(f"## [{ctype}]" + (f" In[{count}]" if count is not None else ""))
-        lines.extend(_text(cell.get("source", cell.get("input"))).splitlines())
+        label = f"In[{count}]" if count is not None else str(ctype)
+        doc.add(cell_heading(ctype, count), marker=True, cell=label)
+        doc.extend(_text(cell.get("source", cell.get("input"))).splitlines(), cell=label)
         out_lines: list[str] = []
         for out in cell.get("outputs", []) or []:
             if isinstance(out, dict):
                 out_lines.extend(_output_lines(out))
         if out_lines:
-            lines.append("### output")
-            lines.extend(out_lines)
+            doc.add("### output", marker=True, cell=label)
+            doc.extend(out_lines, cell=label)
     lang = (nb.get("metadata", {}).get("kernelspec") or {}).get("language") or ""
     note = f"Jupyter notebook with {len(cells)} cells" + (f" ({lang})" if lang else "") + "."
-    return Converted(lines, note, bool(cells))
+    return Converted.of(doc, note, bool(cells))

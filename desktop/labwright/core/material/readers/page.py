@@ -1,11 +1,19 @@
-"""The page a reader returns, the error it raises, and paging of in-memory lines."""
+"""The page a reader returns, the error it raises, and paging of in-memory lines.
+
+A page carries, beside its text, where each of its lines comes from (`Span`s):
+the sheet and row, the PDF page, the notebook cell, the Word table, and which
+lines are the reader's own headings rather than the material. Whoever locates
+a number (core/material/evidence.py) reads those, never the rendered headings,
+so a reader may word its headings as it likes.
+"""
 
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import asdict, dataclass, field, fields, replace
 from pathlib import Path
+from typing import Any
 
 DEFAULT_LIMIT = 200
 DEFAULT_MAX_CHARS = 7000
@@ -16,6 +24,101 @@ DEFAULT_TIME_S = 15.0
 # a workbook can reuse one 20 MB shared string in thousands of cells, and
 # copying it into every row would need gigabytes.
 MAX_CELL_CHARS = 2000
+
+
+@dataclass(frozen=True)
+class Span:
+    """Lines [start, end) of a reader's output (0-based, as `offset`) and their place in the file.
+
+    `row` is the sheet or table row (1-based) of the first line; the next lines of
+    the span are the next rows. A `marker` span is the reader's own text (a sheet
+    heading, a page marker, a cell label): it locates the lines after it but holds
+    nothing of the material.
+    """
+
+    start: int
+    end: int
+    marker: bool = False
+    sheet: str | None = None
+    row: int | None = None
+    page: int | None = None  # PDF page, from 1
+    cell: str | None = None  # notebook cell: its label ("In[3]") or else its type ("markdown")
+    table: int | None = None  # the document's table, from 1 (Word)
+
+    def place(self) -> tuple[Any, ...]:
+        """Everything but the line range and row: lines with one place may share a span."""
+        return (self.marker, self.sheet, self.page, self.cell, self.table)
+
+    def row_of(self, line: int) -> int | None:
+        return None if self.row is None else self.row + (line - self.start)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {k: v for k, v in asdict(self).items() if v is not None and v is not False}
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any]) -> Span:
+        """A span as `to_dict` wrote it; raises ValueError (or TypeError) on anything else."""
+        known = {f.name for f in fields(cls)}
+        span = cls(**{k: v for k, v in d.items() if k in known})
+        if not (isinstance(span.start, int) and isinstance(span.end, int)):
+            raise ValueError(f"a span's start and end are line numbers: {d!r}")
+        return span
+
+
+def clip_spans(spans: Iterable[Span], start: int, end: int) -> tuple[Span, ...]:
+    """The spans' parts that fall in lines [start, end), rows moved with their lines."""
+    out = []
+    for s in spans:
+        lo, hi = max(s.start, start), min(s.end, end)
+        if lo < hi:
+            out.append(replace(s, start=lo, end=hi, row=s.row_of(lo)))
+    return tuple(out)
+
+
+class LineMap:
+    """A document being converted to lines, with the place of each line.
+
+    Converters add lines through `add` with their place; lines in one place (and,
+    for rows, consecutive rows) share one span. A line holding "\n" becomes
+    several lines, so line numbers always match the page's text split on "\n".
+    """
+
+    def __init__(self) -> None:
+        self.lines: list[str] = []
+        self.spans: list[Span] = []
+
+    def __len__(self) -> int:
+        return len(self.lines)
+
+    def add(
+        self,
+        text: str,
+        *,
+        marker: bool = False,
+        sheet: str | None = None,
+        row: int | None = None,
+        page: int | None = None,
+        cell: str | None = None,
+        table: int | None = None,
+    ) -> None:
+        for part in text.split("\n"):
+            n = len(self.lines)
+            self.lines.append(part)
+            span = Span(n, n + 1, marker, sheet, row, page, cell, table)
+            last = self.spans[-1] if self.spans else None
+            if (
+                last is not None
+                and last.end == n
+                and last.place() == span.place()
+                and last.row_of(n) == row
+            ):
+                self.spans[-1] = replace(last, end=n + 1)
+            else:
+                self.spans.append(span)
+
+    def extend(self, texts: Iterable[str], **place: Any) -> None:
+        for text in texts:
+            self.add(text, **place)
 
 
 @dataclass(frozen=True)
@@ -34,6 +137,8 @@ class Page:
     truncated: bool
     note: str
     productive: bool
+    # Where the lines come from: contiguous, covering [offset, end) when there is text.
+    spans: tuple[Span, ...] = ()
 
 
 class ReadError(Exception):
@@ -171,8 +276,13 @@ def page_of_lines(
     *,
     extra_note: str = "",
     productive: bool = True,
+    spans: Sequence[Span] = (),
 ) -> Page:
-    """Page through a document already converted to a list of lines."""
+    """Page through a document already converted to a list of lines.
+
+    `spans` place the document's lines (all of them, as `LineMap` gives them);
+    without them every line is plain material.
+    """
     limit = check_window(offset, limit)
     total = len(lines)
     if offset >= total:
@@ -195,7 +305,8 @@ def page_of_lines(
     )
     if extra_note:
         note = f"{note} {extra_note}"
-    return Page("\n".join(kept), offset, end, total, kind, truncated, note, productive)
+    placed = clip_spans(spans or (Span(0, total),), offset, end)
+    return Page("\n".join(kept), offset, end, total, kind, truncated, note, productive, placed)
 
 
 def human_size(n: int) -> str:

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from labwright.core.material.readers.cache import Converted
-from labwright.core.material.readers.page import MAX_CELL_CHARS, Budget, ReadError, clip
+from labwright.core.material.readers.page import MAX_CELL_CHARS, Budget, LineMap, ReadError, clip
 
 # Pages converted at most; pypdf itself caps each stream's inflated size.
 MAX_PAGES = 2000
@@ -45,6 +45,11 @@ def pdf_page_count(path: Path) -> int | None:
         return None
 
 
+def page_heading(n: int) -> str:
+    """The line before a page's text."""
+    return f"--- page {n} ---"
+
+
 def convert_pdf(path: Path, budget: Budget | None = None) -> Converted:
     # pypdf reports recoverable damage through logging and warnings; neither
     # should reach the user's console or fail the run.
@@ -60,7 +65,7 @@ def convert_pdf(path: Path, budget: Budget | None = None) -> Converted:
             raise ReadError(
                 f"The PDF {path.name} is damaged: its page tree can't be read ({e})."
             ) from e
-        lines: list[str] = []
+        doc = LineMap()
         with_text = 0
         failed = 0
         for n, page in enumerate(pages, start=1):
@@ -70,28 +75,28 @@ def convert_pdf(path: Path, budget: Budget | None = None) -> Converted:
             if budget.check():
                 cut = f" Reading stopped before page {n} (time limit, {budget.seconds:g} s)."
                 break
-            lines.append(f"--- page {n} ---")
+            doc.add(page_heading(n), marker=True, page=n)
             try:
                 text = page.extract_text() or ""
             except Exception:  # one broken page must not hide the others
                 failed += 1
-                lines.append("[the text of this page could not be extracted]")
+                doc.add("[the text of this page could not be extracted]", marker=True, page=n)
                 continue
             page_lines = [clip(ln.rstrip(), MAX_CELL_CHARS * 10) for ln in text.splitlines()]
             page_lines = [ln for ln in page_lines if ln.strip()]
             if page_lines:
                 with_text += 1
-                lines.extend(page_lines)
+                doc.extend(page_lines, page=n)
             else:
-                lines.append("[no text on this page]")
+                doc.add("[no text on this page]", marker=True, page=n)
     n = len(pages)
     if n and not with_text and cut:  # not "scanned": reading stopped before any text
-        return Converted(
-            lines, f"PDF with {n} page{'s' if n != 1 else ''}; no text so far.{cut}", False
+        return Converted.of(
+            doc, f"PDF with {n} page{'s' if n != 1 else ''}; no text so far.{cut}", False
         )
     if n and not with_text:
-        return Converted(
-            lines,
+        return Converted.of(
+            doc,
             f"This PDF has {n} page{'s' if n != 1 else ''} but no extractable text: it is probably scanned images; "
             "its content can't be read as text.",
             False,
@@ -99,4 +104,4 @@ def convert_pdf(path: Path, budget: Budget | None = None) -> Converted:
     note = f"PDF with {n} page{'s' if n != 1 else ''}."
     if failed:
         note += f" Text extraction failed on {failed} pages."
-    return Converted(lines, note + cut)
+    return Converted.of(doc, note + cut)

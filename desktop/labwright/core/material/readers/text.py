@@ -30,6 +30,7 @@ from labwright.core.material.readers.encoding import Encoding
 from labwright.core.material.readers.page import (
     Budget,
     Page,
+    Span,
     check_window,
     human_size,
     past_end_note,
@@ -326,4 +327,5 @@ def read_text_page(
     )
     truncated = got.cut_mid_line or (not at_eof and len(got.lines) < limit)
     text = "\n".join(got.lines)
-    return Page(text, offset, end, total, kind, truncated, with_tail(note), True)
+    spans = (Span(offset, end),) if end > offset else ()
+    return Page(text, offset, end, total, kind, truncated, with_tail(note), True, spans)

@@ -8,7 +8,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from labwright.core.material.readers.cache import Converted
-from labwright.core.material.readers.page import MAX_CELL_CHARS, Budget, ReadError, clip, human_size
+from labwright.core.material.readers.page import (
+    MAX_CELL_CHARS,
+    Budget,
+    LineMap,
+    ReadError,
+    clip,
+    human_size,
+)
 
 # python-docx parses word/document.xml whole; a small zip can unpack to GBs.
 MAX_DOCUMENT_XML_BYTES = 100 * 1024 * 1024
@@ -45,9 +52,10 @@ def _paragraph_lines(par: Paragraph) -> list[str]:
     return lines
 
 
-def _table_lines(table: Table) -> list[str]:
-    out: list[str] = []
-    for row in table.rows:
+def _table_rows(table: Table) -> list[tuple[int, str]]:
+    """The table's non-empty rows as (row number from 1, tab-separated cells)."""
+    out: list[tuple[int, str]] = []
+    for r, row in enumerate(table.rows, start=1):
         cells = []
         last = None
         for cell in row.cells:
@@ -59,39 +67,47 @@ def _table_lines(table: Table) -> list[str]:
         while cells and not cells[-1]:
             cells.pop()
         if cells:
-            out.append("\t".join(cells))
+            out.append((r, "\t".join(cells)))
     return out
+
+
+TABLE_START, TABLE_END = "[table]", "[/table]"  # the lines around a table's rows
 
 
 class _Cut(Exception):
     """The conversion hit its time or line limit; the lines so far are kept."""
 
 
-def _body_lines(
-    doc: Document, parent: BaseOxmlElement, budget: Budget, lines: list[str] | None = None
-) -> list[str]:
+class _Body(LineMap):
+    """The document's lines, and how many tables they hold so far."""
+
+    tables = 0
+
+
+def _body_lines(doc: Document, parent: BaseOxmlElement, budget: Budget, out: _Body) -> None:
     from docx.table import Table
     from docx.text.paragraph import Paragraph
 
-    lines = [] if lines is None else lines
     for child in parent.iterchildren():
-        if budget.check() or len(lines) >= MAX_LINES:
+        if budget.check() or len(out) >= MAX_LINES:
             raise _Cut
         tag = child.tag.rsplit("}", 1)[-1]
         if tag == "p":
-            lines.extend(_paragraph_lines(Paragraph(child, doc)))
+            out.extend(_paragraph_lines(Paragraph(child, doc)))
         elif tag == "tbl":
-            rows = _table_lines(Table(child, doc))
+            rows = _table_rows(Table(child, doc))
             if rows:
-                lines.append("[table]")
-                lines.extend(rows)
-                lines.append("[/table]")
+                out.tables += 1  # numbered as a reader counts them: empty tables show nothing
+                n = out.tables
+                out.add(TABLE_START, marker=True, table=n)
+                for r, line in rows:
+                    out.add(line, table=n, row=r)
+                out.add(TABLE_END, marker=True, table=n)
         elif tag == "sdt":
             # Content controls (cover pages, tables of contents) wrap ordinary paragraphs.
             for content in child.iterchildren():
                 if content.tag.endswith("}sdtContent"):
-                    _body_lines(doc, content, budget, lines)
-    return lines
+                    _body_lines(doc, content, budget, out)
 
 
 def _check_unpacked_size(path: Path) -> None:
@@ -126,7 +142,7 @@ def convert_docx(path: Path, budget: Budget | None = None) -> Converted:
             f"The Word document {path.name} is damaged or not a real .docx ({e})."
         ) from e
     budget.check()  # parsing may have taken long; a cancel must not wait for the walk
-    lines: list[str] = []
+    lines = _Body()
     cut = ""
     try:
         _body_lines(doc, doc.element.body, budget, lines)
@@ -140,4 +156,4 @@ def convert_docx(path: Path, budget: Budget | None = None) -> Converted:
     if not lines:
         note = cut.strip() or "The document has no text (it may hold only images)."
         return Converted([], note, False)
-    return Converted(lines, "Headings are marked with #, table rows are tab-separated." + cut)
+    return Converted.of(lines, "Headings are marked with #, table rows are tab-separated." + cut)

@@ -9,7 +9,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, BinaryIO
 
 from labwright.core.material.readers.cache import Converted
-from labwright.core.material.readers.page import MAX_CELL_CHARS, Budget, ReadError, clip, human_size
+from labwright.core.material.readers.page import (
+    MAX_CELL_CHARS,
+    Budget,
+    LineMap,
+    ReadError,
+    clip,
+    human_size,
+)
 
 if TYPE_CHECKING:
     from openpyxl.workbook.workbook import Workbook
@@ -111,15 +118,18 @@ def convert_xlsx(path: Path, budget: Budget | None = None) -> Converted:
                 "try another file or ask for a CSV export."
             ) from e
         try:
-            lines, names, cut = _sheet_lines(wb, budget)
+            doc, names, cut = _sheet_lines(wb, budget)
         finally:
             wb.close()
     note = f"Workbook with {len(names)} sheet{'s' if len(names) != 1 else ''}: {', '.join(names)}; cells are tab-separated, empty rows skipped."
     if cut:
         note += f" {cut}"
-    return Converted(
-        lines, note, any(not x.startswith(("## Sheet:", "(empty sheet)")) for x in lines)
-    )
+    return Converted.of(doc, note, any(not s.marker for s in doc.spans))
+
+
+def sheet_heading(title: str, size: str) -> str:
+    """The line before a sheet's rows: its name and what was read of it."""
+    return f"## Sheet: {title} ({size})"
 
 
 def _declared_rows(ws: Worksheet) -> int | None:
@@ -129,9 +139,9 @@ def _declared_rows(ws: Worksheet) -> int | None:
         return None
 
 
-def _sheet_lines(wb: Workbook, budget: Budget) -> tuple[list[str], list[str], str]:
+def _sheet_lines(wb: Workbook, budget: Budget) -> tuple[LineMap, list[str], str]:
     """Every sheet's rows as lines, within the caps; the third value says what was cut."""
-    lines: list[str] = []
+    doc = LineMap()
     names: list[str] = []
     cut = ""
     clipped = 0
@@ -140,9 +150,13 @@ def _sheet_lines(wb: Workbook, budget: Budget) -> tuple[list[str], list[str], st
     for ws in wb.worksheets:
         names.append(ws.title)
         if cut:
-            lines.append(f"## Sheet: {ws.title} (not read: reading stopped before it)")
+            doc.add(
+                sheet_heading(ws.title, "not read: reading stopped before it"),
+                marker=True,
+                sheet=ws.title,
+            )
             continue
-        rows: list[str] = []
+        rows: list[tuple[int, str]] = []
         width = 0
         height = 0
         sheet_cut = ""
@@ -152,7 +166,7 @@ def _sheet_lines(wb: Workbook, budget: Budget) -> tuple[list[str], list[str], st
                 scanned += 1
                 if budget.check():
                     sheet_cut = f"time limit ({budget.seconds:g} s)"
-                elif len(lines) + len(rows) >= MAX_LINES:
+                elif len(doc) + len(rows) >= MAX_LINES:
                     sheet_cut = f"{MAX_LINES:,} rows"
                 elif scanned > MAX_ROWS_SCANNED:
                     sheet_cut = f"{MAX_ROWS_SCANNED:,} rows scanned"
@@ -171,18 +185,22 @@ def _sheet_lines(wb: Workbook, budget: Budget) -> tuple[list[str], list[str], st
                 width = max(width, len(cells))
                 line = "\t".join(cells)
                 chars += len(line)
-                rows.append(line)
+                rows.append((r, line))
         if sheet_cut:
             declared = _declared_rows(ws)
             of = f" of about {declared:,}" if declared and declared > height else ""
-            lines.append(f"## Sheet: {ws.title} (first {height:,}{of} rows x {width} cols; cut)")
+            size = f"first {height:,}{of} rows x {width} cols; cut"
             cut = (
                 f"Reading stopped at the {sheet_cut} limit in sheet '{ws.title}' after row "
                 f"{height:,}{of}: later rows and sheets are not shown."
             )
         else:
-            lines.append(f"## Sheet: {ws.title} ({height} rows x {width} cols)")
-        lines.extend(rows if rows else ["(empty sheet)"])
+            size = f"{height} rows x {width} cols"
+        doc.add(sheet_heading(ws.title, size), marker=True, sheet=ws.title)
+        for r, line in rows:
+            doc.add(line, sheet=ws.title, row=r)
+        if not rows:
+            doc.add("(empty sheet)", marker=True, sheet=ws.title)
     if clipped:
         cut = f"{cut} {clipped:,} cells longer than {MAX_CELL_CHARS:,} characters are cut.".strip()
-    return lines, names, cut
+    return doc, names, cut

@@ -76,7 +76,9 @@ def _read_document(folder: Path, rel: str) -> _Doc | None:
         page = read_page(path, 0, 20_000, max_chars=4_000_000)
     except (PathDenied, ReadError, OSError):
         return None
-    return _Doc(kind, page.text.split("\n"))
+    # The reader's own lines (page markers, table brackets) are not the manual's words.
+    own = {n - page.offset for s in page.spans if s.marker for n in range(s.start, s.end)}
+    return _Doc(kind, [ln for n, ln in enumerate(page.text.split("\n")) if n not in own])
 
 
 def _clean(text: str) -> str:
@@ -122,14 +124,6 @@ def _running_lines(doc: _Doc) -> set[str]:
     return {line for line, n in counts.items() if n >= 2}
 
 
-def _is_page_marker(line: str) -> bool:
-    return (
-        line.startswith("--- page ")
-        or line in ("[table]", "[/table]")
-        or line.startswith("[no text")
-    )
-
-
 def _good_heading(text: str) -> bool:
     # A paragraph styled as a heading is not a hint ("“VIVA VOCE ...”. You may").
     return 0 < len(text) <= 80 and not _SENTENCE_INSIDE.search(text.rstrip(".。"))
@@ -147,8 +141,6 @@ def manual_headings(folder: Path, paths: Iterable[str]) -> list[str]:
     for doc in _documents(folder, paths):
         running = _running_lines(doc)
         for line in doc.lines:
-            if _is_page_marker(line):
-                continue
             heading = _heading_of(line, doc, running)
             if heading and _good_heading(heading) and heading.casefold() not in seen:
                 seen.add(heading.casefold())
@@ -201,7 +193,7 @@ def _requirement_items(doc: _Doc) -> list[str]:
         if line.strip().startswith("```"):
             in_fence = not in_fence
             continue
-        if in_fence or _is_page_marker(line.strip()) or line.strip() in running:
+        if in_fence or line.strip() in running:
             continue
         if doc.kind == "pdf" and line.strip().isdigit():
             continue  # a page number

@@ -1,0 +1,278 @@
+"""Open items: what still needs a person in the current report, each with its line.
+
+TODO markers, requirements the material does not support, unresolved citations,
+compile errors and warnings, figures not in the report, numbers not found in the
+material.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from labwright.core.report.latex import CompileResult
+from labwright.core.report.review.edits import generated_draft
+from labwright.core.report.review.files import read_json, read_text, run_meta
+from labwright.core.report.review.text import norm, plain, short, without_comment
+from labwright.core.report.writing import cite_keys
+
+KINDS = (
+    "compile_error",
+    "todo",
+    "gap",
+    "citation",
+    "number",
+    "compile_warning",
+    "figure_unused",
+)  # the order of items that share a line
+_FIGURE_EXTS = (".pdf", ".png", ".jpg", ".jpeg")
+_INCLUDE = re.compile(r"\\includegraphics\*?\s*(?:\[[^\]]*\])?\s*\{([^}]*)\}")
+_BIBITEM = re.compile(r"\\bibitem\s*(?:\[[^\]]*\])?\s*\{([^}]*)\}")
+_WARNING_LINE = re.compile(r"\(line (\d+)\)|on input line (\d+)|lines? (\d+)")
+_CITATION_WARNING = re.compile(r"Citation [`'](?P<key>[^']*)' undefined")
+
+
+@dataclass(frozen=True)
+class OpenItem:
+    kind: str  # "todo" | "gap" | "citation" | "compile_error" | "compile_warning" | "figure_unused" | "number"
+    message: str  # one line a person understands
+    line: int | None  # 1-based line in report.tex to jump to (None when there is no place)
+    detail: str = ""
+
+
+def _todo_word(meta: dict[str, Any]) -> str:
+    """The template's placeholder word (TODO, 待补充 in the Chinese template)."""
+    from labwright.core.report.templates import TemplateError, load_template
+
+    try:
+        return load_template(meta.get("template")).todo
+    except (TemplateError, OSError):
+        return "TODO"
+
+
+def open_items(
+    run_dir: Path, tex: str | None = None, compile_result: CompileResult | None = None
+) -> list[OpenItem]:
+    """What still needs a person in the current report (`tex`, else report.tex).
+
+    Compile errors and warnings come from `compile_result` when given, else from
+    run.json's last compile. Sorted by line (items without a line last), then
+    by kind and message: the same input gives the same list.
+    """
+    run_dir = Path(run_dir)
+    if tex is None:
+        tex = read_text(run_dir / "report.tex")
+    meta = run_meta(run_dir)
+    lines = tex.splitlines()
+    word = _todo_word(meta)
+    todos = _todo_lines(lines, word)
+    gaps, gap_lines = _gap_items(run_dir, lines, todos, word)
+    items = [_todo_item(lines[n - 1], n, word) for n in todos if n not in gap_lines]
+    items += gaps
+    citations = _citation_items(run_dir, lines)
+    items += citations
+    cited = {i.detail for i in citations}
+    items += _compile_items(meta, compile_result, skip_citations=cited)
+    items += _figure_items(run_dir, tex)
+    items += _number_items(run_dir, tex, meta)
+    return sorted(
+        items, key=lambda i: (i.line is None, i.line or 0, KINDS.index(i.kind), i.message)
+    )
+
+
+def _todo_pattern(word: str) -> re.Pattern[str]:
+    # "TODO" as a word (not in "TODOS"); a CJK word such as 待补充 has no word boundary.
+    words = {re.escape(word), "TODO"}
+    parts = [rf"(?<![A-Za-z]){w}(?![A-Za-z])" if w.isascii() else w for w in sorted(words)]
+    return re.compile("|".join(parts))
+
+
+def _markers(word: str) -> re.Pattern[str]:
+    """A TODO *marker*, not the word in prose ("every TODO is for you"): \textbf{TODO:},
+    {TODO} as a whole argument, "TODO:" with its colon. Comments are checked apart."""
+    w = _todo_pattern(word).pattern
+    return re.compile(rf"\\textbf\s*\{{\s*(?:{w})|\{{\s*(?:{w})\s*[:：]?\s*\}}|(?:{w})\s*[:：]")
+
+
+def _todo_lines(lines: list[str], word: str) -> list[int]:
+    marker, anywhere = _markers(word), _todo_pattern(word)
+    out = []
+    for n, line in enumerate(lines, 1):
+        code = without_comment(line)
+        comment = line[len(code) :]
+        if marker.search(code) or anywhere.search(comment):  # `% TODO` marks its line
+            out.append(n)
+    return out
+
+
+def _todo_item(line: str, n: int, word: str) -> OpenItem:
+    code = without_comment(line)
+    pattern = _todo_pattern(word)
+    text = plain(code)
+    if text and not pattern.search(code):
+        text = f"{word}: {text}"  # `\item the method; % TODO`: the comment marks the line
+    elif not text:  # a comment line such as `% TODO: check the units`
+        comment = " ".join(line[len(code) :].replace("%", " ").split())
+        comment = re.sub(rf"(?:{pattern.pattern})[\s.:：]*$", "", comment)
+        comment = re.sub(rf"^\s*(?:{pattern.pattern})\s*[:：]?", "", comment).strip(" :：")
+        text = f"{word} (comment): {comment}" if comment else word
+    if pattern.fullmatch(text.strip(" :：")):
+        text = f"{word} placeholder: {line.strip()}"  # \author{TODO} says no more than that
+    return OpenItem("todo", short(text), n, line.strip())
+
+
+def _gap_items(
+    run_dir: Path, lines: list[str], todos: list[int], word: str
+) -> tuple[list[OpenItem], set[int]]:
+    """Requirements the material does not support (or that were not checked).
+
+    Each goes to the TODO line that names it. One that no TODO names is open
+    with no line, unless the generated draft had such a TODO and the person
+    removed it (then it was dealt with).
+    """
+    gaps = read_json(run_dir / "gaps.json", [])
+    draft_lines = generated_draft(run_dir).splitlines()
+    draft_todos = _todo_lines(draft_lines, word)
+    items, used = [], set()
+    for gap in gaps if isinstance(gaps, list) else []:
+        if not isinstance(gap, dict) or gap.get("supported") is True:
+            continue
+        requirement = str(gap.get("requirement", "")).strip()
+        key = norm(requirement)[:40]
+        if not key:
+            continue
+        line = next((n for n in todos if key in norm(lines[n - 1])), None)
+        if line is None and any(key in norm(draft_lines[n - 1]) for n in draft_todos):
+            continue
+        if gap.get("supported") is False:
+            message = f"Requirement not supported by the material: {requirement}"
+        else:
+            message = f"Requirement not checked against the material: {requirement}"
+        items.append(OpenItem("gap", short(message), line, str(gap.get("why", ""))))
+        if line is not None:
+            used.add(line)
+    return items, used
+
+
+def _bib_keys(run_dir: Path, tex: str) -> set[str]:
+    import bibtexparser
+
+    keys = set(_BIBITEM.findall(tex))  # a thebibliography block resolves its own keys
+    bib = read_text(run_dir / "refs.bib")
+    if bib.strip():
+        keys |= {entry.key for entry in bibtexparser.parse_string(bib).entries}
+    return keys
+
+
+def _citation_items(run_dir: Path, lines: list[str]) -> list[OpenItem]:
+    known = _bib_keys(run_dir, "\n".join(lines))
+    items, seen = [], set()
+    for n, line in enumerate(lines, 1):
+        for key in cite_keys(without_comment(line)):
+            if key in known or key in seen:
+                continue
+            seen.add(key)
+            message = f"Unresolved citation: \\cite{{{key}}} has no entry in refs.bib"
+            items.append(OpenItem("citation", message, n, key))
+    return items
+
+
+def _compile_items(
+    meta: dict[str, Any], result: CompileResult | None, *, skip_citations: set[str]
+) -> list[OpenItem]:
+    if result is not None:
+        errors = [dataclasses.asdict(e) for e in result.errors]
+        warnings = list(result.warnings)
+    else:
+        entry = meta.get("compile") or {}
+        errors = list(entry.get("errors") or [])
+        warnings = list(entry.get("warnings") or [])
+    items = [_error_item(e) for e in errors if isinstance(e, dict)]
+    for warning in warnings:
+        m = _CITATION_WARNING.search(warning)
+        if m and m["key"] in skip_citations:
+            continue  # already an unresolved citation
+        items.append(_warning_item(str(warning)))
+    return items
+
+
+def _in_report(file: str | None) -> bool:
+    return not file or Path(file).name == "report.tex"
+
+
+def _error_item(error: dict[str, Any]) -> OpenItem:
+    file, line = error.get("file"), error.get("line")
+    first = str(error.get("message", "")).strip().splitlines()
+    message = first[0] if first else "error"
+    if _in_report(file):
+        return OpenItem("compile_error", short(f"Compile error: {message}"), line, _context(error))
+    where = f"{file}:{line}" if line else str(file)
+    return OpenItem(
+        "compile_error", short(f"Compile error in {where}: {message}"), None, _context(error)
+    )
+
+
+def _context(error: dict[str, Any]) -> str:
+    return str(error.get("context") or error.get("message") or "")
+
+
+def _warning_item(warning: str) -> OpenItem:
+    m = _WARNING_LINE.search(warning)
+    line = int(next(g for g in m.groups() if g)) if m else None
+    return OpenItem("compile_warning", short(f"Compile warning: {warning}"), line, warning)
+
+
+def included_figures(tex: str) -> list[str]:
+    """The targets of \\includegraphics in the text (comments left out), as written."""
+    return [
+        target.strip()
+        for line in tex.splitlines()
+        for target in _INCLUDE.findall(without_comment(line))
+    ]
+
+
+def _figure_key(target: str) -> str:
+    """figures/plot.pdf, ./figures/plot and figures/plot.png all name figure 'plot'."""
+    path = Path(target.strip().removeprefix("./"))
+    stem = path.stem if path.suffix.lower() in _FIGURE_EXTS else path.name
+    return f"{path.parent.as_posix()}/{stem}"
+
+
+def _figure_items(run_dir: Path, tex: str) -> list[OpenItem]:
+    used = {_figure_key(t) for t in included_figures(tex)}
+    folder = run_dir / "figures"
+    if not folder.is_dir():
+        return []
+    by_stem: dict[str, Path] = {}
+    for path in sorted(folder.iterdir()):
+        figure = path.suffix.lower() in _FIGURE_EXTS and not path.name.startswith(".")
+        # one figure per stem (PDF and PNG of one plot); the PDF is what LaTeX includes
+        if figure and (path.stem not in by_stem or path.suffix.lower() == ".pdf"):
+            by_stem[path.stem] = path
+    items = []
+    for stem, path in sorted(by_stem.items()):
+        if f"figures/{stem}" in used:
+            continue
+        caption = str(read_json(folder / f"{stem}.json", {}).get("caption", "") or "")
+        message = f"Figure not in the report: figures/{path.name}"
+        if caption:
+            message += f" ({caption})"
+        items.append(OpenItem("figure_unused", short(message), None, f"figures/{path.name}"))
+    return items
+
+
+def _number_items(run_dir: Path, tex: str, meta: dict[str, Any]) -> list[OpenItem]:
+    """Numbers of the current text not found in the evidence (a fresh check, so edits count).
+    A skeleton is not checked: its numbers were copied from the data by code."""
+    from labwright.core.report.verify import verify_run
+
+    if meta.get("skeleton") or (meta.get("config") or {}).get("offline"):
+        return []
+    verification = verify_run(run_dir, tex)
+    return [
+        OpenItem("number", short(item["message"]), item["line"], item["sentence"])
+        for item in verification.open_items()
+    ]
