@@ -303,4 +303,12 @@ ZH_CN = {
     "compiled": "已编译",
     "did not compile": "未能编译",
     "{0} fix rounds": "修复 {0} 轮",
+    # LogPane
+    "Line": "行",
+    "Message": "信息",
+    "Compile log: no errors or warnings": "编译日志：没有错误或警告",
+    "Compile log: {0} error(s), {1} warning(s)": "编译日志：{0} 个错误，{1} 个警告",
+    "Show or hide the errors and warnings of the last compile": "显示或隐藏上次编译的错误和警告",
+    "(in {0}, not in the report's source)": "（在 {0} 中，不在报告源文件里）",
+    "Compile &Log": "编译日志(&L)",
 }

@@ -656,6 +656,7 @@ class MainWindow(QMainWindow):
                 r.zoom_out_action,
                 r.fit_width_action,
                 r.fit_page_action,
+                r.log_action,
             ):
                 self.view_menu.addAction(a)
         return self.review
@@ -808,6 +809,7 @@ class MainWindow(QMainWindow):
                 r.zoom_out_action,
                 r.fit_width_action,
                 r.fit_page_action,
+                r.log_action,
             ):
                 a.setEnabled(reviewing and (a is not r.recompile_action or not r.compiling))
             r.redraft_action.setEnabled(reviewing and r.redraft_blocker() is None)

@@ -42,6 +42,7 @@ from PySide6.QtWidgets import (
 from labwright.core.report import review, synctex
 from labwright.core.report.export import export_report
 from labwright.gui.bridge import call_in_thread
+from labwright.gui.compile_log import ERROR, LogEntry, LogPane, entries_of_run, log_entries
 from labwright.gui.diff_view import DiffView
 from labwright.gui.editor import EditorPanel
 from labwright.gui.exporting import (
@@ -119,6 +120,8 @@ class ReviewPane(QWidget):
         self.items.itemActivated.connect(self._item_chosen)
         self.items.itemClicked.connect(self._item_chosen)
         self.items_label = QLabel()
+        self.log_pane = LogPane()
+        self.log_pane.line_chosen.connect(self.editor.go_to_line)
         self.diff = DiffView()
         self.pdf_doc = QPdfDocument(self)
         self.pdf_view = QPdfView(self)
@@ -172,6 +175,10 @@ class ReviewPane(QWidget):
         self.zoom_out_action = action([QKeySequence("Ctrl+-")], self.zoom_out)
         self.fit_width_action = action([QKeySequence("Ctrl+0")], self.fit_width)
         self.fit_page_action = action([QKeySequence("Ctrl+9")], self.fit_page)
+        self.log_action = action([QKeySequence("Ctrl+L")], _nothing)
+        self.log_action.setCheckable(True)
+        self.log_action.toggled.connect(self.log_pane.set_open)
+        self.log_pane.header.toggled.connect(self.log_action.setChecked)
         self.find_action = self.panel.find_action
         self.replace_action = self.panel.replace_action
         self.recompile_button.clicked.connect(self.recompile_action.trigger)
@@ -185,7 +192,13 @@ class ReviewPane(QWidget):
         il.addWidget(self.items_label)
         il.addWidget(self.items)
         left.addWidget(items_box)
-        left.addWidget(self.panel)
+        editor_box = QWidget()
+        el = QVBoxLayout(editor_box)
+        el.setContentsMargins(0, 0, 0, 0)
+        el.setSpacing(0)
+        el.addWidget(self.panel, 1)
+        el.addWidget(self.log_pane)
+        left.addWidget(editor_box)
         left.setStretchFactor(1, 1)
         left.setSizes([130, 420])
         self.preview_bar = QToolBar()
@@ -267,6 +280,8 @@ class ReviewPane(QWidget):
         self.zoom_out_action.setIconText("−")
         self.fit_width_action.setText(self.tr("Fit &Width"))
         self.fit_page_action.setText(self.tr("Fit &Page"))
+        self.log_action.setText(self.tr("Compile &Log"))
+        self.log_pane.retranslate()
         for a in (self.zoom_in_action, self.zoom_out_action):
             a.setToolTip(_with_keys(a.text().replace("&", ""), a))
         self.panel.retranslate()
@@ -288,6 +303,7 @@ class ReviewPane(QWidget):
         self.run_dir = run_dir
         self._show_banner()
         self.editor.set_text(_read(run_dir / "report.tex"))
+        self._show_log(entries_of_run(self._meta()))
         self._load_pdf(keep_view=False)
         self.refresh()
         self._set_status(None)
@@ -459,6 +475,7 @@ class ReviewPane(QWidget):
         if isinstance(result, Exception):
             self._set_status(lambda: self.tr("Compile failed: {0}").format(result))
             return
+        self._show_log(log_entries(result.errors, result.warnings))
         if result.ok:
             self._set_status(lambda: self.tr("Compiled in {0:.1f} s").format(result.seconds))
             self._load_pdf(keep_view=True)
@@ -471,6 +488,15 @@ class ReviewPane(QWidget):
             )
         self.refresh(result)
         self.compiled.emit(result.ok)
+
+    def _show_log(self, entries: list[LogEntry]) -> None:
+        """The log pane and the gutter marks; errors open the log, as TeXstudio does."""
+        self.log_pane.set_entries(entries)
+        self.editor.set_marks(
+            (e.editor_line, e.severity, e.message) for e in entries if e.editor_line is not None
+        )
+        if any(e.severity == ERROR for e in entries):
+            self.log_pane.set_open(True)
 
     def _load_pdf(self, *, keep_view: bool) -> None:
         assert self.run_dir is not None
@@ -703,6 +729,10 @@ class ReviewPane(QWidget):
             self._saver.shutdown(wait=True)
         if self._compiling is not None:
             self._compiling.join(30)
+
+
+def _nothing() -> None:
+    """A checkable action's work is done by its toggled signal."""
 
 
 def _read(path: Path) -> str:

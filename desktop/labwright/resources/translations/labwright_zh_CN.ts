@@ -179,6 +179,33 @@
     </message>
 </context>
 <context>
+    <name>LogPane</name>
+    <message>
+        <source>Line</source>
+        <translation>行</translation>
+    </message>
+    <message>
+        <source>Message</source>
+        <translation>信息</translation>
+    </message>
+    <message>
+        <source>Compile log: no errors or warnings</source>
+        <translation>编译日志：没有错误或警告</translation>
+    </message>
+    <message>
+        <source>Compile log: {0} error(s), {1} warning(s)</source>
+        <translation>编译日志：{0} 个错误，{1} 个警告</translation>
+    </message>
+    <message>
+        <source>Show or hide the errors and warnings of the last compile</source>
+        <translation>显示或隐藏上次编译的错误和警告</translation>
+    </message>
+    <message>
+        <source>(in {0}, not in the report's source)</source>
+        <translation>（在 {0} 中，不在报告源文件里）</translation>
+    </message>
+</context>
+<context>
     <name>MainWindow</name>
     <message>
         <source>Labwright</source>
@@ -605,6 +632,10 @@
     <message>
         <source>Fit &amp;Page</source>
         <translation>适合页面(&amp;P)</translation>
+    </message>
+    <message>
+        <source>Compile &amp;Log</source>
+        <translation>编译日志(&amp;L)</translation>
     </message>
     <message>
         <source>Reviewing &lt;b&gt;{0}&lt;/b&gt; — run {1}</source>
