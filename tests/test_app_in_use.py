@@ -653,3 +653,78 @@ def test_a_refused_redraft_keeps_the_runs_own_status(offline_run):
     events = list(_redraft_job(offline_run, None, None, None, None))
     assert [e.type for e in events] == ["error", "done"]
     assert "offline" in events[0].message and events[1].status == "degraded"
+
+
+def _broken_compile(run_dir: Path) -> None:
+    meta = json.loads((run_dir / "run.json").read_text())
+    meta["compile"] = {
+        "ok": False,
+        "errors": [{"file": "report.tex", "line": 7, "message": "Missing $ inserted."}],
+        "warnings": [],
+    }
+    (run_dir / "run.json").write_text(json.dumps(meta))
+
+
+def test_in_chinese_open_items_and_export_refusals_are_worded_from_the_cores_data(
+    qtbot, window_for, offline_run, monkeypatch
+):
+    from labwright.gui.i18n import install_language
+
+    _broken_compile(offline_run)
+    w = window_for()
+    try:
+        install_language("zh_CN")
+        w.retranslate()
+        w.open_run(offline_run)
+        items = [w.review.items.item(i).text() for i in range(w.review.items.count())]
+        shown = "\n".join(items)
+        assert "编译错误：Missing $ inserted." in shown  # TeX's words stay TeX's
+        assert "尚未对照材料核查的要求：" in shown and "TODO 占位：\\author{TODO}" in shown
+        for english in ("Requirement not", "Compile error", "placeholder", "(comment)"):
+            assert english not in shown, english
+        dialogs = Dialogs(monkeypatch, offline_run / "inside.zip")
+        qtbot.mouseClick(w.review.export_button, Qt.MouseButton.LeftButton)
+        assert dialogs.warned and "位于运行文件夹之内" in dialogs.warned[0]
+        install_language("en")
+        w.retranslate()  # the same items, worded again
+        items = [w.review.items.item(i).text() for i in range(w.review.items.count())]
+        assert any(t.startswith("✗ Compile error: Missing $ inserted.") for t in items)
+    finally:
+        install_language("en")
+
+
+def test_in_chinese_a_model_failure_is_said_in_chinese_and_in_english_as_the_server_said(
+    qtbot, window_for, material
+):
+    from fakes import FakeLLM, http_error
+    from labwright.gui.i18n import install_language
+
+    with FakeLLM([http_error(401, "invalid key")] * 4) as llm:
+        w = window_for(llm)
+        try:
+            install_language("zh_CN")
+            w.retranslate()
+            w.load_folder(material)
+            qtbot.waitUntil(lambda: w.start_button.isEnabled(), timeout=10_000)
+            qtbot.mouseClick(w.start_button, Qt.MouseButton.LeftButton)
+            qtbot.waitUntil(lambda: w.banner.text() != "", timeout=20_000)
+            assert "模型服务器拒绝了 API 密钥" in w.banner.text()
+            qtbot.waitUntil(lambda: not w.bridge.running, timeout=20_000)
+            assert any("拒绝了 API 密钥" in t for t in _timeline_details(w.timeline))
+            install_language("en")
+            w.retranslate()
+            assert "refused the API key (401)" in w.banner.text()
+        finally:
+            install_language("en")
+
+
+def _timeline_details(model, parent=None) -> list[str]:
+    """The detail column of every row, nested ones too."""
+    from PySide6.QtCore import QModelIndex
+
+    parent = parent or QModelIndex()
+    out = []
+    for r in range(model.rowCount(parent)):
+        out.append(model.index(r, 1, parent).data() or "")
+        out += _timeline_details(model, model.index(r, 0, parent))
+    return out

@@ -63,7 +63,7 @@ from labwright.gui.history import HistoryList
 from labwright.gui.i18n import current_language
 from labwright.gui.result_tabs import ResultTabs
 from labwright.gui.state import remember_splitter, ui_state
-from labwright.gui.timeline import TimelineModel, reason_explanation, stage_label
+from labwright.gui.timeline import TimelineModel, error_words, reason_explanation, stage_label
 from labwright.gui.widgets import Banner, DropZone, dropped_folder, folder_problem
 
 WELCOME, RUN, REVIEW = 0, 1, 2
@@ -558,8 +558,8 @@ class MainWindow(QMainWindow):
                 if self.priced_config is not None:
                     self.cost = spent_usd(self.priced_config, self.usage)
             elif ev.type == "error":
-                message = ev.message
-                self.show_banner(lambda message=message: plain_words(message))
+                kind, message = ev.kind, ev.message
+                self.show_banner(lambda k=kind, m=message: error_words(k, plain_words(m)))
             elif ev.type == "draft" and self.run_dir is not None:
                 self.results.draft.setPlainText(_read(self.run_dir / "report.tex"))
         plan = self.timeline.plan

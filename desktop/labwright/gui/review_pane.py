@@ -18,7 +18,7 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from PySide6.QtCore import QEvent, QObject, QPointF, QSize, Qt, QTimer, Signal
+from PySide6.QtCore import QCoreApplication, QEvent, QObject, QPointF, QSize, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QKeySequence, QMouseEvent, QWheelEvent
 from PySide6.QtPdf import QPdfDocument
 from PySide6.QtPdfWidgets import QPdfView
@@ -41,6 +41,8 @@ from PySide6.QtWidgets import (
 
 from labwright.core.report import review, synctex
 from labwright.core.report.export import export_report
+from labwright.core.report.item_words import TR_CONTEXT as ITEMS_CONTEXT
+from labwright.core.report.item_words import item_text
 from labwright.gui.bridge import call_in_thread
 from labwright.gui.compile_log import ERROR, LogEntry, LogPane, entries_of_run, log_entries
 from labwright.gui.diff_view import DiffView
@@ -50,6 +52,7 @@ from labwright.gui.exporting import (
     degraded_words,
     export_questions,
     export_with_dialogs,
+    refusal_words,
 )
 
 if TYPE_CHECKING:
@@ -59,6 +62,7 @@ ZOOM_STEP = 1.25
 MIN_ZOOM, MAX_ZOOM = 0.25, 6.0
 MARKER_MS = 1500  # how long the SyncTeX target stays highlighted
 MARKER_ABOVE_PT, MARKER_BELOW_PT = 11.0, 4.0  # the band around SyncTeX's baseline
+ITEM_CHARS = 160  # as the core shortens them: the tooltip has the whole line
 SAVE_DELAY_MS = 400  # an edit reaches the disk within a second, without a write per keystroke
 KIND_MARK = {
     "todo": "✎",
@@ -375,11 +379,11 @@ class ReviewPane(QWidget):
         self.items.clear()
         for item in review.open_items(self.run_dir, text, compile_result):
             where = self.tr("line {0}").format(item.line) if item.line else ""
+            message = item_words(item)
             row = QListWidgetItem(
-                f"{KIND_MARK.get(item.kind, '•')} {item.message}"
-                + (f"  ({where})" if where else "")
+                f"{KIND_MARK.get(item.kind, '•')} {message}" + (f"  ({where})" if where else "")
             )
-            tip = item.detail or item.message
+            tip = item.detail or message
             row.setToolTip(f"{tip}\n{where}" if where and where not in tip else tip)
             row.setData(Qt.ItemDataRole.UserRole, item.line)
             row.setData(Qt.ItemDataRole.UserRole + 1, item.kind)
@@ -711,7 +715,7 @@ class ReviewPane(QWidget):
             try:
                 out = export_report(self.run_dir, dest, as_zip=zip_it)
             except (OSError, ValueError) as e:
-                why = str(e)
+                why = refusal_words(e)
                 self._set_status(lambda: self.tr("Export failed: {0}").format(why))
                 return None
         if out is not None:
@@ -729,6 +733,14 @@ class ReviewPane(QWidget):
             self._saver.shutdown(wait=True)
         if self._compiling is not None:
             self._compiling.join(30)
+
+
+def item_words(item: review.OpenItem) -> str:
+    """An open item's sentence in the interface language, from its code and params."""
+    if not item.code:
+        return item.message
+    words = item_text(item.code, item.params, partial(QCoreApplication.translate, ITEMS_CONTEXT))
+    return words if len(words) <= ITEM_CHARS else words[: ITEM_CHARS - 1] + "…"
 
 
 def _nothing() -> None:
