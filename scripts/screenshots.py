@@ -1,4 +1,5 @@
-"""Screenshots of the app for a person to look at: empty, running, finished and review, in English and Chinese.
+"""Screenshots of the app for a person to look at, in English and Chinese: empty, scanned, running,
+finished, settings, review of a degraded draft, a compile error in review, and the export notice.
 
     .venv/bin/python scripts/screenshots.py [OUT_DIR]
 
@@ -32,7 +33,16 @@ def start_xvfb() -> subprocess.Popen | None:
         sys.exit("Xvfb is not installed (Debian/Ubuntu: apt-get install xvfb).")
     display = ":97"
     proc = subprocess.Popen(
-        ["Xvfb", display, "-screen", "0", "1400x900x24", "-nolisten", "tcp"],
+        # a screen larger than the window, so the window manager-less X server never clips it
+        [
+            "Xvfb",
+            display,
+            "-screen",
+            "0",
+            f"{SIZE[0] + 200}x{SIZE[1] + 200}x24",
+            "-nolisten",
+            "tcp",
+        ],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )
@@ -70,7 +80,9 @@ def shoot(out: Path) -> None:
     from labwright.gui.i18n import install_language
     from labwright.gui.main_window import MainWindow
 
-    folder = ROOT.parent / "shared" / "data" / "projectile-motion"
+    # LABWRIGHT_SHOT_MATERIAL points at the shared data from a worktree
+    shared = ROOT.parent / "shared" / "data" / "projectile-motion"
+    folder = Path(os.environ.get("LABWRIGHT_SHOT_MATERIAL", shared))
     if not folder.is_dir():
         folder = ROOT / "examples" / "pendulum"
     findings = {
@@ -122,6 +134,8 @@ def shoot(out: Path) -> None:
             w.grab().save(str(out / f"empty-{lang}.png"))
             w.load_folder(folder)
             settle(app, 1.0)
+            w.grab().save(str(out / f"scanned-{lang}.png"))
+            shoot_settings(app, w, out / f"settings-{lang}.png")
             w.start_run()
             wait_until(
                 app,
@@ -147,11 +161,42 @@ def shoot(out: Path) -> None:
             w.review.right_tabs.setCurrentIndex(1)
             settle(app, 0.5)
             w.grab().save(str(out / f"review-changes-{lang}.png"))
+            w.review.right_tabs.setCurrentIndex(0)
+            # a compile error: marked in the gutter, listed in the log
+            editor = w.review.editor
+            line = next(
+                n for n, t in enumerate(editor.text().splitlines(), 1) if t.startswith("\\section")
+            )
+            editor.go_to_line(line + 1)
+            editor.insertPlainText("\\nosuchcommand ")
+            compiled = []
+            w.review.compiled.connect(compiled.append)
+            w.review.recompile_action.trigger()
+            wait_until(app, lambda c=compiled: bool(c), 120)
+            settle(app, 1.0)
+            w.grab().save(str(out / f"review-errors-{lang}.png"))
+            # the export notice
+            exported = Path(os.environ["LABWRIGHT_HOME"]) / f"report-{lang}.zip"
+            w.review.export(exported, confirm=lambda _: True)
+            settle(app, 0.5)
+            w.grab().save(str(out / f"exported-{lang}.png"))
             w.close()
             asyncio.set_event_loop(None)
             loop.close()
     QApplication.processEvents()
     print("\n".join(str(p) for p in sorted(out.glob("*.png"))))
+
+
+def shoot_settings(app, w, path: Path) -> None:
+    """The Settings dialog as Ctrl+, opens it, saved and closed again."""
+    from labwright.gui.settings_dialog import SettingsDialog
+
+    dialog = SettingsDialog(w.settings, w)
+    dialog.show()
+    settle(app, 0.8)
+    dialog.grab().save(str(path))
+    dialog.reject()
+    settle(app, 0.2)
 
 
 DOC = r"""\documentclass{article}

@@ -113,8 +113,6 @@ class LogPane(QWidget):
         self.list.header().setSectionResizeMode(0, QHeaderView.ResizeMode.ResizeToContents)
         self.list.itemClicked.connect(self._chosen)
         self.list.itemActivated.connect(self._chosen)
-        rows = self.list.fontMetrics().height() + 6
-        self.list.setMaximumHeight(rows * LOG_ROWS + self.list.header().sizeHint().height() + 4)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.setSpacing(0)
@@ -176,6 +174,15 @@ class LogPane(QWidget):
                 row.setToolTip(column, tip)
             row.setData(0, Qt.ItemDataRole.UserRole, entry.editor_line)
             self.list.addTopLevelItem(row)
+        self._fit_height()
+
+    def _fit_height(self) -> None:
+        """As tall as its rows, up to LOG_ROWS: one error must not take the editor's lines."""
+        rows = min(max(1, len(self._entries)), LOG_ROWS)
+        row = self.list.sizeHintForRow(0) if self._entries else -1
+        row = row if row > 0 else self.list.fontMetrics().height() + 6
+        frame = 2 * self.list.frameWidth()
+        self.list.setFixedHeight(rows * row + self.list.header().sizeHint().height() + frame)
 
     def _chosen(self, row: QTreeWidgetItem, _column: int = 0) -> None:
         line = row.data(0, Qt.ItemDataRole.UserRole)

@@ -19,7 +19,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QCoreApplication, QEvent, QObject, QPointF, QSize, Qt, QTimer, Signal
-from PySide6.QtGui import QAction, QKeySequence, QMouseEvent, QWheelEvent
+from PySide6.QtGui import (
+    QAction,
+    QKeySequence,
+    QMouseEvent,
+    QPainter,
+    QPaintEvent,
+    QWheelEvent,
+)
 from PySide6.QtPdf import QPdfDocument
 from PySide6.QtPdfWidgets import QPdfView
 from PySide6.QtWidgets import (
@@ -148,7 +155,7 @@ class ReviewPane(QWidget):
         self.sync_marker.hide()
         self._marker_timer = QTimer(self, singleShot=True, interval=MARKER_MS)
         self._marker_timer.timeout.connect(self.sync_marker.hide)
-        self.status = QLabel()
+        self.status = ElidedLabel()
         # a long message must not push the buttons about: it is cut, and whole in the tooltip
         self.status.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         self.save_label = QLabel()
@@ -741,6 +748,17 @@ def item_words(item: review.OpenItem) -> str:
         return item.message
     words = item_text(item.code, item.params, partial(QCoreApplication.translate, ITEMS_CONTEXT))
     return words if len(words) <= ITEM_CHARS else words[: ITEM_CHARS - 1] + "…"
+
+
+class ElidedLabel(QLabel):
+    """A one-line label that ends in "…" when it has not the room (the tooltip has it whole),
+    rather than running into its neighbour."""
+
+    def paintEvent(self, event: QPaintEvent) -> None:
+        painter = QPainter(self)
+        metrics = self.fontMetrics()
+        shown = metrics.elidedText(self.text(), Qt.TextElideMode.ElideMiddle, self.width())
+        painter.drawText(self.rect(), int(self.alignment() | Qt.AlignmentFlag.AlignVCenter), shown)
 
 
 def _nothing() -> None:
