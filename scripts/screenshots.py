@@ -60,7 +60,15 @@ def main() -> None:
     os.environ.pop("QT_QPA_PLATFORM", None)
     xvfb = start_xvfb()
     try:
-        shoot(out)
+        if os.environ.get("LABWRIGHT_SHOT_LANG"):
+            shoot(out, os.environ["LABWRIGHT_SHOT_LANG"])
+        else:
+            # one process per language, each with one window, as a person runs the app (two
+            # windows one after the other in one process have crashed in the garbage collector)
+            for lang in ("en", "zh_CN"):
+                env = {**os.environ, "LABWRIGHT_SHOT_LANG": lang}
+                subprocess.run([sys.executable, __file__, str(out)], env=env, check=True)
+            print("\n".join(str(p) for p in sorted(out.glob("*.png"))))
     finally:
         if xvfb is not None:
             xvfb.terminate()
@@ -68,7 +76,7 @@ def main() -> None:
         shutil.rmtree(home, ignore_errors=True)
 
 
-def shoot(out: Path) -> None:
+def shoot(out: Path, lang: str) -> None:
     import asyncio
 
     import qasync
@@ -115,76 +123,74 @@ def shoot(out: Path) -> None:
 
     app = create_app()
     with FakeLLM(model) as llm:
-        for lang in ("en", "zh_CN"):
-            install_language(lang)
-            loop = qasync.QEventLoop(app)
-            asyncio.set_event_loop(loop)
-            s = Settings(
-                provider="custom",
-                base_url=llm.base_url,
-                explore_model="fake-explore",
-                write_model="fake-write",
-                reflect=1,
-                ui_language=lang,
-            )
-            w = MainWindow(loop, s)
-            w.resize(*SIZE)
-            w.show()
-            settle(app, 0.5)
-            w.grab().save(str(out / f"empty-{lang}.png"))
-            w.load_folder(folder)
-            settle(app, 1.0)
-            w.grab().save(str(out / f"scanned-{lang}.png"))
-            shoot_settings(app, w, out / f"settings-{lang}.png")
-            w.start_run()
-            wait_until(
-                app,
-                lambda w=w: w.timeline.current_stage == "explore" and w.timeline.rowCount() > 1,
-                20,
-            )
-            settle(app, 1.6)
-            w.grab().save(str(out / f"running-{lang}.png"))
-            wait_until(app, lambda w=w: not w.bridge.running, 120)
-            settle(app, 1.0)
-            w.grab().save(str(out / f"finished-{lang}.png"))
-            w.results.setCurrentIndex(2)
-            settle(app, 1.0)
-            w.grab().save(str(out / f"finished-pdf-{lang}.png"))
-            # a degraded draft: an offline run opens the review pane by itself
-            w.offline_check.setChecked(True)
-            w.start_run()
-            wait_until(app, lambda w=w: not w.bridge.running and w.review is not None, 120)
-            settle(app, 1.5)
-            w.review.editor.go_to_line(12)
-            settle(app, 0.5)
-            w.grab().save(str(out / f"review-{lang}.png"))
-            w.review.right_tabs.setCurrentIndex(1)
-            settle(app, 0.5)
-            w.grab().save(str(out / f"review-changes-{lang}.png"))
-            w.review.right_tabs.setCurrentIndex(0)
-            # a compile error: marked in the gutter, listed in the log
-            editor = w.review.editor
-            line = next(
-                n for n, t in enumerate(editor.text().splitlines(), 1) if t.startswith("\\section")
-            )
-            editor.go_to_line(line + 1)
-            editor.insertPlainText("\\nosuchcommand ")
-            compiled = []
-            w.review.compiled.connect(compiled.append)
-            w.review.recompile_action.trigger()
-            wait_until(app, lambda c=compiled: bool(c), 120)
-            settle(app, 1.0)
-            w.grab().save(str(out / f"review-errors-{lang}.png"))
-            # the export notice
-            exported = Path(os.environ["LABWRIGHT_HOME"]) / f"report-{lang}.zip"
-            w.review.export(exported, confirm=lambda _: True)
-            settle(app, 0.5)
-            w.grab().save(str(out / f"exported-{lang}.png"))
-            w.close()
-            asyncio.set_event_loop(None)
-            loop.close()
+        install_language(lang)
+        loop = qasync.QEventLoop(app)
+        asyncio.set_event_loop(loop)
+        s = Settings(
+            provider="custom",
+            base_url=llm.base_url,
+            explore_model="fake-explore",
+            write_model="fake-write",
+            reflect=1,
+            ui_language=lang,
+        )
+        w = MainWindow(loop, s)
+        w.resize(*SIZE)
+        w.show()
+        settle(app, 0.5)
+        w.grab().save(str(out / f"empty-{lang}.png"))
+        w.load_folder(folder)
+        settle(app, 1.0)
+        w.grab().save(str(out / f"scanned-{lang}.png"))
+        shoot_settings(app, w, out / f"settings-{lang}.png")
+        w.start_run()
+        wait_until(
+            app,
+            lambda w=w: w.timeline.current_stage == "explore" and w.timeline.rowCount() > 1,
+            20,
+        )
+        settle(app, 1.6)
+        w.grab().save(str(out / f"running-{lang}.png"))
+        wait_until(app, lambda w=w: not w.bridge.running, 120)
+        settle(app, 1.0)
+        w.grab().save(str(out / f"finished-{lang}.png"))
+        w.results.setCurrentIndex(2)
+        settle(app, 1.0)
+        w.grab().save(str(out / f"finished-pdf-{lang}.png"))
+        # a degraded draft: an offline run opens the review pane by itself
+        w.offline_check.setChecked(True)
+        w.start_run()
+        wait_until(app, lambda w=w: not w.bridge.running and w.review is not None, 120)
+        settle(app, 1.5)
+        w.review.editor.go_to_line(12)
+        settle(app, 0.5)
+        w.grab().save(str(out / f"review-{lang}.png"))
+        w.review.right_tabs.setCurrentIndex(1)
+        settle(app, 0.5)
+        w.grab().save(str(out / f"review-changes-{lang}.png"))
+        w.review.right_tabs.setCurrentIndex(0)
+        # a compile error: marked in the gutter, listed in the log
+        editor = w.review.editor
+        line = next(
+            n for n, t in enumerate(editor.text().splitlines(), 1) if t.startswith("\\section")
+        )
+        editor.go_to_line(line + 1)
+        editor.insertPlainText("\\nosuchcommand ")
+        compiled = []
+        w.review.compiled.connect(compiled.append)
+        w.review.recompile_action.trigger()
+        wait_until(app, lambda c=compiled: bool(c), 120)
+        settle(app, 1.0)
+        w.grab().save(str(out / f"review-errors-{lang}.png"))
+        # the export notice
+        exported = Path(os.environ["LABWRIGHT_HOME"]) / f"report-{lang}.zip"
+        w.review.export(exported, confirm=lambda _: True)
+        settle(app, 0.5)
+        w.grab().save(str(out / f"exported-{lang}.png"))
+        w.close()
+        asyncio.set_event_loop(None)
+        loop.close()
     QApplication.processEvents()
-    print("\n".join(str(p) for p in sorted(out.glob("*.png"))))
 
 
 def shoot_settings(app, w, path: Path) -> None:

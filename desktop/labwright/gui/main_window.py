@@ -35,6 +35,7 @@ from PySide6.QtWidgets import (
     QDockWidget,
     QFileDialog,
     QHBoxLayout,
+    QHeaderView,
     QLabel,
     QListWidget,
     QMainWindow,
@@ -174,8 +175,9 @@ class MainWindow(QMainWindow):
         self.tree.setModel(self.timeline)
         self.tree.setUniformRowHeights(True)
         self.tree.setAlternatingRowColors(True)
-        self.tree.setColumnWidth(0, 340)
-        self.tree.header().setStretchLastSection(True)
+        # steps and details share the width: a fixed step column left the details a sliver
+        # in a small window
+        self.tree.header().setSectionResizeMode(QHeaderView.ResizeMode.Stretch)
         self.timeline.rowsInserted.connect(self._follow)
         self._follow_timer = QTimer(self, singleShot=True, interval=150)
         self._follow_timer.timeout.connect(self._scroll_to_latest)
