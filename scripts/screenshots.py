@@ -1,4 +1,5 @@
-"""Screenshots of the app for a person to look at: empty, running, finished and review, in English and Chinese.
+"""Screenshots of the app for a person to look at, in English and Chinese: empty, scanned, running,
+finished, settings, review of a degraded draft, a compile error in review, and the export notice.
 
     .venv/bin/python scripts/screenshots.py [OUT_DIR]
 
@@ -32,7 +33,16 @@ def start_xvfb() -> subprocess.Popen | None:
         sys.exit("Xvfb is not installed (Debian/Ubuntu: apt-get install xvfb).")
     display = ":97"
     proc = subprocess.Popen(
-        ["Xvfb", display, "-screen", "0", "1400x900x24", "-nolisten", "tcp"],
+        # a screen larger than the window, so the window manager-less X server never clips it
+        [
+            "Xvfb",
+            display,
+            "-screen",
+            "0",
+            f"{SIZE[0] + 200}x{SIZE[1] + 200}x24",
+            "-nolisten",
+            "tcp",
+        ],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )
@@ -50,7 +60,15 @@ def main() -> None:
     os.environ.pop("QT_QPA_PLATFORM", None)
     xvfb = start_xvfb()
     try:
-        shoot(out)
+        if os.environ.get("LABWRIGHT_SHOT_LANG"):
+            shoot(out, os.environ["LABWRIGHT_SHOT_LANG"])
+        else:
+            # one process per language, each with one window, as a person runs the app (two
+            # windows one after the other in one process have crashed in the garbage collector)
+            for lang in ("en", "zh_CN"):
+                env = {**os.environ, "LABWRIGHT_SHOT_LANG": lang}
+                subprocess.run([sys.executable, __file__, str(out)], env=env, check=True)
+            print("\n".join(str(p) for p in sorted(out.glob("*.png"))))
     finally:
         if xvfb is not None:
             xvfb.terminate()
@@ -58,7 +76,7 @@ def main() -> None:
         shutil.rmtree(home, ignore_errors=True)
 
 
-def shoot(out: Path) -> None:
+def shoot(out: Path, lang: str) -> None:
     import asyncio
 
     import qasync
@@ -70,7 +88,9 @@ def shoot(out: Path) -> None:
     from labwright.gui.i18n import install_language
     from labwright.gui.main_window import MainWindow
 
-    folder = ROOT.parent / "shared" / "data" / "projectile-motion"
+    # LABWRIGHT_SHOT_MATERIAL points at the shared data from a worktree
+    shared = ROOT.parent / "shared" / "data" / "projectile-motion"
+    folder = Path(os.environ.get("LABWRIGHT_SHOT_MATERIAL", shared))
     if not folder.is_dir():
         folder = ROOT / "examples" / "pendulum"
     findings = {
@@ -103,55 +123,86 @@ def shoot(out: Path) -> None:
 
     app = create_app()
     with FakeLLM(model) as llm:
-        for lang in ("en", "zh_CN"):
-            install_language(lang)
-            loop = qasync.QEventLoop(app)
-            asyncio.set_event_loop(loop)
-            s = Settings(
-                provider="custom",
-                base_url=llm.base_url,
-                explore_model="fake-explore",
-                write_model="fake-write",
-                reflect=1,
-                ui_language=lang,
-            )
-            w = MainWindow(loop, s)
-            w.resize(*SIZE)
-            w.show()
-            settle(app, 0.5)
-            w.grab().save(str(out / f"empty-{lang}.png"))
-            w.load_folder(folder)
-            settle(app, 1.0)
-            w.start_run()
-            wait_until(
-                app,
-                lambda w=w: w.timeline.current_stage == "explore" and w.timeline.rowCount() > 1,
-                20,
-            )
-            settle(app, 1.6)
-            w.grab().save(str(out / f"running-{lang}.png"))
-            wait_until(app, lambda w=w: not w.bridge.running, 120)
-            settle(app, 1.0)
-            w.grab().save(str(out / f"finished-{lang}.png"))
-            w.results.setCurrentIndex(2)
-            settle(app, 1.0)
-            w.grab().save(str(out / f"finished-pdf-{lang}.png"))
-            # a degraded draft: an offline run opens the review pane by itself
-            w.offline_check.setChecked(True)
-            w.start_run()
-            wait_until(app, lambda w=w: not w.bridge.running and w.review is not None, 120)
-            settle(app, 1.5)
-            w.review.editor.go_to_line(12)
-            settle(app, 0.5)
-            w.grab().save(str(out / f"review-{lang}.png"))
-            w.review.right_tabs.setCurrentIndex(1)
-            settle(app, 0.5)
-            w.grab().save(str(out / f"review-changes-{lang}.png"))
-            w.close()
-            asyncio.set_event_loop(None)
-            loop.close()
+        install_language(lang)
+        loop = qasync.QEventLoop(app)
+        asyncio.set_event_loop(loop)
+        s = Settings(
+            provider="custom",
+            base_url=llm.base_url,
+            explore_model="fake-explore",
+            write_model="fake-write",
+            reflect=1,
+            ui_language=lang,
+        )
+        w = MainWindow(loop, s)
+        w.resize(*SIZE)
+        w.show()
+        settle(app, 0.5)
+        w.grab().save(str(out / f"empty-{lang}.png"))
+        w.load_folder(folder)
+        settle(app, 1.0)
+        w.grab().save(str(out / f"scanned-{lang}.png"))
+        shoot_settings(app, w, out / f"settings-{lang}.png")
+        w.start_run()
+        wait_until(
+            app,
+            lambda w=w: w.timeline.current_stage == "explore" and w.timeline.rowCount() > 1,
+            20,
+        )
+        settle(app, 1.6)
+        w.grab().save(str(out / f"running-{lang}.png"))
+        wait_until(app, lambda w=w: not w.bridge.running, 120)
+        settle(app, 1.0)
+        w.grab().save(str(out / f"finished-{lang}.png"))
+        w.results.setCurrentIndex(2)
+        settle(app, 1.0)
+        w.grab().save(str(out / f"finished-pdf-{lang}.png"))
+        # a degraded draft: an offline run opens the review pane by itself
+        w.offline_check.setChecked(True)
+        w.start_run()
+        wait_until(app, lambda w=w: not w.bridge.running and w.review is not None, 120)
+        settle(app, 1.5)
+        w.review.editor.go_to_line(12)
+        settle(app, 0.5)
+        w.grab().save(str(out / f"review-{lang}.png"))
+        w.review.right_tabs.setCurrentIndex(1)
+        settle(app, 0.5)
+        w.grab().save(str(out / f"review-changes-{lang}.png"))
+        w.review.right_tabs.setCurrentIndex(0)
+        # a compile error: marked in the gutter, listed in the log
+        editor = w.review.editor
+        line = next(
+            n for n, t in enumerate(editor.text().splitlines(), 1) if t.startswith("\\section")
+        )
+        editor.go_to_line(line + 1)
+        editor.insertPlainText("\\nosuchcommand ")
+        compiled = []
+        w.review.compiled.connect(compiled.append)
+        w.review.recompile_action.trigger()
+        wait_until(app, lambda c=compiled: bool(c), 120)
+        settle(app, 1.0)
+        w.grab().save(str(out / f"review-errors-{lang}.png"))
+        # the export notice
+        exported = Path(os.environ["LABWRIGHT_HOME"]) / f"report-{lang}.zip"
+        w.review.export(exported, confirm=lambda _: True)
+        settle(app, 0.5)
+        w.grab().save(str(out / f"exported-{lang}.png"))
+        w.close()
+        asyncio.set_event_loop(None)
+        loop.close()
     QApplication.processEvents()
-    print("\n".join(str(p) for p in sorted(out.glob("*.png"))))
+
+
+def shoot_settings(app, w, path: Path) -> None:
+    """The Settings dialog as Ctrl+, opens it, saved and closed again."""
+    from labwright.gui.settings_dialog import SettingsDialog
+
+    dialog = SettingsDialog(w.settings, w)
+    dialog.show()
+    settle(app, 0.8)
+    dialog.grab().save(str(path))
+    dialog.reject()
+    settle(app, 0.2)
 
 
 DOC = r"""\documentclass{article}

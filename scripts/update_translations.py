@@ -3,8 +3,9 @@
     .venv/bin/python scripts/update_translations.py
 
 Runs pyside6-lupdate over desktop/labwright/gui (new strings appear, gone ones
-leave), adds the sentences of labwright/core/reasons.py (context "Reasons": the GUI
-translates them at run time, so lupdate cannot see them), then fills each message
+leave), adds the core's tables of sentences (core/reasons.py, core/report/item_words.py,
+core/report/export.py: the GUI translates them at run time, so lupdate cannot
+see them), then fills each message
 from scripts/zh_CN.py. A string with no
 translation stays "unfinished" (shown in English) and is listed, and a test
 fails on it.
@@ -25,16 +26,24 @@ sys.path.insert(0, str(ROOT / "desktop"))
 
 from zh_CN import ZH_CN  # noqa: E402
 
-from labwright.core.reasons import TR_CONTEXT, all_texts  # noqa: E402
+from labwright.core import reasons  # noqa: E402
+from labwright.core.report import export, item_words  # noqa: E402
+
+# the core's tables of sentences, each translated by the GUI under its own context
+CORE_TABLES = [
+    (reasons.TR_CONTEXT, reasons.all_texts),
+    (item_words.TR_CONTEXT, item_words.all_texts),
+    (export.TR_CONTEXT, export.all_texts),
+]
 
 
-def add_core_context(root: ET.Element) -> None:
-    """The core's table of sentences, as one context of the .ts file."""
-    for old in [c for c in root.iter("context") if c.findtext("name") == TR_CONTEXT]:
+def add_core_context(root: ET.Element, name: str, texts: list[str]) -> None:
+    """One table of the core's sentences, as one context of the .ts file."""
+    for old in [c for c in root.iter("context") if c.findtext("name") == name]:
         root.remove(old)
     context = ET.SubElement(root, "context")
-    ET.SubElement(context, "name").text = TR_CONTEXT
-    for text in dict.fromkeys(all_texts()):
+    ET.SubElement(context, "name").text = name
+    for text in dict.fromkeys(texts):
         message = ET.SubElement(context, "message")
         ET.SubElement(message, "source").text = text
         ET.SubElement(message, "translation", type="unfinished")
@@ -51,7 +60,8 @@ def main() -> None:
         [lupdate, *sources, "-ts", str(TS), "-no-obsolete", "-locations", "none"], check=True
     )
     tree = ET.parse(TS)
-    add_core_context(tree.getroot())
+    for name, texts in CORE_TABLES:
+        add_core_context(tree.getroot(), name, texts())
     missing = []
     for message in tree.getroot().iter("message"):
         source = message.findtext("source") or ""

@@ -12,7 +12,7 @@ import zipfile
 from pathlib import Path
 
 import pytest
-from PySide6.QtCore import QMimeData, QPoint, QPointF, Qt, QUrl
+from PySide6.QtCore import QEvent, QMimeData, QPoint, QPointF, Qt, QUrl
 from PySide6.QtGui import QAction, QDesktopServices, QDropEvent, QKeySequence, QWheelEvent
 from PySide6.QtPdfWidgets import QPdfView
 from PySide6.QtWidgets import QFileDialog, QMenu, QMessageBox
@@ -319,6 +319,97 @@ def test_the_synctex_target_is_highlighted_for_a_moment(qtbot, window_for, offli
     qtbot.waitUntil(lambda: not pane.sync_marker.isVisible(), timeout=5_000)
 
 
+@needs_tex
+@pytest.mark.qt_log_ignore("This plugin does not support raise")  # the tooltip, offscreen
+def test_compile_errors_are_marked_in_the_gutter_and_listed_in_the_log(
+    qtbot, window_for, offline_run
+):
+    from PySide6.QtGui import QHelpEvent
+    from PySide6.QtWidgets import QApplication, QToolTip
+
+    w = window_for()
+    w.resize(1024, 640)
+    activate(qtbot, w)
+    w.open_run(offline_run)
+    pane, editor, log = w.review, w.review.editor, w.review.log_pane
+    assert not any(s == "error" for m in editor.marks().values() for s, _ in m)
+    assert "no errors" in log.header.text() or "0 error" in log.header.text()
+    lines = editor.text().splitlines()
+    line = next(n for n, t in enumerate(lines, 1) if t.startswith("\\section")) + 1
+    editor.go_to_line(line)
+    qtbot.keyClicks(editor, "\\nosuchcommand ")
+    with qtbot.waitSignal(pane.compiled, timeout=120_000) as done:
+        qtbot.keyClick(editor, Qt.Key.Key_B, Qt.KeyboardModifier.ControlModifier)
+    assert done.args == [False]
+    marks = editor.marks()
+    assert [s for s, _ in marks[line]] == ["error"]
+    assert "Undefined control sequence" in editor.mark_text(line)
+    # hovering the mark tells what is wrong
+    block = editor.document().findBlockByNumber(line - 1)
+    y = round(editor.blockBoundingGeometry(block).translated(editor.contentOffset()).center().y())
+    gutter = editor._gutter
+    QApplication.sendEvent(
+        gutter, QHelpEvent(QEvent.Type.ToolTip, QPoint(4, y), gutter.mapToGlobal(QPoint(4, y)))
+    )
+    assert "Undefined control sequence" in QToolTip.text()
+    # the log opened by itself, with the error on its line
+    assert log.is_open() and log.list.isVisible() and "1 error" in log.header.text()
+    rows = [log.list.topLevelItem(i) for i in range(log.list.topLevelItemCount())]
+    row = next(r for r in rows if "Undefined control sequence" in r.text(1))
+    assert row.text(0) == f"✗ {line}"
+    editor.go_to_line(1)
+    qtbot.keyClick(editor, Qt.Key.Key_Return)  # a line above: the mark moves with its line
+    assert line + 1 in editor.marks() and line not in editor.marks()
+    qtbot.keyClick(editor, Qt.Key.Key_Backspace)
+    assert line in editor.marks()
+    qtbot.mouseClick(
+        log.list.viewport(), Qt.MouseButton.LeftButton, pos=log.list.visualItemRect(row).center()
+    )
+    assert editor.current_line() == line and editor.hasFocus()
+    # fixed by hand, rebuilt from the Run menu: the marks go
+    qtbot.keyClick(editor, Qt.Key.Key_Home)
+    for _ in "\\nosuchcommand ":
+        qtbot.keyClick(editor, Qt.Key.Key_Delete)
+    assert editor.text().splitlines()[line - 1] == lines[line - 1]
+    assert pane.recompile_action in w.run_menu.actions()
+    with qtbot.waitSignal(pane.compiled, timeout=120_000) as done:
+        pane.recompile_action.trigger()
+    assert done.args == [True]
+    assert not any(s == "error" for m in editor.marks().values() for s, _ in m)
+    assert "Undefined control sequence" not in " ".join(
+        log.list.topLevelItem(i).text(1) for i in range(log.list.topLevelItemCount())
+    )
+    # the log folds shut from the View menu and opens again
+    assert pane.log_action in w.view_menu.actions() and pane.log_action.isChecked()
+    pane.log_action.trigger()
+    assert not log.list.isVisible() and not log.header.isChecked()
+    qtbot.mouseClick(log.header, Qt.MouseButton.LeftButton)
+    assert log.list.isVisible() and pane.log_action.isChecked()
+
+
+def test_a_runs_last_compile_errors_are_marked_when_it_opens(window_for, offline_run):
+    meta = json.loads((offline_run / "run.json").read_text())
+    meta["compile"] = {
+        "ok": False,
+        "errors": [
+            {"file": "./report.tex", "line": 7, "message": "Missing $ inserted."},
+            {"file": "figures/x.tex", "line": 3, "message": "Undefined control sequence."},
+        ],
+        "warnings": ["Citation `knuth' undefined (line 9)", "BibTeX: empty refs"],
+    }
+    (offline_run / "run.json").write_text(json.dumps(meta))
+    w = window_for()
+    w.open_run(offline_run)
+    editor, log = w.review.editor, w.review.log_pane
+    assert editor.marks() == {
+        7: [("error", "Missing $ inserted.")],
+        9: [("warning", "Citation `knuth' undefined (line 9)")],
+    }
+    assert log.is_open() and "2 error" in log.header.text() and "2 warning" in log.header.text()
+    texts = [log.list.topLevelItem(i).text(0) for i in range(log.list.topLevelItemCount())]
+    assert texts == ["✗ 7", "✗ figures/x.tex:3", "⚠ 9", "⚠"]
+
+
 # -- 5. plain words --------------------------------------------------------------------
 
 
@@ -562,3 +653,78 @@ def test_a_refused_redraft_keeps_the_runs_own_status(offline_run):
     events = list(_redraft_job(offline_run, None, None, None, None))
     assert [e.type for e in events] == ["error", "done"]
     assert "offline" in events[0].message and events[1].status == "degraded"
+
+
+def _broken_compile(run_dir: Path) -> None:
+    meta = json.loads((run_dir / "run.json").read_text())
+    meta["compile"] = {
+        "ok": False,
+        "errors": [{"file": "report.tex", "line": 7, "message": "Missing $ inserted."}],
+        "warnings": [],
+    }
+    (run_dir / "run.json").write_text(json.dumps(meta))
+
+
+def test_in_chinese_open_items_and_export_refusals_are_worded_from_the_cores_data(
+    qtbot, window_for, offline_run, monkeypatch
+):
+    from labwright.gui.i18n import install_language
+
+    _broken_compile(offline_run)
+    w = window_for()
+    try:
+        install_language("zh_CN")
+        w.retranslate()
+        w.open_run(offline_run)
+        items = [w.review.items.item(i).text() for i in range(w.review.items.count())]
+        shown = "\n".join(items)
+        assert "编译错误：Missing $ inserted." in shown  # TeX's words stay TeX's
+        assert "尚未对照材料核查的要求：" in shown and "TODO 占位：\\author{TODO}" in shown
+        for english in ("Requirement not", "Compile error", "placeholder", "(comment)"):
+            assert english not in shown, english
+        dialogs = Dialogs(monkeypatch, offline_run / "inside.zip")
+        qtbot.mouseClick(w.review.export_button, Qt.MouseButton.LeftButton)
+        assert dialogs.warned and "位于运行文件夹之内" in dialogs.warned[0]
+        install_language("en")
+        w.retranslate()  # the same items, worded again
+        items = [w.review.items.item(i).text() for i in range(w.review.items.count())]
+        assert any(t.startswith("✗ Compile error: Missing $ inserted.") for t in items)
+    finally:
+        install_language("en")
+
+
+def test_in_chinese_a_model_failure_is_said_in_chinese_and_in_english_as_the_server_said(
+    qtbot, window_for, material
+):
+    from fakes import FakeLLM, http_error
+    from labwright.gui.i18n import install_language
+
+    with FakeLLM([http_error(401, "invalid key")] * 4) as llm:
+        w = window_for(llm)
+        try:
+            install_language("zh_CN")
+            w.retranslate()
+            w.load_folder(material)
+            qtbot.waitUntil(lambda: w.start_button.isEnabled(), timeout=10_000)
+            qtbot.mouseClick(w.start_button, Qt.MouseButton.LeftButton)
+            qtbot.waitUntil(lambda: w.banner.text() != "", timeout=20_000)
+            assert "模型服务器拒绝了 API 密钥" in w.banner.text()
+            qtbot.waitUntil(lambda: not w.bridge.running, timeout=20_000)
+            assert any("拒绝了 API 密钥" in t for t in _timeline_details(w.timeline))
+            install_language("en")
+            w.retranslate()
+            assert "refused the API key (401)" in w.banner.text()
+        finally:
+            install_language("en")
+
+
+def _timeline_details(model, parent=None) -> list[str]:
+    """The detail column of every row, nested ones too."""
+    from PySide6.QtCore import QModelIndex
+
+    parent = parent or QModelIndex()
+    out = []
+    for r in range(model.rowCount(parent)):
+        out.append(model.index(r, 1, parent).data() or "")
+        out += _timeline_details(model, model.index(r, 0, parent))
+    return out

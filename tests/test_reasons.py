@@ -248,9 +248,11 @@ def test_the_app_shows_the_table_in_chinese(qapp):
         assert guard_explanation("tool_disabled", GuardLimits(failure_limit=4)) == (
             "某个工具连续失败 4 次，已被停用。"
         )
-        assert reason_explanation("model error: auth") == "模型出错（auth）。"
+        # the failure's kind in words, not its code
+        assert reason_explanation("model error: auth") == "模型出错（API 密钥被拒绝）。"
     finally:
         install_language("en")
+    assert reason_explanation("model error: auth") == "The model failed (the API key was refused)."
     assert guard_explanation("tool_disabled") == guard_text("tool_disabled")
 
 

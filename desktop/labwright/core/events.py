@@ -115,7 +115,10 @@ class Done(Event):
 class Error(Event):
     type: ClassVar[str] = "error"
     stage: str
-    message: str
+    message: str  # in English, for the log and the CLI
+    # what failed, as data for the app's languages: a model failure's LLMError.kind
+    # ("auth", "unreachable", …), "internal" for Labwright's own; "" when not classified
+    kind: str = ""
 
 
 EVENT_TYPES: dict[str, type[Event]] = {

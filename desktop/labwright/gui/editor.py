@@ -10,20 +10,23 @@ from __future__ import annotations
 
 import re
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 
-from PySide6.QtCore import QEvent, QObject, QRect, QSize, Qt, QTimer, Signal
+from PySide6.QtCore import QEvent, QObject, QPointF, QRect, QRectF, QSize, Qt, QTimer, Signal
 from PySide6.QtGui import (
     QAction,
     QColor,
     QFont,
     QFontDatabase,
+    QHelpEvent,
     QKeyEvent,
     QKeySequence,
     QPainter,
     QPaintEvent,
     QPalette,
+    QPen,
+    QPolygonF,
     QResizeEvent,
     QShortcut,
     QSyntaxHighlighter,
@@ -42,6 +45,7 @@ from PySide6.QtWidgets import (
     QPushButton,
     QTextEdit,
     QToolButton,
+    QToolTip,
     QVBoxLayout,
     QWidget,
 )
@@ -241,6 +245,17 @@ class LineNumberArea(QWidget):
     def paintEvent(self, event: QPaintEvent) -> None:
         self._editor.paint_line_numbers(event)
 
+    def event(self, event: QEvent) -> bool:
+        if event.type() == QEvent.Type.ToolTip and isinstance(event, QHelpEvent):
+            text = self._editor.mark_text(self._editor.line_at(event.pos().y()))
+            if text:
+                QToolTip.showText(event.globalPos(), text, self)
+            else:
+                QToolTip.hideText()
+                event.ignore()
+            return True
+        return super().event(event)
+
 
 class LatexEditor(QPlainTextEdit):
     """The report's LaTeX source: highlighting, line numbers, current line, Tab as spaces."""
@@ -251,6 +266,9 @@ class LatexEditor(QPlainTextEdit):
         super().__init__(parent)
         self._quiet = False  # set while the text changes without the person editing it
         self._find_bar: FindBar | None = None  # set by the FindBar made for this editor
+        # compile marks: a cursor at the start of each marked line follows that line
+        # through edits above it, until the next compile replaces the marks
+        self._marks: list[tuple[QTextCursor, str, str]] = []
         self.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
         # soft wrap: report prose is long lines, and sideways scrolling loses the reader
         self.setLineWrapMode(QPlainTextEdit.LineWrapMode.WidgetWidth)
@@ -269,6 +287,7 @@ class LatexEditor(QPlainTextEdit):
 
     def set_text(self, text: str) -> None:
         """Load `text`: not an edit, so no text_edited and nothing to undo."""
+        self._marks = []  # they were about the text this replaces
         with self._not_an_edit():
             self.setPlainText(text)
         self.document().clearUndoRedoStacks()
@@ -286,6 +305,40 @@ class LatexEditor(QPlainTextEdit):
 
     def current_line(self) -> int:
         return self.textCursor().blockNumber() + 1
+
+    def set_marks(self, marks: Iterable[tuple[int, str, str]]) -> None:
+        """The gutter's marks: (1-based line, "error" or "warning", message) each; lines
+        out of range are left out. A mark stays with its line as the text is edited."""
+        self._marks = []
+        for line, severity, message in marks:
+            if 1 <= line <= self.blockCount():
+                cursor = QTextCursor(self.document().findBlockByNumber(line - 1))
+                self._marks.append((cursor, severity, message))
+        self._highlight_current_line()
+
+    def marks(self) -> dict[int, list[tuple[str, str]]]:
+        """The marked lines now: line -> [(severity, message), ...]."""
+        out: dict[int, list[tuple[str, str]]] = {}
+        for cursor, severity, message in self._marks:
+            out.setdefault(cursor.blockNumber() + 1, []).append((severity, message))
+        return out
+
+    def mark_text(self, line: int | None) -> str:
+        """The tooltip of a line's mark: its messages, errors first; "" when unmarked."""
+        found = sorted(self.marks().get(line or 0, []), key=lambda m: m[0] != "error")
+        return "\n".join(message for _, message in found)
+
+    def line_at(self, y: int) -> int | None:
+        """The 1-based line drawn at height `y` of the viewport (and gutter), if any."""
+        block = self.firstVisibleBlock()
+        while block.isValid():
+            geometry = self.blockBoundingGeometry(block).translated(self.contentOffset())
+            if geometry.top() <= y < geometry.bottom():
+                return block.blockNumber() + 1
+            if geometry.top() > y:
+                return None
+            block = block.next()
+        return None
 
     def show_find(self, replace: bool = False) -> None:
         """Open the find (or find and replace) bar of the panel this editor is in."""
@@ -350,14 +403,32 @@ class LatexEditor(QPlainTextEdit):
         selection.format.setProperty(QTextFormat.Property.FullWidthSelection, True)
         selection.cursor = self.textCursor()
         selection.cursor.clearSelection()
-        self.setExtraSelections([selection])
+        error_tint = QColor(self._mark_colour("error"))
+        error_tint.setAlphaF(0.16 if is_dark(self.palette()) else 0.10)
+        errors = []
+        for cursor, severity, _ in self._marks:
+            if severity == "error":
+                marked = QTextEdit.ExtraSelection()
+                marked.format.setBackground(error_tint)
+                marked.format.setProperty(QTextFormat.Property.FullWidthSelection, True)
+                marked.cursor = QTextCursor(cursor.block())
+                errors.append(marked)
+        self.setExtraSelections([*errors, selection])
         self._gutter.update()  # the current line's number is drawn stronger
 
     # --- the line-number gutter
 
+    def _mark_width(self) -> int:
+        return self.fontMetrics().height()
+
+    def _mark_colour(self, severity: str) -> QColor:
+        base = self.palette().color(QPalette.ColorRole.Base)
+        return _tone(0, 0.80, base) if severity == "error" else _tone(38, 0.95, base)
+
     def line_number_area_width(self) -> int:
         digits = max(2, len(str(self.blockCount())))
-        return 16 + self.fontMetrics().horizontalAdvance("9") * digits  # 4 left, 12 right
+        # the mark column always there: a compile that marks a line must not shift the text
+        return self._mark_width() + 16 + self.fontMetrics().horizontalAdvance("9") * digits
 
     def _update_gutter_width(self, _count: int = 0) -> None:
         self.setViewportMargins(self.line_number_area_width(), 0, 0, 0)
@@ -388,6 +459,10 @@ class LatexEditor(QPlainTextEdit):
         strong = palette.color(QPalette.ColorRole.Text)
         current = self.textCursor().blockNumber()
         width, height = self._gutter.width() - 12, self.fontMetrics().height()
+        marked: dict[int, str] = {}
+        for cursor, severity, _ in self._marks:
+            if marked.get(cursor.blockNumber()) != "error":
+                marked[cursor.blockNumber()] = severity
         block = self.firstVisibleBlock()
         number = block.blockNumber()
         top = round(self.blockBoundingGeometry(block).translated(self.contentOffset()).top())
@@ -397,11 +472,41 @@ class LatexEditor(QPlainTextEdit):
                 painter.setPen(strong if number == current else dim)
                 align = Qt.AlignmentFlag.AlignRight
                 painter.drawText(0, top, width, height, align, str(number + 1))
+                if number in marked:
+                    self._paint_mark(painter, marked[number], top, height)
             block = block.next()
             top = bottom
             bottom = top + round(self.blockBoundingRect(block).height())
             number += 1
         painter.end()
+
+    def _paint_mark(self, painter: QPainter, severity: str, top: int, height: int) -> None:
+        """A red disc with a cross for an error, an amber triangle for a warning."""
+        size = max(8, height - 4)
+        x, y = 3, top + (height - size) / 2
+        colour = self._mark_colour(severity)
+        painter.save()
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+        painter.setPen(Qt.PenStyle.NoPen)
+        painter.setBrush(colour)
+        if severity == "error":
+            painter.drawEllipse(QRectF(x, y, size, size))
+            pen = QPen(QColor("white"), max(1.5, size / 7))
+            painter.setPen(pen)
+            inset = size * 0.3
+            painter.drawLine(
+                QPointF(x + inset, y + inset), QPointF(x + size - inset, y + size - inset)
+            )
+            painter.drawLine(
+                QPointF(x + size - inset, y + inset), QPointF(x + inset, y + size - inset)
+            )
+        else:
+            painter.drawPolygon(
+                QPolygonF(
+                    [QPointF(x + size / 2, y), QPointF(x + size, y + size), QPointF(x, y + size)]
+                )
+            )
+        painter.restore()
 
 
 class FindBar(QWidget):

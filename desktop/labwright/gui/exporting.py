@@ -13,7 +13,13 @@ from PySide6.QtCore import QCoreApplication, QStandardPaths, QUrl
 from PySide6.QtGui import QDesktopServices
 from PySide6.QtWidgets import QFileDialog, QMessageBox, QWidget
 
-from labwright.core.report.export import export_report, export_warnings
+from labwright.core.report.export import (
+    REFUSAL_TEXT,
+    TR_CONTEXT,
+    ExportError,
+    export_report,
+    export_warnings,
+)
 from labwright.core.report.review import open_items, why_degraded
 from labwright.gui.i18n import current_language
 from labwright.gui.timeline import reason_explanation
@@ -118,8 +124,18 @@ def export_with_dialogs(
     try:
         return export_report(run_dir, dest, as_zip=as_zip)
     except (OSError, ValueError) as e:
-        QMessageBox.warning(parent, QCoreApplication.translate("Export", "Export failed"), str(e))
+        QMessageBox.warning(
+            parent, QCoreApplication.translate("Export", "Export failed"), refusal_words(e)
+        )
         return None
+
+
+def refusal_words(e: BaseException) -> str:
+    """Why an export was refused, in the interface language (the core's ExportError
+    says it as a code and params); other failures (a full disk) as the system said them."""
+    if isinstance(e, ExportError) and e.code in REFUSAL_TEXT:
+        return QCoreApplication.translate(TR_CONTEXT, REFUSAL_TEXT[e.code]).format(**e.params)
+    return str(e)
 
 
 def show_in_folder(path: Path) -> bool:

@@ -35,6 +35,7 @@ from PySide6.QtWidgets import (
     QDockWidget,
     QFileDialog,
     QHBoxLayout,
+    QHeaderView,
     QLabel,
     QListWidget,
     QMainWindow,
@@ -63,7 +64,7 @@ from labwright.gui.history import HistoryList
 from labwright.gui.i18n import current_language
 from labwright.gui.result_tabs import ResultTabs
 from labwright.gui.state import remember_splitter, ui_state
-from labwright.gui.timeline import TimelineModel, reason_explanation, stage_label
+from labwright.gui.timeline import TimelineModel, error_words, reason_explanation, stage_label
 from labwright.gui.widgets import Banner, DropZone, dropped_folder, folder_problem
 
 WELCOME, RUN, REVIEW = 0, 1, 2
@@ -174,8 +175,9 @@ class MainWindow(QMainWindow):
         self.tree.setModel(self.timeline)
         self.tree.setUniformRowHeights(True)
         self.tree.setAlternatingRowColors(True)
-        self.tree.setColumnWidth(0, 340)
-        self.tree.header().setStretchLastSection(True)
+        # steps and details share the width: a fixed step column left the details a sliver
+        # in a small window
+        self.tree.header().setSectionResizeMode(QHeaderView.ResizeMode.Stretch)
         self.timeline.rowsInserted.connect(self._follow)
         self._follow_timer = QTimer(self, singleShot=True, interval=150)
         self._follow_timer.timeout.connect(self._scroll_to_latest)
@@ -558,8 +560,8 @@ class MainWindow(QMainWindow):
                 if self.priced_config is not None:
                     self.cost = spent_usd(self.priced_config, self.usage)
             elif ev.type == "error":
-                message = ev.message
-                self.show_banner(lambda message=message: plain_words(message))
+                kind, message = ev.kind, ev.message
+                self.show_banner(lambda k=kind, m=message: error_words(k, plain_words(m)))
             elif ev.type == "draft" and self.run_dir is not None:
                 self.results.draft.setPlainText(_read(self.run_dir / "report.tex"))
         plan = self.timeline.plan
@@ -656,6 +658,7 @@ class MainWindow(QMainWindow):
                 r.zoom_out_action,
                 r.fit_width_action,
                 r.fit_page_action,
+                r.log_action,
             ):
                 self.view_menu.addAction(a)
         return self.review
@@ -808,6 +811,7 @@ class MainWindow(QMainWindow):
                 r.zoom_out_action,
                 r.fit_width_action,
                 r.fit_page_action,
+                r.log_action,
             ):
                 a.setEnabled(reviewing and (a is not r.recompile_action or not r.compiling))
             r.redraft_action.setEnabled(reviewing and r.redraft_blocker() is None)

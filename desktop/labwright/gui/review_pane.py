@@ -18,8 +18,15 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from PySide6.QtCore import QEvent, QObject, QPointF, QSize, Qt, QTimer, Signal
-from PySide6.QtGui import QAction, QKeySequence, QMouseEvent, QWheelEvent
+from PySide6.QtCore import QCoreApplication, QEvent, QObject, QPointF, QSize, Qt, QTimer, Signal
+from PySide6.QtGui import (
+    QAction,
+    QKeySequence,
+    QMouseEvent,
+    QPainter,
+    QPaintEvent,
+    QWheelEvent,
+)
 from PySide6.QtPdf import QPdfDocument
 from PySide6.QtPdfWidgets import QPdfView
 from PySide6.QtWidgets import (
@@ -41,7 +48,10 @@ from PySide6.QtWidgets import (
 
 from labwright.core.report import review, synctex
 from labwright.core.report.export import export_report
+from labwright.core.report.item_words import TR_CONTEXT as ITEMS_CONTEXT
+from labwright.core.report.item_words import item_text
 from labwright.gui.bridge import call_in_thread
+from labwright.gui.compile_log import ERROR, LogEntry, LogPane, entries_of_run, log_entries
 from labwright.gui.diff_view import DiffView
 from labwright.gui.editor import EditorPanel
 from labwright.gui.exporting import (
@@ -49,6 +59,7 @@ from labwright.gui.exporting import (
     degraded_words,
     export_questions,
     export_with_dialogs,
+    refusal_words,
 )
 
 if TYPE_CHECKING:
@@ -58,6 +69,7 @@ ZOOM_STEP = 1.25
 MIN_ZOOM, MAX_ZOOM = 0.25, 6.0
 MARKER_MS = 1500  # how long the SyncTeX target stays highlighted
 MARKER_ABOVE_PT, MARKER_BELOW_PT = 11.0, 4.0  # the band around SyncTeX's baseline
+ITEM_CHARS = 160  # as the core shortens them: the tooltip has the whole line
 SAVE_DELAY_MS = 400  # an edit reaches the disk within a second, without a write per keystroke
 KIND_MARK = {
     "todo": "✎",
@@ -119,6 +131,8 @@ class ReviewPane(QWidget):
         self.items.itemActivated.connect(self._item_chosen)
         self.items.itemClicked.connect(self._item_chosen)
         self.items_label = QLabel()
+        self.log_pane = LogPane()
+        self.log_pane.line_chosen.connect(self.editor.go_to_line)
         self.diff = DiffView()
         self.pdf_doc = QPdfDocument(self)
         self.pdf_view = QPdfView(self)
@@ -141,7 +155,7 @@ class ReviewPane(QWidget):
         self.sync_marker.hide()
         self._marker_timer = QTimer(self, singleShot=True, interval=MARKER_MS)
         self._marker_timer.timeout.connect(self.sync_marker.hide)
-        self.status = QLabel()
+        self.status = ElidedLabel()
         # a long message must not push the buttons about: it is cut, and whole in the tooltip
         self.status.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         self.save_label = QLabel()
@@ -172,6 +186,10 @@ class ReviewPane(QWidget):
         self.zoom_out_action = action([QKeySequence("Ctrl+-")], self.zoom_out)
         self.fit_width_action = action([QKeySequence("Ctrl+0")], self.fit_width)
         self.fit_page_action = action([QKeySequence("Ctrl+9")], self.fit_page)
+        self.log_action = action([QKeySequence("Ctrl+L")], _nothing)
+        self.log_action.setCheckable(True)
+        self.log_action.toggled.connect(self.log_pane.set_open)
+        self.log_pane.header.toggled.connect(self.log_action.setChecked)
         self.find_action = self.panel.find_action
         self.replace_action = self.panel.replace_action
         self.recompile_button.clicked.connect(self.recompile_action.trigger)
@@ -185,7 +203,13 @@ class ReviewPane(QWidget):
         il.addWidget(self.items_label)
         il.addWidget(self.items)
         left.addWidget(items_box)
-        left.addWidget(self.panel)
+        editor_box = QWidget()
+        el = QVBoxLayout(editor_box)
+        el.setContentsMargins(0, 0, 0, 0)
+        el.setSpacing(0)
+        el.addWidget(self.panel, 1)
+        el.addWidget(self.log_pane)
+        left.addWidget(editor_box)
         left.setStretchFactor(1, 1)
         left.setSizes([130, 420])
         self.preview_bar = QToolBar()
@@ -267,6 +291,8 @@ class ReviewPane(QWidget):
         self.zoom_out_action.setIconText("−")
         self.fit_width_action.setText(self.tr("Fit &Width"))
         self.fit_page_action.setText(self.tr("Fit &Page"))
+        self.log_action.setText(self.tr("Compile &Log"))
+        self.log_pane.retranslate()
         for a in (self.zoom_in_action, self.zoom_out_action):
             a.setToolTip(_with_keys(a.text().replace("&", ""), a))
         self.panel.retranslate()
@@ -288,6 +314,7 @@ class ReviewPane(QWidget):
         self.run_dir = run_dir
         self._show_banner()
         self.editor.set_text(_read(run_dir / "report.tex"))
+        self._show_log(entries_of_run(self._meta()))
         self._load_pdf(keep_view=False)
         self.refresh()
         self._set_status(None)
@@ -359,11 +386,11 @@ class ReviewPane(QWidget):
         self.items.clear()
         for item in review.open_items(self.run_dir, text, compile_result):
             where = self.tr("line {0}").format(item.line) if item.line else ""
+            message = item_words(item)
             row = QListWidgetItem(
-                f"{KIND_MARK.get(item.kind, '•')} {item.message}"
-                + (f"  ({where})" if where else "")
+                f"{KIND_MARK.get(item.kind, '•')} {message}" + (f"  ({where})" if where else "")
             )
-            tip = item.detail or item.message
+            tip = item.detail or message
             row.setToolTip(f"{tip}\n{where}" if where and where not in tip else tip)
             row.setData(Qt.ItemDataRole.UserRole, item.line)
             row.setData(Qt.ItemDataRole.UserRole + 1, item.kind)
@@ -459,6 +486,7 @@ class ReviewPane(QWidget):
         if isinstance(result, Exception):
             self._set_status(lambda: self.tr("Compile failed: {0}").format(result))
             return
+        self._show_log(log_entries(result.errors, result.warnings))
         if result.ok:
             self._set_status(lambda: self.tr("Compiled in {0:.1f} s").format(result.seconds))
             self._load_pdf(keep_view=True)
@@ -471,6 +499,15 @@ class ReviewPane(QWidget):
             )
         self.refresh(result)
         self.compiled.emit(result.ok)
+
+    def _show_log(self, entries: list[LogEntry]) -> None:
+        """The log pane and the gutter marks; errors open the log, as TeXstudio does."""
+        self.log_pane.set_entries(entries)
+        self.editor.set_marks(
+            (e.editor_line, e.severity, e.message) for e in entries if e.editor_line is not None
+        )
+        if any(e.severity == ERROR for e in entries):
+            self.log_pane.set_open(True)
 
     def _load_pdf(self, *, keep_view: bool) -> None:
         assert self.run_dir is not None
@@ -685,7 +722,7 @@ class ReviewPane(QWidget):
             try:
                 out = export_report(self.run_dir, dest, as_zip=zip_it)
             except (OSError, ValueError) as e:
-                why = str(e)
+                why = refusal_words(e)
                 self._set_status(lambda: self.tr("Export failed: {0}").format(why))
                 return None
         if out is not None:
@@ -703,6 +740,29 @@ class ReviewPane(QWidget):
             self._saver.shutdown(wait=True)
         if self._compiling is not None:
             self._compiling.join(30)
+
+
+def item_words(item: review.OpenItem) -> str:
+    """An open item's sentence in the interface language, from its code and params."""
+    if not item.code:
+        return item.message
+    words = item_text(item.code, item.params, partial(QCoreApplication.translate, ITEMS_CONTEXT))
+    return words if len(words) <= ITEM_CHARS else words[: ITEM_CHARS - 1] + "…"
+
+
+class ElidedLabel(QLabel):
+    """A one-line label that ends in "…" when it has not the room (the tooltip has it whole),
+    rather than running into its neighbour."""
+
+    def paintEvent(self, event: QPaintEvent) -> None:
+        painter = QPainter(self)
+        metrics = self.fontMetrics()
+        shown = metrics.elidedText(self.text(), Qt.TextElideMode.ElideMiddle, self.width())
+        painter.drawText(self.rect(), int(self.alignment() | Qt.AlignmentFlag.AlignVCenter), shown)
+
+
+def _nothing() -> None:
+    """A checkable action's work is done by its toggled signal."""
 
 
 def _read(path: Path) -> str:

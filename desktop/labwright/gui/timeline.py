@@ -14,7 +14,14 @@ from PySide6.QtCore import QAbstractItemModel, QCoreApplication, QModelIndex, QO
 from PySide6.QtGui import QBrush, QColor
 
 from labwright.core.events import Event
-from labwright.core.reasons import TR_CONTEXT, explore_reason, guard_text, reason_text
+from labwright.core.reasons import (
+    TR_CONTEXT,
+    Degrade,
+    Reason,
+    explore_reason,
+    guard_text,
+    reason_text,
+)
 from labwright.core.settings.config import GuardLimits
 
 KindRole = Qt.ItemDataRole.UserRole + 1  # "milestone", "tool", "guard", "error", "draft", "note"
@@ -53,7 +60,77 @@ def guard_explanation(kind: str, limits: GuardLimits | None = None) -> str:
 
 def reason_explanation(reason: str) -> str:
     """Why a run is degraded, in one translated sentence (core/reasons.py)."""
+    parsed = Degrade.parse(reason)
+    if parsed is not None and parsed.reason is Reason.MODEL_FAILED:
+        # "The model failed (unreachable)." names a code: say what it means
+        kind = model_failure(parsed.kind)
+        return reason_text(Degrade(Reason.MODEL_FAILED, kind=kind), _tr_reason)
     return reason_text(reason, _tr_reason)
+
+
+def model_failure(kind: str) -> str:
+    """A model failure's kind (LLMError.kind) in a few translated words."""
+    words = {
+        "auth": QCoreApplication.translate("Errors", "the API key was refused"),
+        "unreachable": QCoreApplication.translate("Errors", "the server could not be reached"),
+        "rate_limit": QCoreApplication.translate("Errors", "rate limit or quota"),
+        "server": QCoreApplication.translate("Errors", "a server error"),
+        "bad_request": QCoreApplication.translate("Errors", "the request was rejected"),
+        "context_length": QCoreApplication.translate("Errors", "too long for the model"),
+        "not_found": QCoreApplication.translate("Errors", "no such model or endpoint"),
+        "bad_response": QCoreApplication.translate("Errors", "an answer that could not be used"),
+        "deadline": QCoreApplication.translate("Errors", "out of time"),
+    }
+    return words.get(kind, QCoreApplication.translate("Errors", "an unexpected failure"))
+
+
+def error_words(kind: str, message: str) -> str:
+    """An error event for a person. In English the core's own message (it names the server,
+    the status, what to do); in another language the translated sentence for its kind, or
+    the message when the kind is not known (an older run)."""
+    from labwright.gui.i18n import current_language
+
+    if current_language() == "en":
+        return message
+    words = {
+        "auth": QCoreApplication.translate(
+            "Errors", "The model server refused the API key. Check the key in Settings."
+        ),
+        "unreachable": QCoreApplication.translate(
+            "Errors",
+            "Cannot reach the model server. Check its address in Settings and your connection, or tick “Offline”.",
+        ),
+        "rate_limit": QCoreApplication.translate(
+            "Errors",
+            "The model server kept refusing for its rate limit or quota. Wait a little or check your plan.",
+        ),
+        "server": QCoreApplication.translate(
+            "Errors", "The model server failed, even after retries. Try again later."
+        ),
+        "bad_request": QCoreApplication.translate(
+            "Errors", "The model server rejected the request. Check the model name in Settings."
+        ),
+        "context_length": QCoreApplication.translate(
+            "Errors",
+            "The request is longer than the model's context. Use a model with a longer context.",
+        ),
+        "not_found": QCoreApplication.translate(
+            "Errors",
+            "The model server has no such model or endpoint. Check the model name and the address (it usually ends in /v1) in Settings.",
+        ),
+        "bad_response": QCoreApplication.translate(
+            "Errors", "The model server sent an answer that could not be used."
+        ),
+        "deadline": QCoreApplication.translate(
+            "Errors", "A model call took longer than its time limit and was stopped."
+        ),
+        "error": QCoreApplication.translate("Errors", "A model call failed."),
+        "internal": QCoreApplication.translate(
+            "Errors",
+            "Labwright itself failed during the run; error.txt in the run folder has the details.",
+        ),
+    }
+    return words.get(kind, message)
 
 
 @dataclass(eq=False)  # nodes are identities: comparing field by field would walk subtrees
@@ -171,12 +248,14 @@ class TimelineModel(QAbstractItemModel):
                     self._changed(node)
 
     def _on_error(self, ev: Any) -> None:
+        kind = getattr(ev, "kind", "")
         self._add(
             Node(
                 "error",
                 QCoreApplication.translate("Timeline", "Error"),
-                detail=ev.message,
-                tooltip=ev.message,
+                detail=error_words(kind, ev.message),
+                tooltip=ev.message,  # the specifics (server, status) for whoever helps
+                raw=(kind, ev.message),
             )
         )
 
@@ -203,6 +282,8 @@ class TimelineModel(QAbstractItemModel):
             node.title = guard_explanation(node.status, self.limits)
         elif node.kind == "error":
             node.title = QCoreApplication.translate("Timeline", "Error")
+            if node.raw is not None:
+                node.detail = error_words(*node.raw)
         elif node.kind == "draft" and node.raw is not None:
             version, chars = node.raw
             node.title = QCoreApplication.translate("Timeline", "Draft version {0}").format(version)

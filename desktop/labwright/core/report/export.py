@@ -39,8 +39,39 @@ Exported by Labwright from the run {run}.
 """
 
 
+TR_CONTEXT = "ExportRefusals"  # the app translates REFUSAL_TEXT under this context
+REFUSAL_TEXT: dict[str, str] = {
+    "no_report": "{run_dir} has no report.tex to export.",
+    "in_material": (
+        "{dest} is inside the material folder {folder}; Labwright never writes there. "
+        "Choose another place."
+    ),
+    "in_run": "{dest} is inside the run directory; choose a place outside it.",
+    "zip_is_folder": "{dest} is a folder; give the name of the .zip file to write.",
+    "no_parent": "The folder {parent} does not exist.",
+    "folder_is_file": "{dest} is a file; choose a new or empty folder.",
+    "folder_not_empty": (
+        "The folder {dest} is not empty; choose a new or empty folder, so nothing of "
+        "yours is overwritten."
+    ),
+}
+
+
+def all_texts() -> list[str]:
+    """The refusals' sentences, for the translation file."""
+    return list(REFUSAL_TEXT.values())
+
+
 class ExportError(ValueError):
-    """The export cannot be done as asked; the message says why and what to do."""
+    """The export cannot be done as asked; the message says why and what to do.
+
+    `code` (a key of REFUSAL_TEXT) and `params` say the same as data, so the app can
+    word it in the person's language."""
+
+    def __init__(self, code: str, **params: object) -> None:
+        self.code = code
+        self.params = {k: str(v) for k, v in params.items()}
+        super().__init__(REFUSAL_TEXT[code].format(**self.params))
 
 
 def export_report(run_dir: Path, dest: Path, *, as_zip: bool = False) -> Path:
@@ -65,7 +96,7 @@ def bundle_files(run_dir: Path) -> dict[str, Path]:
     """Name in the bundle -> file in the run directory, in a stable order."""
     report = run_dir / "report.tex"
     if not report.is_file():
-        raise ExportError(f"{run_dir} has no report.tex to export.")
+        raise ExportError("no_report", run_dir=run_dir)
     files = {"report.tex": report}
     if (run_dir / "refs.bib").is_file():
         files["refs.bib"] = run_dir / "refs.bib"
@@ -99,25 +130,19 @@ def _material_folder(run_dir: Path) -> Path | None:
 def _check_destination(run_dir: Path, dest: Path, as_zip: bool) -> None:
     folder = _material_folder(run_dir)
     if folder is not None and is_within(dest, folder):
-        raise ExportError(
-            f"{dest} is inside the material folder {folder}; Labwright never writes there. "
-            "Choose another place."
-        )
+        raise ExportError("in_material", dest=dest, folder=folder)
     if is_within(dest, run_dir):
-        raise ExportError(f"{dest} is inside the run directory; choose a place outside it.")
+        raise ExportError("in_run", dest=dest)
     if as_zip:
         if dest.is_dir():
-            raise ExportError(f"{dest} is a folder; give the name of the .zip file to write.")
+            raise ExportError("zip_is_folder", dest=dest)
         if not dest.parent.is_dir():
-            raise ExportError(f"The folder {dest.parent} does not exist.")
+            raise ExportError("no_parent", parent=dest.parent)
         return
     if dest.exists() and not dest.is_dir():
-        raise ExportError(f"{dest} is a file; choose a new or empty folder.")
+        raise ExportError("folder_is_file", dest=dest)
     if dest.is_dir() and any(dest.iterdir()):
-        raise ExportError(
-            f"The folder {dest} is not empty; choose a new or empty folder, so nothing of "
-            "yours is overwritten."
-        )
+        raise ExportError("folder_not_empty", dest=dest)
 
 
 def _readme(run_dir: Path, what: str) -> str:
@@ -138,7 +163,7 @@ def _write_zip(files: dict[str, Path], readme: str, dest: Path) -> None:
 
 def _write_folder(files: dict[str, Path], readme: str, dest: Path) -> None:
     if not dest.parent.is_dir():
-        raise ExportError(f"The folder {dest.parent} does not exist.")
+        raise ExportError("no_parent", parent=dest.parent)
     staging = Path(tempfile.mkdtemp(dir=dest.parent, prefix=f".{dest.name}."))
     try:
         for name, path in files.items():

@@ -252,7 +252,7 @@ class _Run:
     def model_failed(self, stage: str, e: LLMError) -> Event:
         """After exploration a model failure costs quality, not the run: go on without it."""
         self.degrade(model_failed(e.kind))
-        return Error(stage, str(e))
+        return Error(stage, str(e), e.kind)
 
     def save_report(self, tex: str) -> Event:
         self.tex = tex
@@ -334,7 +334,7 @@ def _drive(run: _Run, *, reload: bool) -> Iterator[Event]:
         raise
     except LLMError as e:
         message = run.scrub(str(e))
-        yield run.emit(Error(run.current_stage(), message))
+        yield run.emit(Error(run.current_stage(), message, e.kind))
         run.end_with(model_failed(e.kind))
         run.extra["error"] = message
         run.write_run_json("failed")
@@ -372,7 +372,7 @@ def _fail(run: _Run, e: BaseException) -> Iterator[Event]:
     except Exception:  # the report of a failure must not fail
         pass
     message = f"internal error in {stage}: {summary}{log}"
-    yield run.emit(Error(stage, message))
+    yield run.emit(Error(stage, message, "internal"))
     run.end_with(Reason.INTERNAL_ERROR.value)
     run.extra["error"] = message
     run.write_run_json("failed")

@@ -58,6 +58,93 @@
     </message>
 </context>
 <context>
+    <name>Errors</name>
+    <message>
+        <source>the API key was refused</source>
+        <translation>API 密钥被拒绝</translation>
+    </message>
+    <message>
+        <source>the server could not be reached</source>
+        <translation>无法连接服务器</translation>
+    </message>
+    <message>
+        <source>rate limit or quota</source>
+        <translation>频率限制或额度不足</translation>
+    </message>
+    <message>
+        <source>a server error</source>
+        <translation>服务器出错</translation>
+    </message>
+    <message>
+        <source>the request was rejected</source>
+        <translation>请求被拒绝</translation>
+    </message>
+    <message>
+        <source>too long for the model</source>
+        <translation>超出模型的上下文长度</translation>
+    </message>
+    <message>
+        <source>no such model or endpoint</source>
+        <translation>没有这个模型或接口</translation>
+    </message>
+    <message>
+        <source>an answer that could not be used</source>
+        <translation>回答无法使用</translation>
+    </message>
+    <message>
+        <source>out of time</source>
+        <translation>超时</translation>
+    </message>
+    <message>
+        <source>an unexpected failure</source>
+        <translation>意外故障</translation>
+    </message>
+    <message>
+        <source>The model server refused the API key. Check the key in Settings.</source>
+        <translation>模型服务器拒绝了 API 密钥。请在设置中检查密钥。</translation>
+    </message>
+    <message>
+        <source>Cannot reach the model server. Check its address in Settings and your connection, or tick “Offline”.</source>
+        <translation>无法连接模型服务器。请在设置中检查其地址和网络连接，或勾选“离线”。</translation>
+    </message>
+    <message>
+        <source>The model server kept refusing for its rate limit or quota. Wait a little or check your plan.</source>
+        <translation>模型服务器因频率限制或额度不足一再拒绝请求。请稍候再试，或检查你的套餐。</translation>
+    </message>
+    <message>
+        <source>The model server failed, even after retries. Try again later.</source>
+        <translation>模型服务器出错，重试后仍然失败。请稍后再试。</translation>
+    </message>
+    <message>
+        <source>The model server rejected the request. Check the model name in Settings.</source>
+        <translation>模型服务器拒绝了请求。请在设置中检查模型名称。</translation>
+    </message>
+    <message>
+        <source>The request is longer than the model's context. Use a model with a longer context.</source>
+        <translation>请求超出了模型的上下文长度。请改用上下文更长的模型。</translation>
+    </message>
+    <message>
+        <source>The model server has no such model or endpoint. Check the model name and the address (it usually ends in /v1) in Settings.</source>
+        <translation>模型服务器上没有这个模型或接口。请在设置中检查模型名称和地址（通常以 /v1 结尾）。</translation>
+    </message>
+    <message>
+        <source>The model server sent an answer that could not be used.</source>
+        <translation>模型服务器返回的回答无法使用。</translation>
+    </message>
+    <message>
+        <source>A model call took longer than its time limit and was stopped.</source>
+        <translation>一次模型调用超过了时间上限，已被停止。</translation>
+    </message>
+    <message>
+        <source>A model call failed.</source>
+        <translation>一次模型调用失败。</translation>
+    </message>
+    <message>
+        <source>Labwright itself failed during the run; error.txt in the run folder has the details.</source>
+        <translation>Labwright 自身在运行中出错；详情见运行文件夹中的 error.txt。</translation>
+    </message>
+</context>
+<context>
     <name>Export</name>
     <message>
         <source>Zip archive (*.zip)</source>
@@ -176,6 +263,33 @@
     <message>
         <source>stopped midway</source>
         <translation>中途停止</translation>
+    </message>
+</context>
+<context>
+    <name>LogPane</name>
+    <message>
+        <source>Line</source>
+        <translation>行</translation>
+    </message>
+    <message>
+        <source>Message</source>
+        <translation>信息</translation>
+    </message>
+    <message>
+        <source>Compile log: no errors or warnings</source>
+        <translation>编译日志：没有错误或警告</translation>
+    </message>
+    <message>
+        <source>Compile log: {0} error(s), {1} warning(s)</source>
+        <translation>编译日志：{0} 个错误，{1} 个警告</translation>
+    </message>
+    <message>
+        <source>Show or hide the errors and warnings of the last compile</source>
+        <translation>显示或隐藏上次编译的错误和警告</translation>
+    </message>
+    <message>
+        <source>(in {0}, not in the report's source)</source>
+        <translation>（在 {0} 中，不在报告源文件里）</translation>
     </message>
 </context>
 <context>
@@ -605,6 +719,10 @@
     <message>
         <source>Fit &amp;Page</source>
         <translation>适合页面(&amp;P)</translation>
+    </message>
+    <message>
+        <source>Compile &amp;Log</source>
+        <translation>编译日志(&amp;L)</translation>
     </message>
     <message>
         <source>Reviewing &lt;b&gt;{0}&lt;/b&gt; — run {1}</source>
@@ -1206,6 +1324,88 @@
     <message>
         <source>A guard stepped in.</source>
         <translation>防护机制介入了。</translation>
+    </message>
+</context>
+<context>
+    <name>OpenItems</name>
+    <message>
+        <source>{word} placeholder: {line}</source>
+        <translation>{word} 占位：{line}</translation>
+    </message>
+    <message>
+        <source>{word} (comment): {comment}</source>
+        <translation>{word}（注释）：{comment}</translation>
+    </message>
+    <message>
+        <source>Requirement not supported by the material: {requirement}</source>
+        <translation>材料不支持的要求：{requirement}</translation>
+    </message>
+    <message>
+        <source>Requirement not checked against the material: {requirement}</source>
+        <translation>尚未对照材料核查的要求：{requirement}</translation>
+    </message>
+    <message>
+        <source>Unresolved citation: \cite{{{key}}} has no entry in refs.bib</source>
+        <translation>未解析的引用：\cite{{{key}}} 在 refs.bib 中没有条目</translation>
+    </message>
+    <message>
+        <source>Compile error: {message}</source>
+        <translation>编译错误：{message}</translation>
+    </message>
+    <message>
+        <source>Compile error in {where}: {message}</source>
+        <translation>{where} 中的编译错误：{message}</translation>
+    </message>
+    <message>
+        <source>Compile warning: {warning}</source>
+        <translation>编译警告：{warning}</translation>
+    </message>
+    <message>
+        <source>Figure not in the report: {path}</source>
+        <translation>未用于报告的图：{path}</translation>
+    </message>
+    <message>
+        <source>Figure not in the report: {path} ({caption})</source>
+        <translation>未用于报告的图：{path}（{caption}）</translation>
+    </message>
+    <message>
+        <source>{number} is not in the material that was read.</source>
+        <translation>{number} 不在已读的材料中。</translation>
+    </message>
+    <message>
+        <source>{number} is not in the material that was read (closest in the material: {closest}, {where}).</source>
+        <translation>{number} 不在已读的材料中（材料中最接近的：{closest}，{where}）。</translation>
+    </message>
+</context>
+<context>
+    <name>ExportRefusals</name>
+    <message>
+        <source>{run_dir} has no report.tex to export.</source>
+        <translation>{run_dir} 中没有可导出的 report.tex。</translation>
+    </message>
+    <message>
+        <source>{dest} is inside the material folder {folder}; Labwright never writes there. Choose another place.</source>
+        <translation>{dest} 位于材料文件夹 {folder} 之内；Labwright 从不写入那里。请另选位置。</translation>
+    </message>
+    <message>
+        <source>{dest} is inside the run directory; choose a place outside it.</source>
+        <translation>{dest} 位于运行文件夹之内；请选择它之外的位置。</translation>
+    </message>
+    <message>
+        <source>{dest} is a folder; give the name of the .zip file to write.</source>
+        <translation>{dest} 是一个文件夹；请给出要写入的 .zip 文件名。</translation>
+    </message>
+    <message>
+        <source>The folder {parent} does not exist.</source>
+        <translation>文件夹 {parent} 不存在。</translation>
+    </message>
+    <message>
+        <source>{dest} is a file; choose a new or empty folder.</source>
+        <translation>{dest} 是一个文件；请选择新的或空的文件夹。</translation>
+    </message>
+    <message>
+        <source>The folder {dest} is not empty; choose a new or empty folder, so nothing of yours is overwritten.</source>
+        <translation>文件夹 {dest} 不是空的；请选择新的或空的文件夹，以免覆盖你的文件。</translation>
     </message>
 </context>
 </TS>

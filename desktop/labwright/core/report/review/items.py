@@ -9,10 +9,11 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from labwright.core.report.item_words import item_text
 from labwright.core.report.latex import CompileResult
 from labwright.core.report.review.edits import generated_draft
 from labwright.core.report.review.files import read_json, read_text, run_meta
@@ -41,6 +42,18 @@ class OpenItem:
     message: str  # one line a person understands
     line: int | None  # 1-based line in report.tex to jump to (None when there is no place)
     detail: str = ""
+    # the message as data, for other languages: item_words.ITEM_TEXT[code].format(**params);
+    # not compared: `message` says the same
+    code: str = field(default="", compare=False)
+    params: dict[str, str] = field(default_factory=dict, compare=False)
+
+
+def _item(
+    kind: str, code: str, params: dict[str, Any], line: int | None, detail: str = ""
+) -> OpenItem:
+    """An item whose message is its code's sentence, filled from `params` (and shortened)."""
+    words = {k: str(v) for k, v in params.items()}
+    return OpenItem(kind, short(item_text(code, words)), line, detail, code, words)
 
 
 def _todo_word(meta: dict[str, Any]) -> str:
@@ -112,16 +125,24 @@ def _todo_item(line: str, n: int, word: str) -> OpenItem:
     code = without_comment(line)
     pattern = _todo_pattern(word)
     text = plain(code)
+    placeholder = {"word": word, "line": line.strip()}  # \author{TODO} says no more
+    which: str
+    params: dict[str, Any]
     if text and not pattern.search(code):
-        text = f"{word}: {text}"  # `\item the method; % TODO`: the comment marks the line
-    elif not text:  # a comment line such as `% TODO: check the units`
+        # `\item the method; % TODO`: the comment marks the line
+        which, params = "todo_marked", {"word": word, "text": text}
+    elif text:
+        which, params = "todo_text", {"text": text}
+        if pattern.fullmatch(text.strip(" :：")):
+            which, params = "todo_placeholder", placeholder
+    else:  # a comment line such as `% TODO: check the units`
         comment = " ".join(line[len(code) :].replace("%", " ").split())
         comment = re.sub(rf"(?:{pattern.pattern})[\s.:：]*$", "", comment)
         comment = re.sub(rf"^\s*(?:{pattern.pattern})\s*[:：]?", "", comment).strip(" :：")
-        text = f"{word} (comment): {comment}" if comment else word
-    if pattern.fullmatch(text.strip(" :：")):
-        text = f"{word} placeholder: {line.strip()}"  # \author{TODO} says no more than that
-    return OpenItem("todo", short(text), n, line.strip())
+        which, params = "todo_comment", {"word": word, "comment": comment}
+        if not comment:
+            which, params = "todo_placeholder", placeholder
+    return _item("todo", which, params, n, line.strip())
 
 
 def _gap_items(
@@ -147,11 +168,9 @@ def _gap_items(
         line = next((n for n in todos if key in norm(lines[n - 1])), None)
         if line is None and any(key in norm(draft_lines[n - 1]) for n in draft_todos):
             continue
-        if gap.get("supported") is False:
-            message = f"Requirement not supported by the material: {requirement}"
-        else:
-            message = f"Requirement not checked against the material: {requirement}"
-        items.append(OpenItem("gap", short(message), line, str(gap.get("why", ""))))
+        which = "gap_unsupported" if gap.get("supported") is False else "gap_unchecked"
+        params = {"requirement": requirement}
+        items.append(_item("gap", which, params, line, str(gap.get("why", ""))))
         if line is not None:
             used.add(line)
     return items, used
@@ -175,8 +194,7 @@ def _citation_items(run_dir: Path, lines: list[str]) -> list[OpenItem]:
             if key in known or key in seen:
                 continue
             seen.add(key)
-            message = f"Unresolved citation: \\cite{{{key}}} has no entry in refs.bib"
-            items.append(OpenItem("citation", message, n, key))
+            items.append(_item("citation", "citation", {"key": key}, n, key))
     return items
 
 
@@ -208,11 +226,10 @@ def _error_item(error: dict[str, Any]) -> OpenItem:
     first = str(error.get("message", "")).strip().splitlines()
     message = first[0] if first else "error"
     if _in_report(file):
-        return OpenItem("compile_error", short(f"Compile error: {message}"), line, _context(error))
+        return _item("compile_error", "compile_error", {"message": message}, line, _context(error))
     where = f"{file}:{line}" if line else str(file)
-    return OpenItem(
-        "compile_error", short(f"Compile error in {where}: {message}"), None, _context(error)
-    )
+    params = {"where": where, "message": message}
+    return _item("compile_error", "compile_error_in", params, None, _context(error))
 
 
 def _context(error: dict[str, Any]) -> str:
@@ -222,7 +239,7 @@ def _context(error: dict[str, Any]) -> str:
 def _warning_item(warning: str) -> OpenItem:
     m = _WARNING_LINE.search(warning)
     line = int(next(g for g in m.groups() if g)) if m else None
-    return OpenItem("compile_warning", short(f"Compile warning: {warning}"), line, warning)
+    return _item("compile_warning", "compile_warning", {"warning": warning}, line, warning)
 
 
 def included_figures(tex: str) -> list[str]:
@@ -257,10 +274,9 @@ def _figure_items(run_dir: Path, tex: str) -> list[OpenItem]:
         if f"figures/{stem}" in used:
             continue
         caption = str(read_json(folder / f"{stem}.json", {}).get("caption", "") or "")
-        message = f"Figure not in the report: figures/{path.name}"
-        if caption:
-            message += f" ({caption})"
-        items.append(OpenItem("figure_unused", short(message), None, f"figures/{path.name}"))
+        which = "figure_unused_caption" if caption else "figure_unused"
+        params = {"path": f"figures/{path.name}", "caption": caption}
+        items.append(_item("figure_unused", which, params, None, f"figures/{path.name}"))
     return items
 
 
@@ -273,6 +289,6 @@ def _number_items(run_dir: Path, tex: str, meta: dict[str, Any]) -> list[OpenIte
         return []
     verification = verify_run(run_dir, tex)
     return [
-        OpenItem("number", short(item["message"]), item["line"], item["sentence"])
+        _item("number", item["code"], item["params"], item["line"], item["sentence"])
         for item in verification.open_items()
     ]

@@ -7,6 +7,7 @@ from typing import Any
 
 from labwright.core.material.evidence import EvidenceNumber, Source, Unit
 from labwright.core.reasons import numbers_unmatched
+from labwright.core.report.item_words import item_text
 
 # -- what a number in the report is ------------------------------------------
 
@@ -102,18 +103,19 @@ class Verification:
         """Unmatched numbers as review-pane open items."""
         items = []
         for c in self.unmatched:
-            near = ""
+            code, params = "number_not_found", {"number": _with_unit(c.number)}
             if c.nearest is not None:
-                near = (
-                    f" (closest in the material: {c.nearest.text}, {c.nearest.source.describe()})"
-                )
+                code = "number_not_found_near"
+                params |= {"closest": c.nearest.text, "where": c.nearest.source.describe()}
             items.append(
                 {
                     "kind": "number_not_found",
                     "line": c.number.line,
                     "text": c.number.text,
                     "sentence": c.sentence,
-                    "message": f"{_with_unit(c.number)} is not in the material that was read{near}.",
+                    "message": item_text(code, params),
+                    "code": code,  # the message as data, for the app's languages
+                    "params": params,
                 }
             )
         return items
