@@ -17,9 +17,10 @@ from fakes import FakeLLM, call, tool_calls
 from labwright.cli import main
 from labwright.core.llm.client import Usage
 from labwright.core.run.pipeline import RedraftError, redraft
+from labwright.core.rundir.files import resumed_config
 from labwright.core.settings.config import PROVIDERS, RunConfig
 from labwright.core.settings.cost import call_usd, spent_usd
-from labwright.core.settings.resolve import key_problem, resolve_config, resolve_key, resumed_config
+from labwright.core.settings.resolve import key_problem, resolve_config, resolve_key
 from labwright.core.settings.saved import Settings, preset_settings, save_settings, set_api_key
 
 KEY = "sk-keyring-0123456789abcdef"

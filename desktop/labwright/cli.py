@@ -140,14 +140,15 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _resume_config(a: argparse.Namespace):
-    from labwright.core.settings.resolve import key_problem, resumed_config, run_meta
+    from labwright.core.rundir.files import load_run, resumed_config
+    from labwright.core.settings.resolve import key_problem
 
-    meta = run_meta(a.resume)  # ValueError: not a run directory
-    if meta.get("status") in ("ok", "degraded"):
+    meta = load_run(a.resume)  # RunFileError, a ValueError: not a usable run directory
+    if meta.finished_status:
         raise ValueError(
-            f"The run in {a.resume} already finished ({meta['status']}); nothing to resume."
+            f"The run in {a.resume} already finished ({meta.status}); nothing to resume."
         )
-    problem = _check_folder(Path(meta["config"].get("folder", "")))
+    problem = _check_folder(meta.folder or Path())
     if problem:
         raise ValueError(f"The run's material folder is gone: {problem}")
     config = resumed_config(a.resume, a.api_key)
@@ -322,10 +323,11 @@ EXIT_UNMATCHED = 10
 def cmd_verify(a: argparse.Namespace) -> int:
     """Check the (possibly edited) report.tex of a run against the run's evidence."""
     from labwright.core.report.verify import verify_run, write_numbers
+    from labwright.core.rundir.files import is_run_dir
 
     run_dir: Path = a.run_dir
     report = run_dir / "report.tex"
-    if not run_dir.is_dir() or not (run_dir / "run.json").is_file():
+    if not run_dir.is_dir() or not is_run_dir(run_dir):
         _say(f"{run_dir} is not a Labwright run directory (no run.json).")
         return EXIT_USAGE
     try:
@@ -349,8 +351,9 @@ def cmd_verify(a: argparse.Namespace) -> int:
 def cmd_export(a: argparse.Namespace) -> int:
     """Export report.tex, refs.bib, the figures it includes and report.pdf; say what is open."""
     from labwright.core.report.export import ExportError, export_report, export_warnings
+    from labwright.core.rundir.files import is_run_dir
 
-    if not (a.run_dir / "run.json").is_file():
+    if not is_run_dir(a.run_dir):
         _say(f"{a.run_dir} is not a Labwright run directory (no run.json).")
         return EXIT_USAGE
     for warning in export_warnings(a.run_dir):

@@ -19,7 +19,7 @@ from agent_helpers import FINISH_ARGS, config_for, of_type, route
 from canary import SECRET_KEY, leaks
 from fakes import FakeLLM, call, tool_calls
 from labwright.cli import main
-from labwright.core.run import pipeline
+from labwright.core.run import stages
 from labwright.core.run.pipeline import ERROR_LOG, run_agent
 from labwright.core.settings.config import RunConfig
 
@@ -77,7 +77,7 @@ def test_cli_exits_1_with_one_line_and_the_run_says_failed(
 ):
     guarded_folder(material)
     exc = make()
-    monkeypatch.setattr(pipeline, f"_{stage}", raising(exc))
+    monkeypatch.setattr(stages.STAGES[stage], "run", raising(exc))
     out = tmp_path / "run"
     code = main(
         ["run", str(material), "--offline", "--no-compile", "--out", str(out)]
@@ -102,7 +102,7 @@ def test_run_agent_ends_with_failed_done_when_a_model_stage_raises(
             yield from ()
             raise exc
 
-        mp.setattr(pipeline, "explore", explore)
+        mp.setattr(stages, "explore", explore)
         config = config_for(llm, material, tmp_path / "run", api_key=SECRET_KEY)
         events = list(run_agent(config))
     assert [e.status for e in of_type(events, "done")] == ["failed"]
@@ -112,7 +112,9 @@ def test_run_agent_ends_with_failed_done_when_a_model_stage_raises(
 def test_an_exception_before_a_stage_starts_names_the_next_stage(material, tmp_path):
     out = tmp_path / "run"
     with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(pipeline, "_figures", raising(OSError(5, "I/O error"), after_start=False))
+        mp.setattr(
+            stages.STAGES["figures"], "run", raising(OSError(5, "I/O error"), after_start=False)
+        )
         events = list(
             run_agent(RunConfig(folder=material, out_dir=out, offline=True, compile=False))
         )
@@ -121,7 +123,7 @@ def test_an_exception_before_a_stage_starts_names_the_next_stage(material, tmp_p
 
 
 def test_keyboard_interrupt_in_a_stage_is_a_cancel(material, tmp_path, monkeypatch, capsys):
-    monkeypatch.setattr(pipeline, "_draft", raising(KeyboardInterrupt()))
+    monkeypatch.setattr(stages.STAGES["draft"], "run", raising(KeyboardInterrupt()))
     out = tmp_path / "run"
     code = main(["run", str(material), "--offline", "--no-compile", "--out", str(out)])
     assert code == 130
@@ -136,7 +138,7 @@ def test_a_failed_run_resumes_without_its_failure_reason(material, tmp_path, mon
     """The crash that ended the first attempt does not describe the resumed run."""
     out = tmp_path / "run"
     with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(pipeline, "_bib", raising(OSError(28, "No space left on device")))
+        mp.setattr(stages.STAGES["bib"], "run", raising(OSError(28, "No space left on device")))
         assert main(["run", str(material), "--offline", "--no-compile", "--out", str(out)]) == 1
     assert main(["run", "--resume", str(out)]) == 10
     meta = json.loads((out / "run.json").read_text())
@@ -175,16 +177,17 @@ def test_a_resume_that_cannot_reload_fails_honestly(material, tmp_path, capsys):
     resumed run fails with an error event and run.json "failed", not a traceback."""
     out = tmp_path / "run"
     with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(pipeline, "_draft", raising(KeyboardInterrupt()))
+        mp.setattr(stages.STAGES["draft"], "run", raising(KeyboardInterrupt()))
         assert main(["run", str(material), "--offline", "--no-compile", "--out", str(out)]) == 130
     (out / "figures.json").write_text("[{broken", encoding="utf-8")
     capsys.readouterr()
     assert main(["run", "--resume", str(out)]) == 1
     err = capsys.readouterr().err
-    assert "Traceback" not in err and "JSONDecodeError" in err
+    # the message names the damaged file and what is wrong with it (core/rundir/files.py)
+    assert "Traceback" not in err and "figures.json" in err and "is damaged" in err
     meta = json.loads((out / "run.json").read_text())
     assert meta["status"] == "failed" and "internal_error" in meta["reasons"]
-    assert "Traceback" in (out / ERROR_LOG).read_text()
+    assert "figures.json" in meta["error"]
 
 
 def test_a_reader_that_leaves_the_json_pipe_cancels_the_run(material, tmp_path):

@@ -25,6 +25,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from labwright.core.rundir.records import RunRecord
+
 REPORT = "report.tex"
 ERROR, WARNING = "error", "warning"
 MARK = {ERROR: "✗", WARNING: "⚠"}
@@ -78,12 +80,11 @@ def log_entries(errors: Iterable[Any], warnings: Iterable[Any]) -> list[LogEntry
     return out
 
 
-def entries_of_run(meta: Mapping[str, Any]) -> list[LogEntry]:
+def entries_of_run(meta: RunRecord | None) -> list[LogEntry]:
     """The entries of run.json's last compile (none when it never compiled)."""
-    entry = meta.get("compile")
-    if not isinstance(entry, Mapping):
+    if meta is None or meta.compile is None:
         return []
-    return log_entries(entry.get("errors") or [], entry.get("warnings") or [])
+    return log_entries(meta.compile.errors, meta.compile.warnings)
 
 
 class LogPane(QWidget):

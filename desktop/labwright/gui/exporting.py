@@ -6,7 +6,6 @@ so the platform's own dialogs are used (and tests answer them by patching those)
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 from PySide6.QtCore import QCoreApplication, QStandardPaths, QUrl
@@ -21,6 +20,7 @@ from labwright.core.report.export import (
     export_warnings,
 )
 from labwright.core.report.review import open_items, why_degraded
+from labwright.core.rundir.files import try_load_run
 from labwright.gui.i18n import current_language
 from labwright.gui.timeline import reason_explanation
 
@@ -48,11 +48,8 @@ def degraded_words(run_dir: Path) -> str | None:
     language the translated sentences of the one table (core/reasons.py)."""
     if current_language() == "en":
         return why_degraded(run_dir)
-    try:
-        meta = json.loads((run_dir / "run.json").read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return None
-    reasons = [str(r) for r in (meta.get("reasons") or [])] if isinstance(meta, dict) else []
+    meta = try_load_run(run_dir)
+    reasons = meta.reasons if meta is not None else []
     return " ".join(reason_explanation(r) for r in reasons) or None
 
 

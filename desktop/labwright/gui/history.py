@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-import json
 import time
 from pathlib import Path
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QListWidget, QListWidgetItem, QWidget
 
+from labwright.core.rundir.files import try_load_run
+from labwright.core.rundir.records import RunRecord
 from labwright.core.settings.config import labwright_home
 from labwright.gui.timeline import reason_explanation
 
@@ -35,7 +36,7 @@ def page_count(pdf: Path) -> int:
     return _PAGES[key]
 
 
-def past_runs(limit: int = 200) -> list[tuple[Path, dict]]:
+def past_runs(limit: int = 200) -> list[tuple[Path, RunRecord]]:
     """(run dir, run.json) of the newest runs first; unreadable ones are skipped."""
     root = labwright_home() / "runs"
     if not root.is_dir():
@@ -44,10 +45,9 @@ def past_runs(limit: int = 200) -> list[tuple[Path, dict]]:
     for d in sorted((p for p in root.iterdir() if p.is_dir()), key=lambda p: p.name, reverse=True)[
         :limit
     ]:
-        try:
-            out.append((d, json.loads((d / "run.json").read_text(encoding="utf-8"))))
-        except (OSError, ValueError):
-            continue
+        meta = try_load_run(d)
+        if meta is not None:
+            out.append((d, meta))
     return out
 
 
@@ -67,9 +67,9 @@ class HistoryList(QListWidget):
     def refresh(self) -> None:
         self.clear()
         for n, (run_dir, meta) in enumerate(past_runs()):
-            folder = Path(meta.get("config", {}).get("folder", run_dir.name)).name
-            when = time.strftime("%Y-%m-%d %H:%M", time.localtime(meta.get("started") or 0))
-            status = str(meta.get("status", "?"))
+            folder = (meta.folder or run_dir).name
+            when = time.strftime("%Y-%m-%d %H:%M", time.localtime(meta.started or 0))
+            status = meta.status
             line = f"{when}  ·  {self.status_words(status)}"
             # reading a PDF costs a little: the recent runs are the ones told apart
             pages = page_count(run_dir / "report.pdf") if n < PAGE_COUNT_ROWS else 0
@@ -78,8 +78,7 @@ class HistoryList(QListWidget):
                     self.tr("1 page") if pages == 1 else self.tr("{0} pages").format(pages)
                 )
             item = QListWidgetItem(f"{STATUS_MARK.get(status, '?')} {folder}\n{line}")
-            reasons = [str(r) for r in meta.get("reasons") or []]
-            why = "".join(f"\n{reason_explanation(r)}" for r in reasons)
+            why = "".join(f"\n{reason_explanation(r)}" for r in meta.reasons)
             item.setToolTip(f"{run_dir}\n{self.status_words(status)}{why}")
             item.setData(Qt.ItemDataRole.UserRole, str(run_dir))
             self.addItem(item)

@@ -54,6 +54,7 @@ from labwright.core.events import Event
 from labwright.core.llm.client import Usage
 from labwright.core.reasons import limits_of
 from labwright.core.report import templates
+from labwright.core.rundir.records import RunRecord
 from labwright.core.settings.config import RunConfig, config_from_public, provider_for_url
 from labwright.core.settings.cost import spent_usd
 from labwright.core.settings.resolve import key_problem, resolve_config
@@ -685,7 +686,7 @@ class MainWindow(QMainWindow):
         self.stack.setCurrentIndex(RUN)
         self.hide_banner()
         self.results.clear()
-        # the run's own server and key (core/settings/resolve.resumed_config), not today's settings
+        # the run's own server and key (core/rundir/files.resumed_config), not today's settings
         self.bridge.start_job(partial(_redraft_job, self.run_dir, note or None, None), self.run_dir)
         self._update_buttons()
 
@@ -702,9 +703,16 @@ class MainWindow(QMainWindow):
         except (OSError, KeyError, TypeError) as e:
             self.show_banner(self.tr("This run cannot be opened: {0}").format(e))
             return
-        meta = _read_json(run_dir / "run.json") or {}
-        folder = Path(meta.get("config", {}).get("folder", ""))
-        self.folder = folder if folder.is_dir() else None
+        from labwright.core.rundir.files import RunFileError, load_run
+
+        meta: RunRecord | None = None
+        problem = None
+        try:
+            meta = load_run(run_dir)
+        except RunFileError as e:  # the journal still replays; the banner says what is wrong
+            problem = str(e)
+        folder = (meta.folder if meta else None) or Path()
+        self.folder = folder if meta and folder.is_dir() else None
         self.run_dir = run_dir
         self._leave_review()
         self.stack.setCurrentIndex(RUN)
@@ -713,13 +721,15 @@ class MainWindow(QMainWindow):
         self.sandbox_label.hide()
         self.hide_banner()
         self.notice.dismiss()
-        self.timeline.clear(limits_of(meta))
+        self.timeline.clear(limits_of(meta.to_dict() if meta else {}))
         self.results.clear()
         self._reset_usage(_priced_config(meta))
         self.on_events(events)
         done = next((e for e in reversed(events) if e.type == "done"), None)
         self.on_finished(done) if done else self.results.load_run(run_dir)
         self._update_buttons()
+        if problem:
+            self.show_banner(problem)
 
     # -- small things -------------------------------------------------------------
 
@@ -928,11 +938,13 @@ def _redraft_job(
     except RedraftError as e:
         # refused before anything was written: the run is as it was, and says so
         yield Error("draft", str(e))
-        meta = _read_json(run_dir / "run.json") or {}
-        status = meta.get("status")
+        from labwright.core.rundir.files import try_load_run
+
+        meta = try_load_run(run_dir)
+        status = meta.status if meta else None
         yield Done(
             status if status in ("ok", "degraded", "failed", "cancelled") else "degraded",
-            reasons=[str(r) for r in meta.get("reasons") or []],
+            reasons=list(meta.reasons) if meta else [],
         )
 
 
@@ -954,10 +966,12 @@ def plain_words(message: str) -> str:
     )
 
 
-def _priced_config(meta: dict[str, Any]) -> RunConfig | None:
+def _priced_config(meta: RunRecord | None) -> RunConfig | None:
     """A past run's configuration, for pricing its calls as its run.json does."""
+    if meta is None:
+        return None
     try:
-        return config_from_public(dict(meta["config"]), None)
+        return config_from_public(dict(meta.config), None)
     except (KeyError, TypeError, ValueError):
         return None
 
@@ -967,12 +981,3 @@ def _read(path: Path) -> str:
         return path.read_text(encoding="utf-8", errors="replace")
     except OSError:
         return ""
-
-
-def _read_json(path: Path) -> Any:
-    import json
-
-    try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return None

@@ -23,6 +23,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from labwright.core.rundir.files import RunFileError, load_findings
+
 
 class ResultTabs(QTabWidget):
     def __init__(self, parent: QWidget | None = None) -> None:
@@ -136,30 +138,34 @@ class ResultTabs(QTabWidget):
         )
 
     def _load_findings(self, run_dir: Path) -> None:
-        f = _read_json(run_dir / "findings.json")
         e = html.escape
-        if not f:
+        try:
+            f = load_findings(run_dir)
+        except RunFileError as err:
+            self.findings.setHtml(f"<p>{e(str(err))}</p>")
+            return
+        if f is None:
             self.findings.setHtml("<p>" + e(self.tr("No findings yet.")) + "</p>")
             return
         parts = []
-        if f.get("experiment"):
-            parts.append(f"<h2>{e(f['experiment'])}</h2>")
+        if f.experiment:
+            parts.append(f"<h2>{e(f.experiment)}</h2>")
         else:
-            why = e(f.get("detail") or f.get("reason") or "")
+            why = e(f.detail or f.reason or "")
             parts.append("<p><b>" + e(self.tr("Exploration did not conclude:")) + f"</b> {why}</p>")
-        if f.get("goal"):
-            parts.append("<p><b>" + e(self.tr("Goal:")) + f"</b> {e(f['goal'])}</p>")
+        if f.goal:
+            parts.append("<p><b>" + e(self.tr("Goal:")) + f"</b> {e(f.goal)}</p>")
         sections = (
-            (self.tr("Key findings"), f.get("key_findings")),
-            (self.tr("Requirements"), f.get("assignment_requirements")),
-            (self.tr("Files read"), f.get("files_read")),
+            (self.tr("Key findings"), f.key_findings),
+            (self.tr("Requirements"), f.assignment_requirements),
+            (self.tr("Files read"), f.files_read),
         )
         for title, items in sections:
             if items:
                 rows = "".join(f"<li>{e(str(x))}</li>" for x in items)
                 parts.append(f"<h3>{e(title)}</h3><ul>{rows}</ul>")
-        if f.get("method_approach"):
-            parts.append("<h3>" + e(self.tr("Method")) + f"</h3><p>{e(f['method_approach'])}</p>")
+        if f.method_approach:
+            parts.append("<h3>" + e(self.tr("Method")) + f"</h3><p>{e(f.method_approach)}</p>")
         self.findings.setHtml("".join(parts))
 
 

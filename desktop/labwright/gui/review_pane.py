@@ -10,7 +10,6 @@ reloaded only after a successful build, keeping its page and zoom.
 from __future__ import annotations
 
 import html
-import json
 import threading
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -50,6 +49,8 @@ from labwright.core.report import review, synctex
 from labwright.core.report.export import export_report
 from labwright.core.report.item_words import TR_CONTEXT as ITEMS_CONTEXT
 from labwright.core.report.item_words import item_text
+from labwright.core.rundir.files import try_load_run
+from labwright.core.rundir.records import RunRecord
 from labwright.gui.bridge import call_in_thread
 from labwright.gui.compile_log import ERROR, LogEntry, LogPane, entries_of_run, log_entries
 from labwright.gui.diff_view import DiffView
@@ -328,18 +329,12 @@ class ReviewPane(QWidget):
         self.banner.setText(why or "")
         self.banner.setVisible(bool(why))
 
-    def _meta(self) -> dict[str, Any]:
-        if self.run_dir is None:
-            return {}
-        try:
-            meta = json.loads((self.run_dir / "run.json").read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            return {}
-        return meta if isinstance(meta, dict) else {}
+    def _meta(self) -> RunRecord | None:
+        return try_load_run(self.run_dir) if self.run_dir is not None else None
 
     def material_folder(self) -> Path | None:
-        folder = (self._meta().get("config") or {}).get("folder")
-        return Path(folder) if folder else None
+        meta = self._meta()
+        return meta.folder if meta is not None else None
 
     def _show_title(self) -> None:
         if self.run_dir is None:
@@ -358,13 +353,13 @@ class ReviewPane(QWidget):
         """Why a re-draft cannot work on this run, in plain words; None when it can."""
         if self.run_dir is None:
             return ""
-        config = self._meta().get("config") or {}
-        if config.get("offline"):
+        meta = self._meta()
+        if meta is not None and meta.config.get("offline"):
             return self.tr(
                 "This run was offline: no model read the material, so there is nothing to draft from. Start a new run with a model instead."
             )
-        folder = config.get("folder")
-        if folder and not Path(folder).is_dir():
+        folder = meta.folder if meta is not None else None
+        if folder is not None and not folder.is_dir():
             return self.tr("The material folder of this run is gone; it is needed to draft.")
         return None
 

@@ -621,15 +621,9 @@ def evidence_numbers(
 
 def load_run_evidence(run_dir: Path) -> list[dict[str, Any]]:
     """evidence.jsonl, plus the printed output of figures whose provenance holds it."""
-    records: list[dict[str, Any]] = []
-    path = run_dir / "evidence.jsonl"
-    if path.is_file():
-        for line in path.read_text(encoding="utf-8").splitlines():
-            if line.strip():
-                try:
-                    records.append(json.loads(line))
-                except ValueError:
-                    continue
+    from labwright.core.rundir.files import load_evidence
+
+    records = [r.to_dict() for r in load_evidence(run_dir)]
     have = {(r.get("path"), r.get("text")) for r in records}
     for meta_path in sorted((run_dir / "figures").glob("*.json")):
         try:

@@ -16,7 +16,6 @@ folder is assembled beside the destination and renamed into place.
 
 from __future__ import annotations
 
-import json
 import os
 import shutil
 import tempfile
@@ -25,6 +24,7 @@ from pathlib import Path
 
 from labwright.core.atomic import atomic_writer
 from labwright.core.report.review import included_figures, open_items, why_degraded
+from labwright.core.rundir.files import try_load_run
 from labwright.core.rundir.store import is_within
 
 # graphicx's search order under XeLaTeX when \includegraphics names no extension
@@ -120,11 +120,8 @@ def _graphic(run_dir: Path, target: str) -> Path | None:
 
 
 def _material_folder(run_dir: Path) -> Path | None:
-    try:
-        meta = json.loads((run_dir / "run.json").read_text(encoding="utf-8"))
-        return Path(meta["config"]["folder"])
-    except (OSError, ValueError, KeyError, TypeError):
-        return None
+    meta = try_load_run(run_dir)
+    return meta.folder if meta is not None else None
 
 
 def _check_destination(run_dir: Path, dest: Path, as_zip: bool) -> None:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable, Generator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import partial
 from typing import Any
 
@@ -102,6 +102,18 @@ class Writer:
     @property
     def exhausted(self) -> bool:
         return self.budget.exhausted
+
+    def without_model(self) -> Writer:
+        """This writer with no model: what needs one is left undone, the rest (e.g. the
+        material's own references) still is. The budget, notes and stream are shared."""
+        other = replace(self, llm=None)
+        other.budget, other.notes = self.budget, self.notes
+        return other
+
+    def take_notes(self) -> list[str]:
+        """The notes since the last call: what went wrong without stopping anything."""
+        notes, self.notes[:] = list(self.notes), []
+        return notes
 
     @property
     def warned(self) -> bool:
@@ -250,7 +262,7 @@ def check_gaps(
         items = json.loads(strip_fences(reply.content))
         by_req = {str(i["requirement"]).strip(): i for i in items if isinstance(i, dict)}
     except (json.JSONDecodeError, TypeError, KeyError):
-        w.notes.append("the gap check answer was not JSON; requirements left unchecked")
+        w.notes.append("The gap check answer was not JSON; the requirements were left unchecked.")
         return unchecked
     out: list[dict[str, Any]] = []
     for r in requirements:
@@ -426,7 +438,7 @@ def build_bib(
         library = bibtexparser.parse_string(strip_fences(reply.content))
         if library.failed_blocks:
             w.notes.append(
-                f"{len(library.failed_blocks)} BibTeX block(s) from the model did not parse and were dropped"
+                f"{len(library.failed_blocks)} BibTeX block(s) from the model did not parse and were dropped."
             )
         for entry in library.entries:
             if entry.key in missing:

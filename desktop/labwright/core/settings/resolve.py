@@ -14,24 +14,21 @@ Saved models belong to the saved provider: when a flag or the environment points
 at another URL, that URL's preset models are used instead. A key stored for the
 "custom" provider is only sent to the custom URL it was saved with.
 
-Also here: the "a key is needed" rule (`key_problem`) and the configuration of
-a run continued from its directory (`resumed_config`, for --resume and re-draft).
+Also here: the "a key is needed" rule (`key_problem`) and the key of a run continued from its directory (`key_for_config`; run.json itself
+is read by rundir/files.resumed_config).
 No Qt here.
 """
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Mapping
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from labwright.core.settings.config import (
     PROVIDERS,
     RunConfig,
-    config_from_public,
     provider_for_url,
 )
 from labwright.core.settings.saved import (
@@ -146,36 +143,15 @@ def key_problem(config: RunConfig) -> str | None:
 # --- a run continued from its directory ------------------------------------------
 
 
-def run_meta(run_dir: Path) -> dict[str, Any]:
-    """run.json of a run directory (ValueError when it is not one)."""
-    try:
-        meta = json.loads((Path(run_dir) / "run.json").read_text(encoding="utf-8"))
-        if not isinstance(meta, dict) or not isinstance(meta.get("config"), dict):
-            raise ValueError
-    except (OSError, ValueError):
-        raise ValueError(
-            f"{run_dir} is not a Labwright run directory (no readable run.json)."
-        ) from None
-    return meta
+def key_for_config(config: RunConfig, api_key: str | None = None) -> str | None:
+    """The key for continuing a run with `config` (rundir/files.resumed_config).
 
-
-def resumed_config(run_dir: Path, api_key: str | None = None) -> RunConfig:
-    """The configuration a run was started with, to continue it in `run_dir`.
-
-    Everything comes from run.json except the key, which is looked up anew:
-    `api_key`, else the environment, else the keyring (as resolve_config does).
-    Raises ValueError when `run_dir` is not a run directory.
-    """
-    run_dir = Path(run_dir).resolve()
-    data = dict(run_meta(run_dir)["config"])
-    data["out_dir"] = str(run_dir)
-    try:
-        config = config_from_public(data, None)
-    except (KeyError, TypeError, ValueError) as e:
-        raise ValueError(f"The configuration in {run_dir / 'run.json'} is unusable: {e}") from None
-    if not api_key:
-        s = load_settings()
-        saved = s.base_url.rstrip("/") == config.base_url.rstrip("/")
-        name = _keyring_name(config.base_url, s if saved else None)
-        api_key, _where = _key_for(name, config.base_url, os.environ)
-    return replace(config, api_key=api_key)
+    `api_key` when given, else the environment, else the keyring (as resolve_config
+    does); the saved settings name the keyring entry only for their own server."""
+    if api_key:
+        return api_key
+    s = load_settings()
+    saved = s.base_url.rstrip("/") == config.base_url.rstrip("/")
+    name = _keyring_name(config.base_url, s if saved else None)
+    key, _where = _key_for(name, config.base_url, os.environ)
+    return key

@@ -11,8 +11,8 @@ from typing import Any
 from labwright.core.reasons import Reason
 from labwright.core.report.latex import CompileResult, Engines, LogError, compile_tex, probe_engines
 from labwright.core.report.latex.build import publish_file
-from labwright.core.report.review.files import read_json
-from labwright.core.rundir.store import atomic_write_json
+from labwright.core.rundir.files import save_run, try_load_run
+from labwright.core.rundir.records import CompileRecord
 
 REVIEW_BUILD = "build-review"
 
@@ -64,24 +64,22 @@ def recompile(
 
 
 def _record_compile(run_dir: Path, result: CompileResult) -> None:
-    path = run_dir / "run.json"
-    meta = read_json(path, None)
-    if not isinstance(meta, dict):
+    meta = try_load_run(run_dir)
+    if meta is None:
         return  # not a run directory we can describe; the PDF is still published
-    meta["compile"] = {
-        "ok": result.ok,
-        "errors": [_error_dict(e) for e in result.errors[:10]],
-        "warnings": result.warnings[:20],
-        "seconds": result.seconds,
-        "fix_rounds": 0,
-        "by": "review",
-    }
+    meta.compile = CompileRecord(
+        ok=result.ok,
+        errors=[_error_dict(e) for e in result.errors[:10]],
+        warnings=result.warnings[:20],
+        seconds=result.seconds,
+        fix_rounds=0,
+        by="review",
+    )
     failed = Reason.COMPILE_FAILED.value
-    reasons = [r for r in meta.get("reasons") or [] if r != failed]
+    meta.reasons = [r for r in meta.reasons if r != failed]
     if not result.ok:
-        reasons.append(failed)
-    meta["reasons"] = reasons
-    atomic_write_json(path, meta)
+        meta.reasons.append(failed)
+    save_run(run_dir, meta)
 
 
 def _error_dict(e: LogError) -> dict[str, Any]:

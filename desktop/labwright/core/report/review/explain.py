@@ -12,8 +12,9 @@ from pathlib import Path
 from typing import Any
 
 from labwright.core.reasons import Degrade, Reason, reason_text
-from labwright.core.report.review.files import journal, read_json, run_meta
+from labwright.core.report.review.files import findings, journal, run_meta
 from labwright.core.report.review.text import short
+from labwright.core.rundir.records import RunRecord
 
 
 def why_degraded(run_dir: Path) -> str | None:
@@ -24,7 +25,7 @@ def why_degraded(run_dir: Path) -> str | None:
     """
     run_dir = Path(run_dir)
     meta = run_meta(run_dir)
-    reasons = [str(r) for r in meta.get("reasons") or []]
+    reasons = list(meta.reasons)
     if not reasons:
         return None
     ctx = _Context(run_dir, meta)
@@ -34,11 +35,10 @@ def why_degraded(run_dir: Path) -> str | None:
 class _Context:
     """What the explanations read: run.json, the journal, findings.json."""
 
-    def __init__(self, run_dir: Path, meta: dict[str, Any]) -> None:
+    def __init__(self, run_dir: Path, meta: RunRecord) -> None:
         self.meta = meta
         self.journal = journal(run_dir)
-        findings = read_json(run_dir / "findings.json", {})
-        self.findings: dict[str, Any] = findings if isinstance(findings, dict) else {}
+        self.findings = findings(run_dir)
 
     def last_guard(self, kinds: tuple[str, ...], contains: str = "") -> str | None:
         for event in reversed(self.journal):
@@ -60,7 +60,7 @@ class _Context:
         return [e for e in self.journal if e.get("type") == "error"]
 
     def files_read(self) -> str:
-        files = [str(f) for f in self.findings.get("files_read") or []]
+        files = list(self.findings.files_read)
         if not files:
             return "Nothing had been read by then, so the draft rests on no material."
         shown = ", ".join(files[:8]) + (f" and {len(files) - 8} more" if len(files) > 8 else "")
@@ -109,20 +109,20 @@ def _sentence(what: str | None) -> str:
 
 
 def _iteration_cap(d: Degrade, ctx: _Context) -> str:
-    return f"{_sentence(_what(ctx.findings.get('detail')))}{ctx.files_read()}"
+    return f"{_sentence(_what(ctx.findings.detail))}{ctx.files_read()}"
 
 
 def _budget(d: Degrade, ctx: _Context) -> str:
     detail = _what(ctx.last_guard(("budget",), "reached")) or "no budget left"
-    if ctx.findings.get("reason") == Reason.BUDGET.value:
+    if ctx.findings.reason == Reason.BUDGET.value:
         return f"Exploration stopped: {detail}. {ctx.files_read()}"
-    if ctx.meta.get("skeleton"):
+    if ctx.meta.skeleton:
         return f"It ran out while writing ({detail}): this draft is the skeleton with TODOs."
     return f"It ran out while writing ({detail}): the revision was cut short."
 
 
 def _compile_failed(d: Degrade, ctx: _Context) -> str | None:
-    errors = (ctx.meta.get("compile") or {}).get("errors") or []
+    errors = ctx.meta.compile.errors if ctx.meta.compile else []
     if not errors:
         return None
     first = errors[0]
@@ -133,7 +133,7 @@ def _compile_failed(d: Degrade, ctx: _Context) -> str | None:
 
 
 def _model_failed(d: Degrade, ctx: _Context) -> str:
-    if ctx.meta.get("ended_by") == str(d):
+    if ctx.meta.ended_by == str(d):
         tail = "The run stopped there."
     else:
         tail = "The run went on without it; check what that stage should have done."
@@ -146,7 +146,7 @@ def _model_failed(d: Degrade, ctx: _Context) -> str:
 
 
 def _model_error(d: Degrade, ctx: _Context) -> str:
-    detail = short(str(ctx.findings.get("detail") or "no answer"), 160)
+    detail = short(ctx.findings.detail or "no answer", 160)
     return f"{_sentence(detail.rstrip('.'))}{ctx.files_read()}"
 
 

@@ -1,4 +1,6 @@
-"""The run directory's files as the review reads them (a missing or broken file reads as empty)."""
+"""The run directory's files as the review reads them (a missing or broken file reads as empty).
+
+run.json, findings.json and gaps.json come through core/rundir/files.py, as typed records."""
 
 from __future__ import annotations
 
@@ -6,6 +8,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+from labwright.core.rundir.files import RunFileError, load_findings, load_gaps, try_load_run
+from labwright.core.rundir.records import FindingsRecord, GapRecord, RunRecord
 from labwright.core.rundir.store import read_journal
 
 
@@ -16,9 +20,23 @@ def read_json(path: Path, default: Any) -> Any:
         return default
 
 
-def run_meta(run_dir: Path) -> dict[str, Any]:
-    meta = read_json(run_dir / "run.json", {})
-    return meta if isinstance(meta, dict) else {}
+def run_meta(run_dir: Path) -> RunRecord:
+    """run.json, or an empty record when there is none to read (the lists still work)."""
+    return try_load_run(run_dir) or RunRecord(status="", config={})
+
+
+def findings(run_dir: Path) -> FindingsRecord:
+    try:
+        return load_findings(run_dir) or FindingsRecord()
+    except RunFileError:
+        return FindingsRecord()
+
+
+def gaps(run_dir: Path) -> list[GapRecord]:
+    try:
+        return load_gaps(run_dir) or []
+    except RunFileError:
+        return []
 
 
 def journal(run_dir: Path) -> list[dict[str, Any]]:

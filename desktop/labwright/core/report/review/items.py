@@ -16,9 +16,11 @@ from typing import Any
 from labwright.core.report.item_words import item_text
 from labwright.core.report.latex import CompileResult
 from labwright.core.report.review.edits import generated_draft
+from labwright.core.report.review.files import gaps as gap_records
 from labwright.core.report.review.files import read_json, read_text, run_meta
 from labwright.core.report.review.text import norm, plain, short, without_comment
 from labwright.core.report.writing import cite_keys
+from labwright.core.rundir.records import RunRecord
 
 KINDS = (
     "compile_error",
@@ -56,12 +58,12 @@ def _item(
     return OpenItem(kind, short(item_text(code, words)), line, detail, code, words)
 
 
-def _todo_word(meta: dict[str, Any]) -> str:
+def _todo_word(meta: RunRecord) -> str:
     """The template's placeholder word (TODO, 待补充 in the Chinese template)."""
     from labwright.core.report.templates import TemplateError, load_template
 
     try:
-        return load_template(meta.get("template")).todo
+        return load_template(meta.template).todo
     except (TemplateError, OSError):
         return "TODO"
 
@@ -154,23 +156,22 @@ def _gap_items(
     with no line, unless the generated draft had such a TODO and the person
     removed it (then it was dealt with).
     """
-    gaps = read_json(run_dir / "gaps.json", [])
     draft_lines = generated_draft(run_dir).splitlines()
     draft_todos = _todo_lines(draft_lines, word)
     items, used = [], set()
-    for gap in gaps if isinstance(gaps, list) else []:
-        if not isinstance(gap, dict) or gap.get("supported") is True:
+    for gap in gap_records(run_dir):
+        if gap.supported is True:
             continue
-        requirement = str(gap.get("requirement", "")).strip()
+        requirement = gap.requirement.strip()
         key = norm(requirement)[:40]
         if not key:
             continue
         line = next((n for n in todos if key in norm(lines[n - 1])), None)
         if line is None and any(key in norm(draft_lines[n - 1]) for n in draft_todos):
             continue
-        which = "gap_unsupported" if gap.get("supported") is False else "gap_unchecked"
+        which = "gap_unsupported" if gap.supported is False else "gap_unchecked"
         params = {"requirement": requirement}
-        items.append(_item("gap", which, params, line, str(gap.get("why", ""))))
+        items.append(_item("gap", which, params, line, gap.why))
         if line is not None:
             used.add(line)
     return items, used
@@ -199,15 +200,14 @@ def _citation_items(run_dir: Path, lines: list[str]) -> list[OpenItem]:
 
 
 def _compile_items(
-    meta: dict[str, Any], result: CompileResult | None, *, skip_citations: set[str]
+    meta: RunRecord, result: CompileResult | None, *, skip_citations: set[str]
 ) -> list[OpenItem]:
     if result is not None:
         errors = [dataclasses.asdict(e) for e in result.errors]
         warnings = list(result.warnings)
     else:
-        entry = meta.get("compile") or {}
-        errors = list(entry.get("errors") or [])
-        warnings = list(entry.get("warnings") or [])
+        errors = list(meta.compile.errors) if meta.compile else []
+        warnings = list(meta.compile.warnings) if meta.compile else []
     items = [_error_item(e) for e in errors if isinstance(e, dict)]
     for warning in warnings:
         m = _CITATION_WARNING.search(warning)
@@ -280,12 +280,12 @@ def _figure_items(run_dir: Path, tex: str) -> list[OpenItem]:
     return items
 
 
-def _number_items(run_dir: Path, tex: str, meta: dict[str, Any]) -> list[OpenItem]:
+def _number_items(run_dir: Path, tex: str, meta: RunRecord) -> list[OpenItem]:
     """Numbers of the current text not found in the evidence (a fresh check, so edits count).
     A skeleton is not checked: its numbers were copied from the data by code."""
     from labwright.core.report.verify import verify_run
 
-    if meta.get("skeleton") or (meta.get("config") or {}).get("offline"):
+    if meta.skeleton or meta.config.get("offline"):
         return []
     verification = verify_run(run_dir, tex)
     return [

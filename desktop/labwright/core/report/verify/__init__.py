@@ -109,14 +109,11 @@ def verify_report(
 
 def run_folder(run_dir: Path) -> Path | None:
     """The material folder a run read (for workbook cell names), from its run.json."""
-    import json
+    from labwright.core.rundir.files import try_load_run
 
-    try:
-        meta = json.loads((run_dir / "run.json").read_text(encoding="utf-8"))
-        folder = Path(meta["config"]["folder"])
-    except (OSError, ValueError, KeyError, TypeError):
-        return None
-    return folder if folder.is_dir() else None
+    meta = try_load_run(run_dir)
+    folder = meta.folder if meta is not None else None
+    return folder if folder is not None and folder.is_dir() else None
 
 
 def verify_run(run_dir: Path, tex: str | None = None) -> Verification:
@@ -127,8 +124,7 @@ def verify_run(run_dir: Path, tex: str | None = None) -> Verification:
 
 
 def write_numbers(run_dir: Path, verification: Verification, report: str = "report.tex") -> Path:
-    from labwright.core.rundir.store import atomic_write_json
+    from labwright.core.rundir.files import save_numbers
+    from labwright.core.rundir.records import NumbersRecord
 
-    path = run_dir / "numbers.json"
-    atomic_write_json(path, verification.to_dict(report))
-    return path
+    return save_numbers(run_dir, NumbersRecord.from_dict(verification.to_dict(report)))

@@ -1,0 +1,571 @@
+"""The stages of a run, each with what it reads and writes in the run directory.
+
+scan → explore → [figures] → [gap] → draft → reflect×N → bib → [compile]
+
+A stage's `run` does its work, yielding events, and persists what it made
+(through rundir/files.py, or the run's store for the report and drafts); its
+`reload` rebuilds the same `Handoff` fields from the run directory. `--resume`
+and a re-draft call `reload` on every stage the journal says is done, then run
+the others: there is no second copy of any stage's persistence.
+
+`reads` names the files a stage takes from the stages before it; `writes` the
+files it leaves (run.json:<field> for a field of run.json). tests/test_stages.py
+checks that each read is some earlier stage's write.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from labwright.core.agent.explore import Cancelled, Exploration, explore
+from labwright.core.agent.tools import ToolContext
+from labwright.core.events import Event, Guard
+from labwright.core.llm.client import LLMError
+from labwright.core.material.workspace import ScanResult, scan_folder
+from labwright.core.reasons import Reason, explore_reason, is_reason
+from labwright.core.report.latex import Engines, compile_tex
+from labwright.core.report.templates import load_template
+from labwright.core.report.verify import Verification, verify_report, write_numbers
+from labwright.core.report.writing import (
+    build_bib,
+    check_gaps,
+    draft,
+    ensure_bibliography,
+    fix_compile,
+    material_refs,
+    reflect_round,
+)
+from labwright.core.rundir.files import (
+    load_evidence,
+    load_figures,
+    load_findings,
+    load_gaps,
+    save_evidence,
+    save_figures,
+    save_findings,
+    save_gaps,
+)
+from labwright.core.rundir.records import (
+    CompileRecord,
+    EvidenceRecord,
+    FigureRecord,
+    FindingsRecord,
+    GapRecord,
+)
+from labwright.core.settings.config import RunConfig
+
+if TYPE_CHECKING:
+    from labwright.core.run.context import RunContext
+
+MAX_FIX_ROUNDS = 2
+AUTO_FIGURES = 6  # plots made without a model when exploration made none
+
+
+def plan_pipeline(config: RunConfig, engines: Engines) -> list[str]:
+    """The milestones of a run, from configuration alone, before anything runs.
+
+    scan → explore → [figures] → [gap] → draft → reflect×N → bib → [compile]
+    """
+    template = load_template(config.template, config.lang)
+    plan = ["scan", "explore"]
+    plan += [s for s in ("figures", "gap") if template.runs(s)]
+    plan.append("draft")
+    rounds = (
+        0
+        if config.offline
+        else (config.reflect if config.reflect is not None else template.reflect)
+    )
+    plan += ["reflect"] * rounds
+    plan.append("bib")
+    if config.compile and engines.can_compile_lang(template.lang):
+        plan.append("compile")
+    return plan
+
+
+@dataclass
+class Handoff:
+    """What the stages hand on. Fields a stage decides for run.json stay None until
+    that stage ran (or was reloaded), so run.json has them only then."""
+
+    scan: ScanResult | None = None  # scan
+    exploration: Exploration = field(default_factory=Exploration)  # explore
+    figures: list[dict[str, Any]] = field(default_factory=list)  # figures
+    gaps: list[dict[str, Any]] | None = None  # gap
+    tex: str | None = None  # draft, reflect, bib, compile (fix rounds)
+    version: int = 0
+    skeleton: bool | None = None  # draft
+    numbers: dict[str, Any] | None = None  # draft, reflect
+    converged: int | None = None  # reflect
+    unresolved_citations: list[str] | None = None  # bib
+    compile: CompileRecord | None = None  # compile
+    pdf: Path | None = None  # compile
+
+    def gap_records(self) -> list[GapRecord] | None:
+        if self.gaps is None:
+            return None
+        return [GapRecord.from_dict(g) for g in self.gaps]
+
+    def documents(self) -> list[str]:
+        assert self.scan is not None
+        return list(self.scan.sample.get("documents", []))
+
+
+class Stage:
+    name: ClassVar[str]
+    reads: ClassVar[tuple[str, ...]] = ()
+    writes: ClassVar[tuple[str, ...]] = ()
+
+    def run(self, run: RunContext) -> Iterator[Event]:
+        raise NotImplementedError
+
+    def reload(self, run: RunContext) -> None:
+        """Rebuild what `run` left in the handoff, from the run directory."""
+
+
+# -- scan -----------------------------------------------------------------------
+
+
+class Scan(Stage):
+    name = "scan"  # reads the material folder only; the result is the milestone's detail
+
+    def run(self, run: RunContext) -> Iterator[Event]:
+        c = run.config
+        detail: dict[str, Any] = {
+            "folder": str(c.folder),
+            "run_dir": str(run.dir),
+            "plan": run.plan,
+            "template": run.template.name,
+        }
+        if c.compile and "compile" not in run.plan:
+            detail["compile"] = "unavailable: " + run.engines.install_hint()
+        detail["confinement"] = _confinement(c.allow_unconfined)
+        yield run.milestone("scan", "start", detail)
+        run.h.scan = scan_folder(c.folder)
+        yield run.milestone("scan", "end", run.h.scan.to_dict())
+
+    def reload(self, run: RunContext) -> None:
+        run.h.scan = scan_folder(run.config.folder)  # cheap, and the folder is the truth
+
+
+def _confinement(allow_unconfined: bool) -> dict[str, Any]:
+    """Which OS layers hold model-written code here, and whether figures may run at all."""
+    from labwright.core.confine import support
+
+    s = support()
+    return {
+        **s.to_dict(),
+        "describe": s.describe(),
+        "figures": "confined" if s.any else ("unconfined" if allow_unconfined else "disabled"),
+    }
+
+
+# -- explore ------------------------------------------------------------------------
+
+
+class Explore(Stage):
+    name = "explore"
+    writes = ("findings.json", "evidence.jsonl", "figures/")
+
+    def run(self, run: RunContext) -> Iterator[Event]:
+        c, h = run.config, run.h
+        assert h.scan is not None
+        if c.offline:
+            h.exploration = Exploration(
+                status="cut_short",
+                reason="offline",
+                detail="Offline run: no model explored the folder.",
+            )
+            run.degrade(Reason.OFFLINE.value)
+            self._save(run)
+            yield run.milestone("explore", "skipped", {"reason": "offline"})
+            return
+        yield run.milestone("explore", "start")
+        llm = run.client()
+        ctx = ToolContext(
+            c.folder,
+            run.dir,
+            llm,
+            c.vision_model,
+            cancelled=run.cancelled,
+            allow_unconfined=c.allow_unconfined,
+        )
+        try:
+            h.exploration = yield from explore(c, llm, h.scan, ctx, run.usage, run.cancelled)
+        except Cancelled:
+            self._save(run)
+            raise
+        if h.exploration.status != "finished":
+            run.degrade(explore_reason(h.exploration.reason))
+        self._save(run)
+        e = h.exploration
+        yield run.milestone(
+            "explore",
+            "end",
+            {
+                "status": e.status,
+                "reason": e.reason,
+                "files_read": len(e.files_read),
+                "model_calls": e.model_calls,
+            },
+        )
+
+    def _save(self, run: RunContext) -> None:
+        e = run.h.exploration
+        save_findings(run.dir, FindingsRecord.from_dict(e.to_findings()))
+        save_evidence(run.dir, [EvidenceRecord.from_dict(r) for r in e.evidence])
+
+    def reload(self, run: RunContext) -> None:
+        f = load_findings(run.dir)
+        if f is None:
+            return
+        run.h.exploration = Exploration(
+            status=f.status,
+            reason=f.reason,
+            detail=f.detail,
+            findings=f.conclusion(),
+            evidence=[r.to_dict() for r in load_evidence(run.dir)],
+            figures=[fig.to_dict() for fig in f.figures],
+            files_read=list(f.files_read),
+        )
+        if f.status != "finished" and not run.config.offline:
+            # A cut or cancelled exploration is not redone: the report drafted from it
+            # stays degraded, with the reason, however often the run is resumed.
+            run.degrade(explore_reason(f.reason))
+
+
+# -- figures, gap ---------------------------------------------------------------------
+
+
+class Figures(Stage):
+    name = "figures"
+    reads = ("findings.json",)  # the figures the model made while exploring
+    writes = ("figures.json", "figures/")
+
+    def run(self, run: RunContext) -> Iterator[Event]:
+        from labwright.core.material.tables import extract_tables
+        from labwright.core.report.offline import plot_table
+
+        h = run.h
+        yield run.milestone("figures", "start")
+        h.figures = list(h.exploration.figures)
+        made_by = "model"
+        if not h.figures:
+            assert h.scan is not None
+            made_by = "tables"
+            tables = extract_tables(run.config.folder, h.scan.sample.get("data", []))
+            for i, table in enumerate(tables):
+                if len(h.figures) >= AUTO_FIGURES:
+                    break
+                fig = plot_table(table, run.dir / "figures", f"table{i + 1}", run.config.folder)
+                if fig:
+                    h.figures.append(fig)
+        save_figures(run.dir, [FigureRecord.from_dict(f) for f in h.figures])
+        yield run.milestone("figures", "end", {"count": len(h.figures), "made_by": made_by})
+
+    def reload(self, run: RunContext) -> None:
+        run.h.figures = [f.to_dict() for f in load_figures(run.dir) or []]
+
+
+class Gap(Stage):
+    name = "gap"
+    reads = ("findings.json", "evidence.jsonl", "figures.json")
+    writes = ("gaps.json", "run.json:gaps", "run.json:notes")
+
+    def run(self, run: RunContext) -> Iterator[Event]:
+        h = run.h
+        yield run.milestone("gap", "start")
+        reqs = _requirements(run)
+        gaps: list[dict[str, Any]]
+        if run.config.offline:
+            gaps = [
+                {"requirement": r, "supported": None, "why": "offline: not checked"} for r in reqs
+            ]
+        else:
+            try:
+                gaps = yield from check_gaps(
+                    run.writer(model=True), reqs, h.exploration.evidence, h.figures
+                )
+            except LLMError as err:
+                yield run.model_failed("gap", err)
+                gaps = [{"requirement": r, "supported": None, "why": "not checked"} for r in reqs]
+            yield from run.notes_of("gap")
+        h.gaps = gaps
+        save_gaps(run.dir, [GapRecord.from_dict(g) for g in gaps])
+        unmet = [g["requirement"] for g in gaps if g["supported"] is False]
+        yield run.milestone("gap", "end", {"requirements": len(gaps), "unmet": unmet})
+
+    def reload(self, run: RunContext) -> None:
+        gaps = load_gaps(run.dir)
+        run.h.gaps = None if gaps is None else [g.to_dict() for g in gaps]
+
+
+def _requirements(run: RunContext) -> list[str]:
+    from labwright.core.report.offline import manual_requirements
+
+    reqs = list(run.h.exploration.to_findings().get("assignment_requirements") or [])
+    return reqs or manual_requirements(run.config.folder, run.h.documents())
+
+
+# -- draft, reflect ---------------------------------------------------------------------
+
+
+class Draft(Stage):
+    name = "draft"
+    reads = ("findings.json", "evidence.jsonl", "figures.json", "gaps.json")
+    writes = ("report.tex", "drafts/", "numbers.json", "run.json:skeleton", "run.json:numbers")
+
+    def run(self, run: RunContext) -> Iterator[Event]:
+        h = run.h
+        e = h.exploration
+        h.skeleton = False
+        tex = None
+        if run.config.offline or e.status == "no_evidence":
+            tex = _skeleton(run, None)  # nothing was read: nothing may be written as fact
+        else:
+            refs = material_refs(h.documents())
+            try:
+                tex = yield from draft(
+                    run.writer(model=True),
+                    e.to_findings(),
+                    e.evidence,
+                    h.figures,
+                    h.gaps or [],
+                    refs,
+                    run.note,
+                )
+            except LLMError as err:
+                yield run.model_failed("draft", err)
+            if tex is None:
+                run.degrade((Reason.BUDGET if run.budget.exhausted else Reason.DRAFT_INVALID).value)
+                tex = _skeleton(run, e.findings or None)
+        numbers = _check_numbers(run, tex)
+        yield run.save_report(tex)
+        detail: dict[str, Any] = {"version": h.version, "chars": len(tex), "skeleton": h.skeleton}
+        if numbers is not None:
+            detail["numbers"] = {
+                "checked": numbers.summary()["checked"],
+                "unmatched": len(numbers.unmatched),
+            }
+        yield run.milestone("draft", "end", detail)
+
+    def reload(self, run: RunContext) -> None:
+        _reload_report(run)
+        prior = run.prior
+        run.h.skeleton = prior.skeleton if prior else None
+        run.h.numbers = prior.numbers if prior else None
+
+
+def _reload_report(run: RunContext) -> None:
+    """report.tex as the last stage that touched it left it, and its draft number."""
+    d = run.dir
+    if (d / "report.tex").is_file():
+        drafts = sorted((d / "drafts").glob("v*.tex"), key=lambda p: int(p.stem[1:]))
+        run.h.tex = (d / "report.tex").read_text(encoding="utf-8")
+        run.h.version = int(drafts[-1].stem[1:]) if drafts else 1
+
+
+def _skeleton(run: RunContext, findings: dict[str, Any] | None) -> str:
+    from labwright.core.report.offline import offline_report
+
+    h = run.h
+    assert h.scan is not None
+    h.skeleton = True
+    report = offline_report(
+        run.config.folder,
+        h.scan,
+        run.template,
+        run.dir / "figures",
+        findings=findings,
+        gaps=[g["requirement"] for g in h.gaps or [] if g["supported"] is not True],
+        figures=h.figures,
+    )
+    if not h.figures:
+        h.figures = report.figures
+    return report.tex
+
+
+def _check_numbers(run: RunContext, tex: str) -> Verification | None:
+    """Trace every number of a model's draft to the evidence (core/report/verify); numbers.json and
+    run.json list what could not be traced, and the draft is degraded while any remain.
+    A skeleton is not checked: its numbers are copied from the data by code."""
+    run.reasons = [r for r in run.reasons if not is_reason(r, Reason.NUMBERS_UNMATCHED)]
+    if run.h.skeleton:
+        run.h.numbers = {
+            "checked": 0,
+            "skipped": "skeleton report: its numbers come from the data tables",
+        }
+        return None
+    result = verify_report(tex, run.h.exploration.evidence, run.config.folder)
+    write_numbers(run.dir, result)
+    run.h.numbers = result.summary()
+    if result.reason:
+        run.degrade(result.reason)
+    return result
+
+
+class Reflect(Stage):
+    name = "reflect"
+    reads = ("report.tex", "evidence.jsonl")
+    writes = ("report.tex", "drafts/", "numbers.json", "run.json:numbers", "run.json:converged")
+
+    def run(self, run: RunContext) -> Iterator[Event]:
+        h = run.h
+        rounds = run.plan.count("reflect")
+        n = run.cursor - run.plan.index("reflect") + 1
+        assert h.tex is not None
+        reason = None
+        if h.skeleton:
+            reason = "skeleton report: nothing for a model to revise"
+        elif run.budget.exhausted or run.budget.warned:
+            reason = "token budget"
+        elif h.converged:
+            reason = "converged"
+        if reason:
+            yield run.milestone("reflect", "skipped", {"round": n, "of": rounds, "reason": reason})
+            return
+        yield run.milestone("reflect", "start", {"round": n, "of": rounds})
+        # the current text's untraced numbers go to the critique (also after a resume)
+        checked = verify_report(h.tex, h.exploration.evidence, run.config.folder)
+        unmatched = [c.to_dict() for c in checked.unmatched]
+        try:
+            tex, converged = yield from reflect_round(
+                run.writer(model=True), h.tex, h.exploration.evidence, unmatched
+            )
+        except LLMError as err:
+            yield run.model_failed("reflect", err)
+            tex, converged = h.tex, True
+        if tex != h.tex:
+            _check_numbers(run, tex)
+            yield run.save_report(tex)
+        if converged:
+            h.converged = n
+        yield run.milestone("reflect", "end", {"round": n, "of": rounds, "converged": converged})
+
+    def reload(self, run: RunContext) -> None:
+        _reload_report(run)
+        prior = run.prior
+        if prior is not None:
+            run.h.numbers, run.h.converged = prior.numbers, prior.converged
+
+
+# -- bib, compile -----------------------------------------------------------------------
+
+
+class Bib(Stage):
+    name = "bib"
+    reads = ("report.tex",)
+    writes = (
+        "refs.bib",
+        "report.tex",
+        "drafts/",
+        "run.json:unresolved_citations",
+        "run.json:notes",
+    )
+
+    def run(self, run: RunContext) -> Iterator[Event]:
+        h = run.h
+        yield run.milestone("bib", "start")
+        assert h.tex is not None
+        refs = material_refs(h.documents())
+        # Only a model's report has citations a model may resolve.
+        writer = run.writer(model=not run.config.offline and not h.skeleton)
+        try:
+            bib, unresolved = yield from build_bib(writer, h.tex, refs)
+        except LLMError as err:
+            yield run.model_failed("bib", err)
+            # the material's own references still resolve without the model
+            bib, unresolved = yield from build_bib(writer.without_model(), h.tex, refs)
+        yield from run.notes_of("bib")
+        run.store.write_text("refs.bib", bib)
+        tex = ensure_bibliography(h.tex, run.template.bibliography_style)
+        if tex != h.tex:
+            yield run.save_report(tex)
+        h.unresolved_citations = unresolved
+        yield run.milestone(
+            "bib",
+            "end",
+            {"entries": bib.count("\n@") + bib.startswith("@"), "unresolved": unresolved},
+        )
+
+    def reload(self, run: RunContext) -> None:
+        _reload_report(run)
+        if run.prior is not None:
+            run.h.unresolved_citations = run.prior.unresolved_citations
+
+
+class Compile(Stage):
+    name = "compile"
+    reads = ("report.tex", "refs.bib", "figures/")
+    writes = ("report.pdf", "report.tex", "drafts/", "run.json:compile")
+
+    def run(self, run: RunContext) -> Iterator[Event]:
+        h = run.h
+        yield run.milestone("compile", "start", {"engine": run.engines.engine})
+        assert h.tex is not None
+        result = self._compile(run)
+        rounds = 0
+        while (
+            not result.ok
+            and rounds < MAX_FIX_ROUNDS
+            and not h.skeleton
+            and not run.config.offline
+            and not run.budget.exhausted
+            and not run.cancelled()
+        ):
+            rounds += 1
+            first = result.errors[0] if result.errors else None
+            where = f" at line {first.line}: {first.message}" if first else ""
+            yield Guard(
+                "compile_fix", f"Compile failed{where}; fix round {rounds}/{MAX_FIX_ROUNDS}"
+            )
+            try:
+                fixed = yield from fix_compile(run.writer(model=True), h.tex, result.errors)
+            except LLMError as err:
+                yield run.model_failed("compile", err)
+                fixed = None
+            if fixed is None:
+                break
+            yield run.save_report(fixed)
+            result = self._compile(run)
+        if run.cancelled():
+            raise Cancelled
+        h.pdf = result.pdf
+        errors = [
+            {"file": e.file, "line": e.line, "message": e.message} for e in result.errors[:10]
+        ]
+        h.compile = CompileRecord(
+            ok=result.ok,
+            errors=errors,
+            warnings=result.warnings[:20],
+            seconds=result.seconds,
+            fix_rounds=rounds,
+        )
+        if not result.ok:
+            run.degrade(Reason.COMPILE_FAILED.value)
+        yield run.milestone(
+            "compile",
+            "end",
+            {"ok": result.ok, "pdf": run.rel(h.pdf), "errors": errors[:3], "fix_rounds": rounds},
+        )
+
+    def _compile(self, run: RunContext) -> Any:
+        return compile_tex(
+            run.dir / "report.tex",
+            engines=run.engines,
+            cancel=run.cancelled,
+            secrets=[run.config.api_key],
+        )
+
+    def reload(self, run: RunContext) -> None:
+        pdf = run.dir / "report.pdf"
+        run.h.pdf = pdf if pdf.is_file() else None
+        if run.prior is not None:
+            run.h.compile = run.prior.compile
+
+
+STAGES: dict[str, Stage] = {
+    s.name: s for s in (Scan(), Explore(), Figures(), Gap(), Draft(), Reflect(), Bib(), Compile())
+}

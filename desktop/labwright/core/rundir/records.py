@@ -1,0 +1,350 @@
+"""Typed records of the files in a run directory, and their JSON form.
+
+run.json, findings.json, evidence.jsonl (one record a line), figures.json,
+gaps.json and numbers.json are read by other programs (DESIGN.md, "Run
+directory"): `to_dict` writes exactly the keys those programs know, plus
+additive ones (run.json's `schema_version` and `notes`). `from_dict` checks
+every known key's type and keeps keys it does not know, so a rewrite (the
+review pane recording a recompile) never drops what another writer put there.
+
+A file that cannot be used raises `RunFileError` with a sentence a person can
+act on; files.py turns paths into records.
+"""
+
+from __future__ import annotations
+
+import types
+from dataclasses import MISSING, dataclass, field, fields, is_dataclass
+from pathlib import Path
+from typing import Any, ClassVar, TypeVar, Union, get_args, get_origin, get_type_hints
+
+from labwright.core.rundir.store import RunDirError
+
+# run.json's "schema_version". A run.json without one was written before the field
+# existed; its layout is that of version 1.
+SCHEMA_VERSION = 1
+
+
+class RunFileError(RunDirError, ValueError):
+    """A file of a run directory is missing, damaged, or from another Labwright.
+
+    The message is one sentence a person can act on. A ValueError too: callers that
+    took a run.json through json.loads caught ValueError, and still do."""
+
+
+class _Bad(Exception):
+    def __init__(self, where: str, what: str) -> None:
+        super().__init__(f"{where} {what}")
+        self.where, self.what = where, what
+
+
+R = TypeVar("R", bound="Record")
+
+
+@dataclass
+class Record:
+    """Base of the records: a dataclass with a checked JSON form.
+
+    `_OMIT_NONE` names the fields written only when set (keys that an older run.json
+    had only when a stage put them there); `unknown` keeps keys of the file this
+    version does not know."""
+
+    _OMIT_NONE: ClassVar[frozenset[str]] = frozenset()
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        for f in fields(self):
+            if f.name == "unknown":
+                continue
+            value = getattr(self, f.name)
+            if value is None and f.name in self._OMIT_NONE:
+                continue
+            out[f.name] = _plain(value)
+        out.update(getattr(self, "unknown", {}))
+        return out
+
+    @classmethod
+    def from_dict(cls: type[R], data: Any, *, where: str = "") -> R:
+        """The record of `data`; raises _Bad naming the first key that does not fit."""
+        return _record(cls, data, where)
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, Record):
+        return value.to_dict()
+    if isinstance(value, list):
+        return [_plain(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in value.items()}
+    return value
+
+
+_HINTS: dict[type, dict[str, Any]] = {}
+
+
+def _hints(cls: type) -> dict[str, Any]:
+    if cls not in _HINTS:
+        _HINTS[cls] = get_type_hints(cls)
+    return _HINTS[cls]
+
+
+def _record(cls: type[R], data: Any, where: str) -> R:
+    if not isinstance(data, dict):
+        raise _Bad(where or "the file", f"holds {_kind(data)} where an object was expected")
+    hints = _hints(cls)
+    values: dict[str, Any] = {}
+    missing = []
+    known = set()
+    for f in fields(cls):
+        if f.name == "unknown":
+            continue
+        known.add(f.name)
+        if f.name not in data:
+            if f.default is MISSING and f.default_factory is MISSING:
+                missing.append(f.name)
+            continue
+        values[f.name] = _check(data[f.name], hints[f.name], _key(where, f.name))
+    if missing:
+        raise _Missing(where, missing)
+    if any(f.name == "unknown" for f in fields(cls)):
+        values["unknown"] = {k: v for k, v in data.items() if k not in known}
+    return cls(**values)
+
+
+class _Missing(_Bad):
+    def __init__(self, where: str, names: list[str]) -> None:
+        super().__init__(where or "the file", "has no " + ", ".join(names))
+        self.names = names
+
+
+def _key(where: str, name: str) -> str:
+    return f"{where}.{name}" if where else name
+
+
+def _kind(value: Any) -> str:
+    names = {dict: "an object", list: "a list", str: "a string", bool: "true/false"}
+    if value is None:
+        return "null"
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return "a number"
+    return names.get(type(value), type(value).__name__)
+
+
+def _check(value: Any, tp: Any, where: str) -> Any:
+    """`value` when it fits the annotation `tp` (records built, ints taken as floats)."""
+    if tp is Any:
+        return value
+    origin = get_origin(tp)
+    if origin in (Union, types.UnionType):
+        for arg in get_args(tp):
+            try:
+                return _check(value, arg, where)
+            except _Missing:
+                raise
+            except _Bad:
+                continue
+        raise _Bad(where, f"holds {_kind(value)}, which is not what this field takes")
+    if tp is type(None):
+        if value is None:
+            return None
+        raise _Bad(where, f"holds {_kind(value)} where null was expected")
+    if origin is list:
+        if not isinstance(value, list):
+            raise _Bad(where, f"holds {_kind(value)} where a list was expected")
+        (item,) = get_args(tp)
+        return [_check(v, item, f"{where}[{i}]") for i, v in enumerate(value)]
+    if origin is dict:
+        if not isinstance(value, dict):
+            raise _Bad(where, f"holds {_kind(value)} where an object was expected")
+        _, item = get_args(tp)
+        return {str(k): _check(v, item, _key(where, str(k))) for k, v in value.items()}
+    if isinstance(tp, type) and is_dataclass(tp) and issubclass(tp, Record):
+        return _record(tp, value, where)
+    if tp is float and isinstance(value, (int, float)) and not isinstance(value, bool):
+        return float(value) if isinstance(value, int) else value
+    if tp is int and isinstance(value, int) and not isinstance(value, bool):
+        return value
+    if tp in (str, bool) and isinstance(value, tp):
+        return value
+    expected = {int: "a whole number", float: "a number", str: "a string", bool: "true/false"}
+    raise _Bad(where, f"holds {_kind(value)} where {expected.get(tp, str(tp))} was expected")
+
+
+# -- run.json -------------------------------------------------------------------
+
+
+@dataclass
+class RoleUsage(Record):
+    calls: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    ms: int = 0
+
+
+@dataclass
+class CompileRecord(Record):
+    """The last compile: the pipeline's, or the review pane's (by="review")."""
+
+    _OMIT_NONE: ClassVar[frozenset[str]] = frozenset({"by"})
+    ok: bool
+    errors: list[dict[str, Any]] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+    seconds: float = 0.0
+    fix_rounds: int = 0
+    by: str | None = None
+    unknown: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class GapRecord(Record):
+    """One requirement of the assignment, and whether the material supports it."""
+
+    requirement: str
+    supported: bool | None = None  # None: not checked
+    why: str = ""
+    unknown: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class NoteRecord(Record):
+    """Something that went wrong in a stage without stopping it."""
+
+    stage: str
+    message: str
+
+
+@dataclass
+class RunRecord(Record):
+    """run.json. The stage fields (gaps to compile) are absent until their stage ran."""
+
+    _OMIT_NONE: ClassVar[frozenset[str]] = frozenset(
+        {
+            "gaps",
+            "skeleton",
+            "numbers",
+            "converged",
+            "unresolved_citations",
+            "compile",
+            "ended_by",
+            "error",
+        }
+    )
+    status: str  # "running" | "ok" | "degraded" | "failed" | "cancelled"
+    config: dict[str, Any]  # RunConfig.public_dict(): no secrets
+    schema_version: int = SCHEMA_VERSION
+    labwright: str = ""
+    degraded: bool = False
+    reasons: list[str] = field(default_factory=list)
+    plan: list[str] = field(default_factory=list)
+    template: str | None = None
+    engines: dict[str, Any] = field(default_factory=dict)
+    started: float | None = None
+    finished: float | None = None
+    usage: dict[str, RoleUsage] = field(default_factory=dict)
+    calls: dict[str, int] = field(default_factory=dict)
+    total_tokens: int = 0
+    cost_usd: float | None = None
+    # what the stages decided
+    gaps: list[GapRecord] | None = None  # gap
+    skeleton: bool | None = None  # draft: the report is the offline skeleton
+    numbers: dict[str, Any] | None = None  # draft, reflect: Verification.summary()
+    converged: int | None = None  # reflect: the round that converged
+    unresolved_citations: list[str] | None = None  # bib
+    compile: CompileRecord | None = None  # compile, or the review pane's recompile
+    # how the run ended, when a failure or a cancel ended it
+    ended_by: str | None = None
+    error: str | None = None
+    # what went wrong without stopping anything (a gap check answer that was not
+    # JSON, BibTeX entries that were dropped); also in the journal as `error` events
+    notes: list[NoteRecord] = field(default_factory=list)
+    unknown: dict[str, Any] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        out = super().to_dict()
+        # schema_version leads, so a person opening the file sees it first
+        return {"schema_version": out.pop("schema_version"), **out}
+
+    @property
+    def folder(self) -> Path | None:
+        """The material folder the run read (None when run.json does not say)."""
+        folder = self.config.get("folder")
+        return Path(folder) if isinstance(folder, str) and folder else None
+
+    @property
+    def finished_status(self) -> bool:
+        return self.status in ("ok", "degraded")
+
+
+# -- findings.json, figures.json, evidence.jsonl, numbers.json ----------------------
+
+
+@dataclass
+class FindingsRecord(Record):
+    """findings.json: what the exploration concluded, or only what it gathered."""
+
+    status: str = "cut_short"  # "finished" | "cut_short" | "no_evidence" | "cancelled"
+    reason: str | None = None
+    detail: str = ""
+    experiment: str | None = None
+    goal: str | None = None
+    key_findings: list[str] = field(default_factory=list)
+    assignment_requirements: list[str] = field(default_factory=list)
+    method_approach: str = ""
+    sample_report: str = ""
+    files_read: list[str] = field(default_factory=list)
+    gathered: list[dict[str, Any]] = field(default_factory=list)
+    figures: list[FigureRecord] = field(default_factory=list)
+    unknown: dict[str, Any] = field(default_factory=dict)
+
+    CONCLUSION: ClassVar[tuple[str, ...]] = (
+        "experiment",
+        "goal",
+        "key_findings",
+        "assignment_requirements",
+        "method_approach",
+        "sample_report",
+    )
+
+    def conclusion(self) -> dict[str, Any] | None:
+        """finish_exploration's arguments, when the exploration finished."""
+        if self.status != "finished":
+            return None
+        return {k: _plain(getattr(self, k)) for k in self.CONCLUSION}
+
+
+@dataclass
+class FigureRecord(Record):
+    """A figure the report may include (figures/<filename>.pdf and .png)."""
+
+    filename: str
+    caption: str = ""
+    pdf: str | None = None
+    png: str | None = None
+    unknown: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class EvidenceRecord(Record):
+    """One line of evidence.jsonl: text the model was shown, and where it came from."""
+
+    _OMIT_NONE: ClassVar[frozenset[str]] = frozenset({"kind", "offset", "end"})
+    path: str
+    text: str
+    kind: str | None = None
+    offset: int | None = None
+    end: int | None = None
+    unknown: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class NumbersRecord(Record):
+    """numbers.json: every number of report.tex, traced to the evidence or not."""
+
+    report: str = "report.tex"
+    evidence_numbers: int = 0
+    counts: dict[str, int] = field(default_factory=dict)
+    unmatched: list[dict[str, Any]] = field(default_factory=list)
+    matched: list[dict[str, Any]] = field(default_factory=list)
+    skipped: list[dict[str, Any]] = field(default_factory=list)
+    open_items: list[dict[str, Any]] = field(default_factory=list)
+    unknown: dict[str, Any] = field(default_factory=dict)
