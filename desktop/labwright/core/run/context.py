@@ -22,7 +22,7 @@ from labwright.core.report.latex import probe_engines
 from labwright.core.report.templates import load_template
 from labwright.core.report.writing import Writer
 from labwright.core.run.stages import Handoff, plan_pipeline
-from labwright.core.rundir.files import load_run, save_run
+from labwright.core.rundir.files import last_draft, load_run, save_run
 from labwright.core.rundir.records import NoteRecord, RoleUsage, RunRecord
 from labwright.core.rundir.store import RunDirError, RunStore, prepare_run_dir, read_journal
 from labwright.core.secrets import hide_secrets
@@ -79,7 +79,8 @@ class RunContext:
         if resume:
             self._load_journal()
         self._writer = Writer(self.config, None, self.usage, self.template)
-        self.h = Handoff()
+        # drafts/ numbers every draft of the run, a re-draft's too: never overwrite one
+        self.h = Handoff(version=last_draft(self.dir))
 
     # -- journal ---------------------------------------------------------
 

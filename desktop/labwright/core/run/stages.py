@@ -319,6 +319,7 @@ class Draft(Stage):
 
     def run(self, run: RunContext) -> Iterator[Event]:
         h = run.h
+        yield run.milestone("draft", "start")
         e = h.exploration
         h.skeleton = False
         tex = None
@@ -360,11 +361,10 @@ class Draft(Stage):
 
 def _reload_report(run: RunContext) -> None:
     """report.tex as the last stage that touched it left it, and its draft number."""
-    d = run.dir
-    if (d / "report.tex").is_file():
-        drafts = sorted((d / "drafts").glob("v*.tex"), key=lambda p: int(p.stem[1:]))
-        run.h.tex = (d / "report.tex").read_text(encoding="utf-8")
-        run.h.version = int(drafts[-1].stem[1:]) if drafts else 1
+    report = run.dir / "report.tex"
+    if report.is_file():
+        run.h.tex = report.read_text(encoding="utf-8")
+        run.h.version = max(run.h.version, 1)
 
 
 def _skeleton(run: RunContext, findings: dict[str, Any] | None) -> str:

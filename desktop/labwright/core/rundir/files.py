@@ -136,8 +136,6 @@ def load_run(run_dir: Path) -> RunRecord:
         raise _damaged(path, missing) from None
     except _Bad as bad:
         raise _damaged(path, bad) from None
-    if not isinstance(record.config.get("folder"), str):
-        raise RunFileError(f"run.json in {run_dir} is damaged: its config names no folder.")
     return record
 
 
@@ -178,6 +176,16 @@ def resumed_config(run_dir: Path, api_key: str | None = None) -> RunConfig:
     run_dir = Path(run_dir).resolve()
     config = run_config(load_run(run_dir), run_dir)
     return replace(config, api_key=key_for_config(config, api_key))
+
+
+def last_draft(run_dir: Path) -> int:
+    """The number of the newest drafts/v<n>.tex (0 when there is none)."""
+    numbers = [
+        int(p.stem[1:])
+        for p in (Path(run_dir) / "drafts").glob("v*.tex")
+        if p.stem[1:].isdigit()
+    ]
+    return max(numbers, default=0)
 
 
 # -- what the stages leave ------------------------------------------------------
