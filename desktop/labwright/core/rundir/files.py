@@ -181,9 +181,7 @@ def resumed_config(run_dir: Path, api_key: str | None = None) -> RunConfig:
 def last_draft(run_dir: Path) -> int:
     """The number of the newest drafts/v<n>.tex (0 when there is none)."""
     numbers = [
-        int(p.stem[1:])
-        for p in (Path(run_dir) / "drafts").glob("v*.tex")
-        if p.stem[1:].isdigit()
+        int(p.stem[1:]) for p in (Path(run_dir) / "drafts").glob("v*.tex") if p.stem[1:].isdigit()
     ]
     return max(numbers, default=0)
 
