@@ -34,7 +34,8 @@ class Toolbox(dict[str, Tool]):
     """The tools offered in one run, by name."""
 
     def traits(self, name: str) -> ToolTraits:
-        return traits_of(name)
+        tool = self.get(name)
+        return tool.traits if tool is not None else traits_of(name)
 
     @property
     def finishing(self) -> str:
