@@ -1,10 +1,20 @@
-"""Unit tests of the guards, without any model or I/O."""
+"""Unit tests of the guards, without any model or I/O.
+
+Guards of one call are tested on their own (pure: records in, checks out); the
+ones whose meaning is in how they combine (a dedup that also nudges, a cycle of
+deduplicated calls, a withdrawn tool) through the ledger, driven as the loop does.
+"""
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
-from labwright.core.agent.guards import Guards, Intervals, fingerprint
+from labwright.core.agent.guards import Intervals, Record, Verdict, fingerprint
+from labwright.core.agent.guards.policies import FailureBreaker, Wander
+from labwright.core.agent.ledger import Ledger
+from labwright.core.agent.tools import traits_of
 from labwright.core.agent.tools.base import ToolOutcome
 from labwright.core.settings.config import GuardLimits
 
@@ -17,6 +27,45 @@ def fail() -> ToolOutcome:
     return ToolOutcome(False, "no", "failed", productive=False)
 
 
+NUDGE = "Repeating it will not bring anything new."  # the nudge message's own words
+
+
+class Play:
+    """A ledger driven as the loop drives it: one call per turn, the notes after it."""
+
+    def __init__(self, limits: GuardLimits | None = None) -> None:
+        self.ledger = Ledger(limits)
+        self.turn = 0
+
+    def propose(self, name: str, args: Any) -> Record:
+        self.turn += 1
+        call_id = f"c{self.turn}"
+        assistant = {
+            "role": "assistant",
+            "content": None,
+            "tool_calls": [
+                {"id": call_id, "type": "function", "function": {"name": name, "arguments": "{}"}}
+            ],
+        }
+        self.ledger.reply(self.turn, assistant, [name])
+        return self.ledger.propose(self.turn, call_id, name, args)
+
+    def call(self, name: str, args: Any, outcome: ToolOutcome | None = None) -> Record:
+        """Propose it, run it with `outcome` (ok() by default) if it may run, settle it."""
+        record = self.propose(name, args)
+        self.last = self.ledger.settle(record, (outcome or ok()) if record.ran else None)
+        if record.action != "stop":
+            self.ledger.end_turn()
+        return record
+
+    def kinds(self) -> list[str]:
+        """Guard kinds of the last call, in order, as the loop yields them."""
+        return [e.kind for e in self.last if e.type == "guard"]
+
+    def nudges(self) -> int:
+        return sum(NUDGE in str(m["content"]) for m in self.ledger.messages())
+
+
 def test_fingerprint_ignores_key_order_and_falls_back_to_str():
     assert fingerprint("read_file", {"path": "a", "offset": 1}) == fingerprint(
         "read_file", {"offset": 1, "path": "a"}
@@ -26,14 +75,12 @@ def test_fingerprint_ignores_key_order_and_falls_back_to_str():
 
 
 def test_repeat_occurrences_run_then_dedup_then_nudge_then_stop():
-    g = Guards()
+    g = Play()
     args = {"path": "a.csv"}
     actions = []
     for _ in range(5):
-        v = g.before_call("read_file", args)
-        actions.append((v.action, [e.kind for e in v.events]))
-        if v.action == "run":
-            g.after_call("read_file", args, ok())
+        r = g.call("read_file", args)
+        actions.append((r.action, [e.kind for e in r.events]))
     assert actions == [
         ("run", []),
         ("dedup", ["dedup"]),
@@ -41,87 +88,93 @@ def test_repeat_occurrences_run_then_dedup_then_nudge_then_stop():
         ("dedup", ["dedup"]),
         ("stop", ["loop_stop"]),
     ]
-    assert g.stop_reason == "loop"
-    assert g.take_nudge() is not None and g.take_nudge() is None
+    assert g.ledger.stop.reason.value == "loop"
+    assert g.nudges() == 1  # sent once, after the turn that earned it
 
 
 def test_nudge_is_given_once_per_run():
-    g = Guards()
+    g = Play()
     kinds = []
     for path in ("a", "b"):
         for _ in range(3):
-            kinds += [e.kind for e in g.before_call("list_dir", {"path": path}).events]
+            kinds += [e.kind for e in g.call("list_dir", {"path": path}).events]
     assert kinds.count("nudge") == 1
 
 
 def test_a_failed_call_is_not_deduplicated():
-    g = Guards()
+    g = Play()
     args = {"path": "missing.csv"}
-    g.before_call("read_file", args)
-    g.after_call("read_file", args, fail())
-    assert g.before_call("read_file", args).action == "run"
+    g.call("read_file", args, fail())
+    assert g.propose("read_file", args).action == "run"
+
+
+def read(path: str, outcome: ToolOutcome) -> Record:
+    """A finished read_file call, as the failure breaker sees it after it ran."""
+    return Record(
+        f"id-{path}", "read_file", {"path": path}, traits_of("read_file"), outcome=outcome
+    )
 
 
 def test_three_consecutive_failures_withdraw_the_tool_and_success_resets():
-    g = Guards()
-    g.after_call("read_file", {"path": "1"}, fail())
-    g.after_call("read_file", {"path": "2"}, fail())
-    g.after_call("read_file", {"path": "3"}, ok())
-    g.after_call("read_file", {"path": "4"}, fail())
-    assert "read_file" not in g.disabled
-    g.after_call("read_file", {"path": "5"}, fail())
-    events = g.after_call("read_file", {"path": "6"}, fail())
-    assert [e.kind for e in events] == ["tool_disabled"]
-    assert "read_file" in g.disabled
-    assert g.before_call("read_file", {"path": "7"}).action == "refuse"
+    g = FailureBreaker(GuardLimits(), standing=lambda: "")
+    g.after(read("1", fail()))
+    g.after(read("2", fail()))
+    g.after(read("3", ok()))
+    g.after(read("4", fail()))
+    assert not g.withholds("read_file", traits_of("read_file"))
+    g.after(read("5", fail()))
+    check = g.after(read("6", fail()))
+    assert [e.kind for e in check.events] == ["tool_disabled"]
+    assert g.withholds("read_file", traits_of("read_file"))
+    assert g.before(read("7", ok())).answer.action == "refuse"
 
 
 def test_finishing_tool_is_never_withdrawn():
-    g = Guards()
-    for _ in range(5):
-        g.after_call("finish_exploration", {}, fail())
-    assert "finish_exploration" not in g.disabled
+    g = Play()
+    g.call("read_file", {"path": "a.txt"}, ok(coverage=("a.txt", 0, 10)))  # opens the gate
+    for i in range(5):
+        assert g.call("finish_exploration", {"i": i}, fail()).ran
+    assert "finish_exploration" not in g.ledger.withheld()
 
 
 def test_evidence_gate_counts_only_productive_reads():
-    g = Guards()
-    g.after_call("list_dir", {"path": "."}, ok())
-    g.after_call("read_file", {"path": "empty.txt"}, ok(productive=False))
-    assert g.before_call("finish_exploration", {}).action == "refuse"
-    g.after_call("read_file", {"path": "a.txt"}, ok(coverage=("a.txt", 0, 10)))
-    assert g.before_call("finish_exploration", {}).action == "run"
+    g = Play()
+    g.call("list_dir", {"path": "."}, ok())
+    g.call("read_file", {"path": "empty.txt"}, ok(productive=False))
+    assert g.propose("finish_exploration", {}).action == "refuse"
+    g.call("read_file", {"path": "a.txt"}, ok(coverage=("a.txt", 0, 10)))
+    assert g.propose("finish_exploration", {}).action == "run"
 
 
 def test_evidence_gate_gives_up_after_the_refusals():
-    g = Guards(GuardLimits(evidence_refusals=2))
-    actions = [g.before_call("finish_exploration", {}).action for _ in range(3)]
+    g = Play(GuardLimits(evidence_refusals=2))
+    actions = [g.call("finish_exploration", {}).action for _ in range(3)]
     assert actions == ["refuse", "refuse", "stop"]
-    assert g.stop_reason == "no_evidence"
+    assert g.ledger.stop.reason.value == "no_evidence"
 
 
 def test_coverage_forward_pages_are_new_and_overlaps_within_are_rereads():
-    g = Guards()
+    g = Play()
     for start in (0, 100, 200):
-        out = ok(coverage=("f.txt", start, start + 100))
-        assert g.after_call("read_file", {"offset": start}, out) == []
-        assert out.productive
-    partly_new = ok(coverage=("f.txt", 250, 350))
-    assert g.after_call("read_file", {"offset": 250}, partly_new) == []
-    reread = ok(coverage=("f.txt", 20, 80))
-    assert [e.kind for e in g.after_call("read_file", {"offset": 20}, reread)] == ["reread"]
+        r = g.call("read_file", {"offset": start}, ok(coverage=("f.txt", start, start + 100)))
+        assert g.kinds() == []
+        assert r.productive
+    g.call("read_file", {"offset": 250}, ok(coverage=("f.txt", 250, 350)))  # partly new
+    assert g.kinds() == []
+    reread = g.call("read_file", {"offset": 20}, ok(coverage=("f.txt", 20, 80)))
+    assert g.kinds() == ["reread"]
     assert not reread.productive
 
 
 def test_rereads_of_one_file_nudge_then_stop():
-    g = Guards()
-    g.after_call("read_file", {"offset": 0}, ok(coverage=("f", 0, 100)))
+    g = Play()
+    g.call("read_file", {"offset": 0}, ok(coverage=("f", 0, 100)))
     kinds = []
     for i in range(1, 5):
-        kinds += [
-            e.kind for e in g.after_call("read_file", {"offset": i}, ok(coverage=("f", i, 50)))
-        ]
+        g.call("read_file", {"offset": i}, ok(coverage=("f", i, 50)))
+        kinds += g.kinds()
     assert kinds == ["reread", "reread", "nudge", "reread", "reread", "loop_stop"]
-    assert g.stop_reason == "loop"
+    assert g.ledger.stop.reason.value == "loop"
 
 
 def test_intervals_merge():
@@ -144,16 +197,14 @@ def test_guards_can_be_tuned_not_disabled(limits):
 # -- cycles -------------------------------------------------------------------------
 
 
-def _walk(g: Guards, calls: list[tuple[str, dict]]) -> list[tuple[str, list[str]]]:
-    """Play calls through before_call/after_call as the loop would; (action, kinds) each."""
+def _walk(g: Play, calls: list[tuple[str, dict]]) -> list[tuple[str, list[str]]]:
+    """Play calls through the ledger as the loop would; (action, kinds before it ran) each."""
     out = []
     for name, args in calls:
-        v = g.before_call(name, args)
-        out.append((v.action, [e.kind for e in v.events]))
-        if v.action == "stop":
+        r = g.call(name, args, ok(f"{name} {args}"))
+        out.append((r.action, [e.kind for e in r.events]))
+        if r.action == "stop":
             break
-        if v.action == "run":
-            g.after_call(name, args, ok(f"{name} {args}"))
     return out
 
 
@@ -163,7 +214,7 @@ C = ("read_file", {"path": "data/pendulum.csv"})
 
 
 def test_a_b_a_b_nudges_after_two_full_rounds_and_stops_at_three():
-    g = Guards()
+    g = Play()
     steps = _walk(g, [A, B, A, B, A, B, A])
     assert steps == [
         ("run", []),
@@ -173,14 +224,15 @@ def test_a_b_a_b_nudges_after_two_full_rounds_and_stops_at_three():
         ("dedup", ["dedup"]),  # 3rd A: the loop breaker's nudge was already given
         ("stop", ["cycle"]),
     ]
-    assert g.stop_reason == "cycle" and "list_dir(data) → read_file(manual.txt)" in g.stop_detail
-    assert g.take_nudge() is not None and g.take_nudge() is None
+    stop = g.ledger.stop
+    assert stop.reason.value == "cycle" and "list_dir(data) → read_file(manual.txt)" in stop.detail
+    assert g.nudges() == 1
 
 
 def test_cycles_of_three_and_four_calls_are_found():
     D = ("list_dir", {"path": "."})
     for block, nudge_at, stop_at in (([A, B, C], 6, 9), ([A, B, C, D], 8, 12)):
-        g = Guards(GuardLimits(nudge_at=10, stop_at=11))  # keep the loop breaker out of it
+        g = Play(GuardLimits(nudge_at=10, stop_at=11))  # keep the loop breaker out of it
         steps = _walk(g, block * 4)
         kinds = [k for _, k in steps]
         assert "cycle" in kinds[nudge_at - 1] and "cycle" not in sum(kinds[: nudge_at - 1], [])
@@ -189,19 +241,19 @@ def test_cycles_of_three_and_four_calls_are_found():
 
 def test_a_cycle_longer_than_cycle_max_len_is_left_to_the_other_guards():
     D = ("list_dir", {"path": "."})
-    g = Guards(GuardLimits(nudge_at=10, stop_at=11, cycle_max_len=3))
+    g = Play(GuardLimits(nudge_at=10, stop_at=11, cycle_max_len=3))
     kinds = sum((k for _, k in _walk(g, [A, B, C, D] * 3)), [])
     assert "cycle" not in kinds
 
 
 def test_the_same_call_again_and_again_is_no_cycle():
-    g = Guards(GuardLimits(nudge_at=10, stop_at=11))
+    g = Play(GuardLimits(nudge_at=10, stop_at=11))
     kinds = sum((k for _, k in _walk(g, [A] * 8)), [])
     assert "cycle" not in kinds  # A-A-A-A is the loop breaker's (dedup, nudge, loop_stop)
 
 
 def test_forward_pages_and_different_files_never_make_a_cycle():
-    g = Guards()
+    g = Play()
     pages = [("read_file", {"path": "log.txt", "offset": o}) for o in range(0, 2000, 100)]
     files = [("read_file", {"path": f"n{i}.txt"}) for i in range(30)]
     kinds = sum((k for _, k in _walk(g, pages + files)), [])
@@ -209,14 +261,16 @@ def test_forward_pages_and_different_files_never_make_a_cycle():
 
 
 def test_cycle_thresholds_are_tunable():
-    g = Guards(GuardLimits(cycle_nudge_at=3, cycle_stop_at=4, nudge_at=10, stop_at=11))
+    g = Play(GuardLimits(cycle_nudge_at=3, cycle_stop_at=4, nudge_at=10, stop_at=11))
     steps = _walk(g, [A, B] * 5)
     assert "cycle" in steps[5][1] and steps[-1] == ("stop", ["cycle"]) and len(steps) == 8
 
 
 def test_calls_to_a_withdrawn_tool_are_no_step_of_a_cycle():
-    g = Guards()
-    g.disabled.add("read_file")
+    g = Play()
+    for i in range(3):
+        g.call("read_file", {"path": f"missing{i}"}, fail())
+    assert "read_file" in g.ledger.withheld()
     steps = _walk(g, [A, B, A, B, A, B])
     assert all("cycle" not in k for _, k in steps)
     assert [a for a, _ in steps][1::2] == ["refuse"] * 3
@@ -225,32 +279,38 @@ def test_calls_to_a_withdrawn_tool_are_no_step_of_a_cycle():
 # -- wandering ----------------------------------------------------------------------
 
 
-def settle(g: Guards, name: str, outcome: ToolOutcome, *, cached: bool = False, i: int = 0):
-    return [
-        e.kind for e in g.settle(name, {"i": i}, outcome, cached=cached, call_id=f"c{i}", index=i)
-    ]
+def settled(name: str, outcome: ToolOutcome, *, cached: bool = False, i: int = 0) -> Record:
+    """A call with its final answer, as the wandering guard sees it."""
+    r = Record(f"c{i}", name, {"i": i}, traits_of(name), outcome=outcome, cached=cached)
+    r.productive = outcome.productive
+    return r
+
+
+def settle(g: Wander, name: str, outcome: ToolOutcome, *, cached: bool = False, i: int = 0):
+    check = g.settle(settled(name, outcome, cached=cached, i=i))
+    return [e.kind for e in check.events] + (["nudge"] if check.nudge else [])
 
 
 def test_wandering_nudges_at_six_idle_calls_in_ten_then_stops_at_eight():
-    g = Guards()
+    g = Wander(GuardLimits())
     kinds = []
     for i in range(8):
         kinds.append(settle(g, "read_file", fail(), i=i))
     assert kinds == [[], [], [], [], [], ["wander", "nudge"], [], ["wander"]]
-    assert g.stop_reason == "wander"
+    assert g.settle(settled("read_file", fail())).stop.reason.value == "wander"
 
 
 def test_new_information_keeps_the_window_from_filling():
-    g = Guards()
+    g = Wander(GuardLimits())
     kinds = []
     for i in range(40):  # a useful call for each idle one: 5 of 10 at most
         useful = ok(f"page {i}") if i % 2 else fail()
         kinds += settle(g, "read_file", useful, i=i)
-    assert kinds == [] and g.stop_reason is None
+    assert kinds == []
 
 
 def test_what_counts_as_nothing_new():
-    g = Guards()
+    g = Wander(GuardLimits())
     listing = "Contents of '.' (2 entries):\ndata/\nmanual.txt\ttext\t1 KB"
     respelled = "Contents of './.' (2 entries):\ndata/\nmanual.txt\ttext\t1 KB"
     other = ToolOutcome(True, "Contents of 'data' (1 entries):\nx.csv\tdata\t1 KB", "ok")
@@ -264,20 +324,23 @@ def test_what_counts_as_nothing_new():
         ("read_file", ok("next page"), False, False),
     ]
     for i, (name, outcome, cached, idle) in enumerate(cases):
-        settle(g, name, outcome, cached=cached, i=i)
+        check = g.settle(settled(name, outcome, cached=cached, i=i))
         assert g.idle[-1] is idle, (i, name)
-        assert outcome.productive is not idle or name != "list_dir" or not idle
+        assert check.unproductive is idle, (i, name)  # the call is reported as not productive
 
 
 def test_finishing_is_never_counted_as_wandering():
-    g = Guards()
+    g = Play()
+    g.call("read_file", {"path": "a.txt"}, ok(coverage=("a.txt", 0, 10)))
+    wander = next(p for p in g.ledger.policies if isinstance(p, Wander))
     for i in range(10):
-        assert settle(g, "finish_exploration", fail(), i=i) == []
-    assert not g.idle
+        g.call("finish_exploration", {"i": i}, fail())
+        assert g.kinds() == []
+    assert not any(wander.idle)
 
 
 def test_wander_thresholds_are_tunable():
-    g = Guards(GuardLimits(wander_window=4, wander_nudge_at=2, wander_stop_at=3))
+    g = Wander(GuardLimits(wander_window=4, wander_nudge_at=2, wander_stop_at=3))
     kinds = [settle(g, "read_file", fail(), i=i) for i in range(3)]
     assert kinds == [[], ["wander", "nudge"], ["wander"]]
 
@@ -308,20 +371,22 @@ def missing(path: str) -> ToolOutcome:
 
 
 def test_the_same_error_between_successes_is_an_error_storm():
-    g = Guards()
+    g = FailureBreaker(GuardLimits(), standing=lambda: "Nothing read yet.")
     kinds = []
     for i in range(10):
         outcome = missing(f"run_{i}.csv") if i % 2 == 0 else ok(f"page {i}")
-        kinds += [e.kind for e in g.after_call("read_file", {"path": f"run_{i}.csv"}, outcome)]
-        if i == 8:
-            assert "withdrawn" in outcome.content and "finish_exploration" in outcome.content
+        check = g.after(read(f"run_{i}.csv", outcome))
+        kinds += [e.kind for e in check.events]
+        if i == 8:  # what the model reads: the error, then the note
+            assert "withdrawn" in check.note and "finish_exploration" in check.note
+            assert check.trip
     assert kinds == ["error_storm"]  # at the 5th same error, though never 3 in a row
-    assert "read_file" in g.disabled and g.tripped
-    assert g.before_call("read_file", {"path": "z"}).action == "refuse"
+    assert g.withholds("read_file", traits_of("read_file"))
+    assert g.before(read("z", ok())).answer.action == "refuse"
 
 
 def test_different_errors_between_successes_are_no_storm():
-    g = Guards()
+    g = FailureBreaker(GuardLimits(), standing=lambda: "")
     errors = [
         missing("a.csv"),
         ToolOutcome(False, "Cannot read 'b.bin': binary file", "f", False),
@@ -330,86 +395,64 @@ def test_different_errors_between_successes_are_no_storm():
         ToolOutcome(False, "arguments are not valid JSON", "f", False),
     ]
     for i, outcome in enumerate(errors):
-        assert g.after_call("read_file", {"path": str(i)}, outcome) == []
-        g.after_call("read_file", {"path": f"ok{i}"}, ok())
-    assert not g.disabled
+        assert g.after(read(str(i), outcome)).events == ()
+        g.after(read(f"ok{i}", ok()))
+    assert not g.withdrawn
 
 
 def test_error_storm_threshold_is_tunable():
-    g = Guards(GuardLimits(error_storm_at=2, error_storm_window=3))
-    g.after_call("read_file", {"path": "a"}, missing("a"))
-    g.after_call("read_file", {"path": "c"}, ok())
-    events = g.after_call("read_file", {"path": "b"}, missing("b"))
-    assert [e.kind for e in events] == ["error_storm"]
+    g = FailureBreaker(GuardLimits(error_storm_at=2, error_storm_window=3), standing=lambda: "")
+    g.after(read("a", missing("a")))
+    g.after(read("c", ok()))
+    check = g.after(read("b", missing("b")))
+    assert [e.kind for e in check.events] == ["error_storm"]
 
 
 # -- collapsing repeats after a trip ---------------------------------------------------
 
 
-def _transcript(g: Guards, calls: list[tuple[str, str, bool]]) -> list[dict]:
-    """(call id, path, cached) each: an assistant message and its tool message."""
-    messages: list[dict] = [{"role": "system", "content": "s"}]
-    for call_id, path, cached in calls:
-        args = {"path": path}
-        messages.append(
-            {
-                "role": "assistant",
-                "content": None,
-                "tool_calls": [
-                    {
-                        "id": call_id,
-                        "type": "function",
-                        "function": {"name": "read_file", "arguments": f'{{"path": "{path}"}}'},
-                    }
-                ],
-            }
-        )
-        content = f"repeat of {path}" if cached else f"content of {path}"
-        g.settle(
-            "read_file", args, ok(content), cached=cached, call_id=call_id, index=len(messages)
-        )
-        messages.append({"role": "tool", "tool_call_id": call_id, "content": content})
-    return messages
+def _tools(g: Play) -> dict[str, str]:
+    return {m["tool_call_id"]: m["content"] for m in g.ledger.messages() if m["role"] == "tool"}
 
 
 def test_repeats_are_collapsed_only_after_a_trip_and_every_call_keeps_its_answer():
-    g = Guards()
-    messages = _transcript(
-        g, [("c1", "a", False), ("c2", "a", True), ("c3", "b", False), ("c4", "a", True)]
-    )
-    before = [m["content"] for m in messages]
-    assert g.collapse(messages) == 0 and [m["content"] for m in messages] == before
-    g.tripped = True
-    assert g.collapse(messages) == 2
-    tools = [m for m in messages if m["role"] == "tool"]
-    assert [m["tool_call_id"] for m in tools] == ["c1", "c2", "c3", "c4"]
-    assert tools[0]["content"] == "content of a" and tools[2]["content"] == "content of b"
-    assert tools[1]["content"].startswith("[repeat of call c1") and "\n" not in tools[1]["content"]
-    assert tools[3]["content"] == tools[1]["content"]
-    assert g.collapse(messages) == 0  # idempotent
+    g = Play(GuardLimits(nudge_at=4, stop_at=5))  # three asks of `a` trip nothing here
+    for path in ("a", "a", "b", "a"):
+        g.call("read_file", {"path": path}, ok(f"content of {path}"))
+    assert [r.cached for r in g.ledger.records()] == [False, True, False, True]
+    before = _tools(g)
+    assert not g.ledger.tripped and before["c1"] == "content of a"
+    assert "not run again" in before["c2"] and before["c4"] == before["c2"]
+    g.ledger.spend(Verdict("run", "Wrap up."))  # the budget's wrap-up trips the guards
+    tools = _tools(g)
+    assert sum(tools[k] != before[k] for k in before) == 2
+    assert list(tools) == ["c1", "c2", "c3", "c4"]  # every call keeps its answer
+    assert tools["c1"] == "content of a" and tools["c3"] == "content of b"
+    assert tools["c2"].startswith("[repeat of call c1") and "\n" not in tools["c2"]
+    assert tools["c4"] == tools["c2"]
+    assert _tools(g) == tools  # rebuilding changes nothing
 
 
 def test_same_arguments_with_a_new_result_are_not_collapsed():
-    g = Guards()
-    messages = [{"role": "system", "content": "s"}] * 3
-    g.settle("read_file", {"path": "a"}, fail(), cached=False, call_id="c1", index=0)
-    g.settle("read_file", {"path": "a"}, ok("now it exists"), cached=False, call_id="c2", index=1)
-    g.settle("read_file", {"path": "a"}, ok("x"), cached=True, call_id="c3", index=2)
-    assert set(g.stubs) == {2} and "call c2" in g.stubs[2]  # the cache repeats c2, not c1
-    g.tripped = True
-    g.collapse([dict(m) for m in messages])
+    g = Play()
+    g.call("read_file", {"path": "a"}, fail())
+    g.call("read_file", {"path": "a"}, ok("now it exists"))
+    g.call("read_file", {"path": "a"}, ok("x"))  # answered from c2's result
+    repeats = {r.call_id: r.repeat_of for r in g.ledger.records()}
+    assert repeats == {"c1": None, "c2": None, "c3": "c2"}  # the cache repeats c2, not c1
+    assert g.ledger.tripped and "call c2" in _tools(g)["c3"]
 
 
 def test_any_nudge_or_stop_is_a_trip():
     for play in (
         lambda g: _walk(g, [A] * 3),
         lambda g: _walk(g, [A, B] * 2),
-        lambda g: [g.after_call("read_file", {"p": i}, fail()) for i in range(3)],
+        lambda g: [g.call("read_file", {"p": i}, fail()) for i in range(3)],
     ):
-        g = Guards()
-        assert not g.tripped
+        g = Play()
+        assert not g.ledger.tripped
         play(g)
-        assert g.tripped
+        assert g.ledger.tripped
 
 
 # -- budgets ------------------------------------------------------------------------
@@ -536,7 +579,7 @@ def test_new_guards_can_be_tuned_not_disabled(limits):
 
 
 def test_a_run_without_guard_limits_gets_the_defaults():
-    assert Guards(None).limits == GuardLimits()
+    assert Ledger(None).limits == GuardLimits()
     from labwright.core.settings.config import config_from_public
 
     with pytest.raises(ValueError):

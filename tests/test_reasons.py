@@ -51,12 +51,17 @@ def _core_sources() -> str:
     return "\n".join(p.read_text(encoding="utf-8") for p in sorted(CORE.rglob("*.py")))
 
 
+def _guards_sources() -> str:
+    guards = sorted((CORE / "agent" / "guards").glob("*.py"))
+    assert guards, "the guards moved: point this test at them"
+    return "\n".join(p.read_text(encoding="utf-8") for p in guards)
+
+
 def test_every_guard_kind_the_code_emits_is_in_the_table():
     code = _core_sources()
     emitted = set(re.findall(r"Guard\(\s*\"(\w+)\"", code))
     emitted |= set(re.findall(r"_stop\(\s*\"(\w+)\"", code))
-    guards = (CORE / "agent" / "guards.py").read_text(encoding="utf-8")
-    emitted |= set(re.findall(r"kind(?:, detail)? = \"(\w+)\"", guards))
+    emitted |= set(re.findall(r"kind(?:, detail)? = \"(\w+)\"", _guards_sources()))
     assert {"dedup", "loop_stop", "tool_disabled", "error_storm", "deadline"} <= emitted
     assert emitted <= set(GUARD_TEXT), emitted - set(GUARD_TEXT)
 
@@ -68,7 +73,7 @@ def test_no_reason_is_written_as_a_bare_string_outside_the_table():
     assert not re.findall(r"(?:degrade|end_with)\(\s*f?\"", code)
     assert not re.findall(r"(?<!status, )result\.reason(?:, result\.\w+)? = \(?\s*\"", code)
     assert not re.findall(r"result\.status, result\.reason = \"\w+\", \"", code)
-    assert not re.findall(r"reason=\"(?!offline)", (CORE / "agent" / "guards.py").read_text())
+    assert not re.findall(r"reason=\"(?!offline)", _guards_sources())
     gui = "\n".join(p.read_text(encoding="utf-8") for p in (CORE.parent / "gui").glob("*.py"))
     # reasons=[…] lists hold enum values or reasons read back from a run, never a literal
     listed = re.findall(r"reasons=\[([^\]]*)\]", gui + code)

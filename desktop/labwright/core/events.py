@@ -82,6 +82,19 @@ class Guard(Event):
     type: ClassVar[str] = "guard"
     kind: GuardKind
     detail: str
+    # Which call it is about, when it is about one (added fields: absent from the JSON
+    # form when unknown, so a guard without them reads as it always did).
+    call_id: str | None = None
+    tool: str | None = None  # the tool the call asked for
+    turn: int | None = None  # the exploration turn (model call), 1-based
+    files: list[str] = field(default_factory=list)  # files of the material it concerns
+
+    def to_dict(self) -> dict[str, Any]:
+        data = super().to_dict()
+        for key in ("call_id", "tool", "turn", "files"):
+            if data[key] is None or data[key] == []:
+                del data[key]
+        return data
 
 
 @dataclass(frozen=True)

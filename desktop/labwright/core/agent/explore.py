@@ -1,11 +1,13 @@
 """The exploration tool loop: the model reads the folder until it can say what it holds.
 
-One generator, readable in one sitting. Each turn: ask the model, check every
-call against the guards, run the runnable ones (consecutive read-only calls in
-parallel, results in call order), feed the results back. It ends when
-`finish_exploration` is accepted, or a guard stops it (the exploration is then
-*cut short* and the report is drafted from what was gathered), or after the
-budget plus the final window.
+One generator, readable in one sitting. Each turn: ask the model with the
+transcript the ledger rebuilds, let the ledger's guards judge every call, run
+the runnable ones (consecutive concurrency-safe calls in parallel, answers in
+call order). Limits are explicit below: the budget (before and after each model
+call), the final window past `max_tool_iters` turns (where the way out is forced
+once something was read), the per-turn call cap, and any guard's stop. A stopped
+exploration is *cut short* and the report is drafted from what was gathered.
+The guards and the transcript live in ledger.py and guards/.
 """
 
 from __future__ import annotations
@@ -16,10 +18,11 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
-from labwright.core.agent.guards import Budget, Guards, describe_call, fingerprint
-from labwright.core.agent.tools import FINISH, Tool, ToolContext, ToolOutcome, build_tools
+from labwright.core.agent.guards import Budget, Record
+from labwright.core.agent.ledger import Ledger
+from labwright.core.agent.tools import Tool, Toolbox, ToolContext, ToolOutcome, build_tools
 from labwright.core.agent.tools.base import Refused, error
-from labwright.core.events import Error, Event, Guard, LLMCall, ToolCall, ToolResult
+from labwright.core.events import Error, Event, Guard, LLMCall, ToolCall
 from labwright.core.llm.client import LLM, Cancelled, LLMError, ToolCallRequest, Usage
 from labwright.core.material.workspace import ScanResult
 from labwright.core.reasons import Reason
@@ -68,37 +71,9 @@ class Exploration:
         return base
 
 
-@dataclass
-class _Caps:
-    """Work allowed per turn and per run (GuardLimits), and what was used of it."""
-
-    per_turn: int
-    figures: int
-    figure_runs: int = 0
-
-    @property
-    def figures_left(self) -> bool:
-        return self.figure_runs < self.figures
-
-
-@dataclass
-class _Slot:
-    """One tool call of a turn, from its parsing to its result."""
-
-    call_id: str
-    name: str
-    args: dict[str, Any]
-    tool: Tool | None = None
-    outcome: ToolOutcome | None = None
-    guard_events: list[Guard] = field(default_factory=list)
-    run: bool = False  # executed (or to be executed) by this turn
-    cached: bool = False  # answered from an earlier result (dedup)
-    bad: bool = False  # could not even be made (unknown tool, broken arguments): a failure
-    same_as: _Slot | None = None  # an identical call earlier in the same batch
-
-
-def _first_messages(config: RunConfig, scan: ScanResult, tools: dict[str, Tool]) -> list[dict]:
-    figure_hint = message("figure_hint_make" if "make_figure" in tools else "figure_hint_later")
+def _first_messages(config: RunConfig, scan: ScanResult, tools: Toolbox) -> list[dict]:
+    figures = any(t.traits.figure for t in tools.values())
+    figure_hint = message("figure_hint_make" if figures else "figure_hint_later")
     listing = "\n".join(
         f"- {bucket}: " + ", ".join(paths) for bucket, paths in scan.sample.items() if paths
     )
@@ -130,242 +105,150 @@ def explore(
     cancelled: Callable[[], bool] = lambda: False,
 ) -> Generator[Event, None, Exploration]:
     tools = build_tools(ctx)
-    guards = Guards(config.guards)
+    ledger = Ledger(
+        config.guards,
+        tools,
+        head=_first_messages(config, scan, tools),
+        max_turns=config.max_tool_iters,
+    )
     budget = Budget(config, usage, stage="explore")
-    result = Exploration()
-    caps = _Caps(config.guards.max_calls_per_turn, config.guards.max_figures)
-    messages = _first_messages(config, scan, tools)
+    cancelled_now = False
     try:
-        for iteration in itertools.count(1):
+        for turn in itertools.count(1):
             if cancelled():
                 raise Cancelled
             if budget.exhausted:  # spent before the stage (a resumed run) or by a vision call
-                spend = budget.check()
-                yield from spend.events
-                result.reason, result.detail = Reason.BUDGET.value, spend.content
+                yield from ledger.spend(budget.check(), turn)
                 break
-            tool_choice = None
-            if iteration > config.max_tool_iters:  # the final window
-                window_turn = iteration - config.max_tool_iters
-                if window_turn > config.guards.final_window:
-                    result.reason, result.detail = (
-                        Reason.ITERATION_CAP.value,
-                        (
-                            f"No finish after {config.max_tool_iters} turns and "
-                            f"{config.guards.final_window} final turns; exploration stopped."
-                        ),
-                    )
-                    yield Guard("iteration_cap", result.detail)
-                    break
-                if window_turn == 1:
-                    guards.tripped = True
-                    yield _open_window(config, guards, messages)
-                if guards.evidence > 0:
-                    tool_choice = {"type": "function", "function": {"name": FINISH}}
-
-            offered = [
-                t.schema()
-                for t in tools.values()
-                if t.name not in guards.disabled and (t.name != "make_figure" or caps.figures_left)
-            ]
-            guards.collapse(messages)  # after a trip, repeats no longer re-prime the model
+            yield from ledger.start_turn(turn)  # past the turn budget: the final window
+            if ledger.stop:
+                break
             try:
                 reply = llm.chat(
                     model=config.explore_model,
-                    messages=messages,
-                    tools=offered,
-                    tool_choice=tool_choice,
+                    messages=ledger.messages(),
+                    tools=tools.schemas(ledger.withheld()),
+                    tool_choice=ledger.tool_choice(turn),  # the way out, forced in the window
                     max_tokens=config.max_tokens.get("explore"),
                     deadline_s=config.explore_deadline_s,
                     cancelled=cancelled,
                 )
             except LLMError as e:
                 if e.kind == "deadline":
-                    yield Guard("deadline", f"explore call cut at {config.explore_deadline_s:g} s")
-                if guards.evidence == 0:
+                    cut = f"explore call cut at {config.explore_deadline_s:g} s"
+                    yield Guard("deadline", cut, turn=turn)
+                if ledger.evidence == 0:
                     raise  # nothing gathered: the run cannot go on from here
                 yield Error("explore", str(e))
-                result.reason, result.detail = Reason.MODEL_ERROR.value, str(e)
+                ledger.end(Reason.MODEL_ERROR, str(e))
                 break
-            result.model_calls += 1
             usage.add("explore", reply)
             yield LLMCall(
                 "explore", reply.model, reply.prompt_tokens, reply.completion_tokens, reply.ms
             )
-            messages.append(reply.assistant_message())
-
-            spend = budget.check()
-            yield from spend.events
-            if spend.action == "stop":
-                result.reason, result.detail = Reason.BUDGET.value, spend.content
+            names = [c.name for c in reply.tool_calls]
+            kept, capped = ledger.reply(turn, reply.assistant_message(), names)
+            yield from ledger.spend(budget.check(), turn)  # the wrap-up note, or the stop
+            if ledger.stop:
                 break
-            wrap_up = spend.content or None
-            if wrap_up:
-                guards.tripped = True
-
-            calls, over_cap = _cap_calls(reply.tool_calls, caps.per_turn, messages)
-            if over_cap:
-                yield Guard("call_cap", over_cap)
-            if not calls:
-                messages.append({"role": "user", "content": USE_TOOLS})
-            else:
-                for event in _run_turn(
-                    calls, iteration, tools, guards, ctx, messages, result, cancelled, caps
-                ):
-                    if isinstance(event, LLMCall):  # the vision model, asked by read_image
-                        usage.add_call(
-                            event.role,
-                            event.prompt_tokens,
-                            event.completion_tokens,
-                            event.ms,
-                            event.model,
-                        )
-                    yield event
-                if result.status == "finished":
-                    break
-                if guards.stop_reason:
-                    result.reason, result.detail = guards.stop_reason, guards.stop_detail
-                    if guards.stop_reason == Reason.NO_EVIDENCE.value:
-                        result.status = "no_evidence"
-                    break
-            # Notes to the model go after the tool results: the API wants every tool
-            # message right after the assistant message that called it.
-            for note in (over_cap and _cap_note(caps.per_turn), wrap_up, guards.take_nudge()):
-                if note:
-                    messages.append({"role": "user", "content": note})
+            yield from capped  # past max_calls_per_turn, the calls are dropped
+            for event in _run_turn(reply.tool_calls[:kept], turn, tools, ledger, ctx, cancelled):
+                if isinstance(event, LLMCall):  # the vision model, asked by read_image
+                    usage.add_call(
+                        event.role,
+                        event.prompt_tokens,
+                        event.completion_tokens,
+                        event.ms,
+                        event.model,
+                    )
+                yield event
+            if ledger.findings is not None or ledger.stop:
+                break
+            ledger.end_turn()  # the notes to the model, after the answers
     except Cancelled:
+        cancelled_now = True
+    return _outcome(ledger, cancelled_now)
+
+
+def _outcome(ledger: Ledger, cancelled: bool) -> Exploration:
+    result = Exploration(
+        evidence=ledger.gathered(),
+        figures=ledger.figures(),
+        files_read=ledger.files_read,
+        model_calls=ledger.model_calls,
+    )
+    if cancelled:
         result.status, result.reason = "cancelled", Reason.CANCELLED.value
-    result.files_read = list(guards.files_read)
+    elif ledger.findings is not None:
+        result.status, result.findings = "finished", ledger.findings
+    elif ledger.stop is not None:
+        result.reason, result.detail = ledger.stop.reason.value, ledger.stop.detail
+        if ledger.stop.reason is Reason.NO_EVIDENCE:
+            result.status = "no_evidence"
     return result
 
 
-USE_TOOLS = message("use_tools")  # after a turn with no tool call
+def _broken(name: str, bad_args: str | None, tools: Toolbox) -> ToolOutcome | None:
+    """The error of a call that cannot even be made (broken arguments, unknown tool)."""
+    reason = bad_args or ("" if name in tools else f"unknown tool; available: {', '.join(tools)}")
+    return error(f"{name}: {reason}", message("call_not_run", reason=reason)) if reason else None
 
 
-def _cap_calls(
-    calls: list[ToolCallRequest], cap: int, messages: list[dict]
-) -> tuple[list[ToolCallRequest], str]:
-    """At most `cap` calls of a turn run; the rest are dropped from the transcript too.
+@dataclass
+class _Slot:
+    """A call of this turn on its way: its record and, once it ran, the tool's outcome."""
 
-    Every call the transcript lists needs its tool message (the API wants it), so the
-    dropped ones leave the assistant message rather than each getting a "not run"
-    answer: a thousand such answers would be sent back on every later turn. The
-    model is told in a note after the results.
-    """
-    if len(calls) <= cap:
-        return calls, ""
-    messages[-1]["tool_calls"] = messages[-1]["tool_calls"][:cap]
-    names = sorted({c.name for c in calls[cap:]})
-    return calls[:cap], (
-        f"The model asked for {len(calls)} tool calls in one turn; the first {cap} ran, "
-        f"{len(calls) - cap} were not run ({', '.join(names)[:200]})."
-    )
+    record: Record
+    tool: Tool | None
+    outcome: ToolOutcome | None = None
 
+    @property
+    def name(self) -> str:
+        return self.record.name
 
-def _cap_note(cap: int) -> str:
-    return message("cap_note", cap=cap)
-
-
-def _figure_cap(caps: _Caps) -> ToolOutcome:
-    return ToolOutcome(
-        False,
-        message("figure_cap", figures=caps.figures),
-        f"figure limit reached ({caps.figures})",
-        productive=False,
-    )
-
-
-def _open_window(config: RunConfig, guards: Guards, messages: list[dict]) -> Guard:
-    forced = guards.evidence > 0
-    messages.append({"role": "user", "content": _window_message(guards, forced)})
-    then = "finish_exploration is now forced." if forced else "nothing read yet, tools stay open."
-    return Guard("final_window", f"Turn budget of {config.max_tool_iters} used; {then}")
-
-
-def _window_message(guards: Guards, forced: bool) -> str:
-    if forced:
-        return message("window_forced", standing=guards.standing())
-    return message("window_unread")
+    @property
+    def args(self) -> dict[str, Any]:
+        return self.record.args
 
 
 def _run_turn(
-    calls: list,
-    iteration: int,
-    tools: dict[str, Tool],
-    guards: Guards,
+    calls: list[ToolCallRequest],
+    turn: int,
+    tools: Toolbox,
+    ledger: Ledger,
     ctx: ToolContext,
-    messages: list[dict],
-    result: Exploration,
     cancelled: Callable[[], bool],
-    caps: _Caps,
 ) -> Generator[Event, None, None]:
-    slots: list[_Slot] = []
-    batch: list[_Slot] = []
+    """Propose each call in order; consecutive concurrency-safe ones run as one batch,
+    any other alone; answers land in call order."""
+    waiting: list[_Slot] = []
 
     def flush() -> Generator[Event, None, None]:
-        _execute(batch, ctx, cancelled)
-        batch.clear()
-        for slot in slots:
-            yield from _finish_slot(slot, guards, messages, result)
-        slots.clear()
+        _execute([s for s in waiting if s.record.ran], ctx, cancelled)
+        for slot in waiting:
+            yield from ledger.settle(slot.record, slot.outcome)
+        waiting.clear()
 
     for call in calls:
         try:
-            args = call.parsed_args()
-            bad_args = None
+            args, bad_args = call.parsed_args(), None
         except ValueError as e:
             args, bad_args = {}, str(e)
-        yield ToolCall(
-            iteration, call.id, call.name, args if bad_args is None else {"_raw": call.arguments}
-        )
-        slot = _Slot(call.id, call.name, args, tools.get(call.name))
-        if bad_args is not None or slot.tool is None:
-            reason = bad_args or f"unknown tool; available: {', '.join(tools)}"
-            slot.outcome = error(f"{call.name}: {reason}", message("call_not_run", reason=reason))
-            slot.bad = True
-        elif not slot.tool.concurrency_safe:
+        yield ToolCall(turn, call.id, call.name, {"_raw": call.arguments} if bad_args else args)
+        broken = _broken(call.name, bad_args, tools)
+        tool = tools.get(call.name)
+        alone = broken is None and tool is not None and not tool.traits.concurrency_safe
+        if alone:
             yield from flush()  # anything before it must land first (e.g. the evidence gate)
-        verdict = guards.before_call(call.name, args)  # a broken call still counts as a repeat
-        slot.guard_events = verdict.events
-        if verdict.action == "stop":
+        record = ledger.propose(turn, call.id, call.name, args, broken=broken)
+        if record.action == "stop":
             yield from flush()
-            yield from verdict.events
-            yield ToolResult(
-                call.id, call.name, False, False, False, "not run: exploration stopped"
-            )
+            yield from ledger.settle(record)
             return
-        if slot.bad:
-            # It cannot run, so it repeats no earlier result either.
-            slot.guard_events = [e for e in verdict.events if e.kind != "dedup"]
-            slots.append(slot)
-            continue
-        assert slot.tool is not None
-        if verdict.action == "run" and call.name == "make_figure" and not caps.figures_left:
-            slot.outcome = _figure_cap(caps)
-            slot.guard_events = [
-                *slot.guard_events,
-                Guard("figure_cap", f"make_figure not run: {slot.outcome.summary}"),
-            ]
-        elif verdict.action != "run":
-            slot.outcome = ToolOutcome(
-                verdict.action != "refuse",
-                verdict.content,
-                verdict.events[0].detail if verdict.events else verdict.action,
-                productive=False,
-            )
-            slot.cached = verdict.action == "dedup"
-        else:
-            if call.name == "make_figure":
-                caps.figure_runs += 1  # made or failed, each run costs a sandboxed process
-            fp = fingerprint(call.name, args)
-            slot.same_as = next((s for s in batch if fingerprint(s.name, s.args) == fp), None)
-            slot.run = slot.same_as is None
-            if slot.run:
-                batch.append(slot)
-        slots.append(slot)
-        if not slot.tool.concurrency_safe:
+        waiting.append(_Slot(record, tool))
+        if alone:
             yield from flush()
-            if result.status == "finished":
+            if ledger.findings is not None:
                 return  # calls after an accepted finish are moot
     yield from flush()
 
@@ -396,45 +279,3 @@ def _safe_run(slot: _Slot, ctx: ToolContext) -> ToolOutcome:
             f"{slot.name} failed: {type(e).__name__}",
             f"{slot.name} failed: {type(e).__name__}: {e}",
         )
-
-
-def _finish_slot(
-    slot: _Slot, guards: Guards, messages: list[dict], result: Exploration
-) -> Generator[Event, None, None]:
-    events: list[Event] = list(slot.guard_events)
-    cached = slot.cached
-    if slot.same_as is not None:
-        earlier = slot.same_as.outcome
-        assert earlier is not None
-        cached = True
-        slot.outcome = ToolOutcome(
-            earlier.ok,
-            guards.dedup_message(describe_call(slot.name, slot.args), earlier.content),
-            "same call earlier in this turn",
-            productive=False,
-        )
-        events.insert(
-            0, Guard("dedup", f"{describe_call(slot.name, slot.args)} asked twice in one turn")
-        )
-    outcome = slot.outcome
-    assert outcome is not None
-    if slot.run:
-        events += outcome.events
-        events += guards.after_call(slot.name, slot.args, outcome)
-        if outcome.ok and outcome.evidence and outcome.productive:
-            result.evidence.append(outcome.evidence)
-        if outcome.ok and slot.name == "make_figure" and outcome.data:
-            result.figures.append(outcome.data)
-        if outcome.ok and slot.name == FINISH:
-            result.status, result.findings = "finished", outcome.data
-    elif slot.bad:
-        events += guards.after_call(slot.name, slot.args, outcome)  # counts as a failure
-    index = len(messages)  # where its tool message goes, for collapsing repeats later
-    events += guards.settle(
-        slot.name, slot.args, outcome, cached=cached, call_id=slot.call_id, index=index
-    )
-    yield from events
-    yield ToolResult(
-        slot.call_id, slot.name, outcome.ok, outcome.productive, cached, outcome.summary
-    )
-    messages.append({"role": "tool", "tool_call_id": slot.call_id, "content": outcome.content})

@@ -42,11 +42,26 @@ class ToolOutcome:
     data: dict[str, Any] | None = None  # structured result (finish_exploration's findings)
 
 
+@dataclass(frozen=True)
+class ToolTraits:
+    """What the loop and its guards need to know of a tool, besides its schema."""
+
+    concurrency_safe: bool = False  # may run in parallel with other such calls
+    reads: bool = False  # a productive result is evidence: it opens the evidence gate
+    finishing: bool = False  # the way out: forced in the final window, never counted
+    lists: bool = False  # a listing: the same listing under another spelling is nothing new
+    figure: bool = False  # makes a figure: counted against max_figures
+
+
 class Tool:
     name: str = ""
     description: str = ""
     parameters: dict[str, Any] = {}
-    concurrency_safe: bool = False
+    traits: ToolTraits = ToolTraits()
+
+    @property
+    def concurrency_safe(self) -> bool:
+        return self.traits.concurrency_safe
 
     def schema(self) -> dict[str, Any]:
         return {

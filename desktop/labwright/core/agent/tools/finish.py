@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from labwright.core.agent.tools.base import Tool, ToolContext, ToolOutcome, error
+from labwright.core.agent.tools.base import Tool, ToolContext, ToolOutcome, ToolTraits, error
 
 FINISH = "finish_exploration"
 REQUIRED = ("experiment", "goal", "key_findings")
@@ -23,6 +23,7 @@ def _as_list(value: Any) -> list[str]:
 
 class FinishExploration(Tool):
     name = FINISH
+    traits = ToolTraits(finishing=True)
     description = (
         "End the exploration with what you learned. Only call it after reading the "
         "material: findings must come from files you read, never from guesses."

@@ -5,7 +5,15 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from labwright.core.agent.tools.base import Tool, ToolContext, ToolOutcome, error, resolve, str_arg
+from labwright.core.agent.tools.base import (
+    Tool,
+    ToolContext,
+    ToolOutcome,
+    ToolTraits,
+    error,
+    resolve,
+    str_arg,
+)
 from labwright.core.material.workspace import ScanEntry, describe_entry, safe_name
 
 MAX_ENTRIES = 300
@@ -48,7 +56,7 @@ class ListDir(Tool):
         },
         "required": [],
     }
-    concurrency_safe = True
+    traits = ToolTraits(concurrency_safe=True, lists=True)
 
     def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolOutcome:
         rel = str_arg(args, "path", ".") or "."

@@ -4,7 +4,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from labwright.core.agent.tools.base import Tool, ToolContext, ToolOutcome, error, str_arg
+from labwright.core.agent.tools.base import (
+    Tool,
+    ToolContext,
+    ToolOutcome,
+    ToolTraits,
+    error,
+    str_arg,
+)
 
 
 class MakeFigure(Tool):
@@ -33,7 +40,7 @@ class MakeFigure(Tool):
         },
         "required": ["code", "filename", "caption"],
     }
-    concurrency_safe = False  # CPU- and memory-heavy; it always runs alone
+    traits = ToolTraits(figure=True)  # CPU- and memory-heavy: it always runs alone
 
     def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolOutcome:
         from labwright.core.agent.sandbox import (

@@ -8,6 +8,7 @@ from labwright.core.agent.tools.base import (
     Tool,
     ToolContext,
     ToolOutcome,
+    ToolTraits,
     error,
     int_arg,
     rel_key,
@@ -37,7 +38,7 @@ class ReadFile(Tool):
         },
         "required": ["path"],
     }
-    concurrency_safe = True
+    traits = ToolTraits(concurrency_safe=True, reads=True)
 
     def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolOutcome:
         rel = str_arg(args, "path")

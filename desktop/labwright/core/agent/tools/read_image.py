@@ -11,6 +11,7 @@ from labwright.core.agent.tools.base import (
     Tool,
     ToolContext,
     ToolOutcome,
+    ToolTraits,
     error,
     rel_key,
     resolve,
@@ -65,7 +66,7 @@ class ReadImage(Tool):
         },
         "required": ["path", "question"],
     }
-    concurrency_safe = True
+    traits = ToolTraits(concurrency_safe=True, reads=True)
 
     def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolOutcome:
         rel = str_arg(args, "path")

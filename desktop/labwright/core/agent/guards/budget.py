@@ -1,0 +1,115 @@
+"""Token and money budgets, of the run and of one stage (exploration, writing).
+
+Shared by the exploration loop (through the ledger) and the writing stages
+(report/writing.py): after each model call, `check()` says go on, wrap up, or stop.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Literal
+
+from labwright.core.events import Guard
+from labwright.core.resources import message
+from labwright.core.settings.config import RunConfig
+from labwright.core.settings.cost import spent_usd
+
+if TYPE_CHECKING:
+    from labwright.core.llm.client import Usage
+
+
+@dataclass
+class Verdict:
+    action: Literal["run", "stop"]
+    content: str = ""  # why it stopped, or the wrap-up message for the model
+    events: list[Guard] = field(default_factory=list)
+
+
+@dataclass
+class _Limit:
+    label: str  # "token budget", "exploration money budget", ...
+    limit: float
+    spent: Callable[[], float]
+    money: bool
+
+    def show(self, value: float) -> str:
+        return f"${value:,.4f}" if self.money else f"{value:,.0f}"
+
+
+class Budget:
+    """Token and money budgets of the run and of one stage: one wrap-up warning at
+    `budget_warn_percent` of whichever limit gets there first, a stop at 100 % of any.
+
+    Run limits count everything in `usage` (earlier stages, a resumed run); stage
+    limits count from the moment the Budget is made. Money needs `config.prices`.
+    """
+
+    def __init__(self, config: RunConfig, usage: Usage, stage: str | None = None) -> None:
+        self.stage = stage
+        self.warn_share = config.guards.budget_warn_percent / 100
+        self.warned = False
+        tokens0, usd0 = usage.total_tokens, spent_usd(config, usage)
+        self.limits: list[_Limit] = []
+        if config.budget_tokens:
+            self.limits.append(
+                _Limit("token budget", config.budget_tokens, lambda: usage.total_tokens, False)
+            )
+        if config.budget_usd:
+            self.limits.append(
+                _Limit("money budget", config.budget_usd, lambda: spent_usd(config, usage), True)
+            )
+        if stage == "explore" and config.explore_budget_tokens:
+            self.limits.append(
+                _Limit(
+                    "exploration token budget",
+                    config.explore_budget_tokens,
+                    lambda: usage.total_tokens - tokens0,
+                    False,
+                )
+            )
+        if stage == "explore" and config.explore_budget_usd:
+            self.limits.append(
+                _Limit(
+                    "exploration money budget",
+                    config.explore_budget_usd,
+                    lambda: spent_usd(config, usage) - usd0,
+                    True,
+                )
+            )
+
+    @property
+    def exhausted(self) -> bool:
+        return any(lim.spent() >= lim.limit for lim in self.limits)
+
+    def check(self) -> Verdict:
+        """After a model call: "stop" (content says why), or "run" — with the wrap-up
+        message for the model as content the first time a limit passes the warning share."""
+        what = self.stage or "the run"
+        if self.stage == "explore":
+            what = "exploration"
+        spent = [(lim, lim.spent()) for lim in self.limits]
+        for lim, value in spent:
+            if value >= lim.limit:
+                detail = (
+                    f"{lim.label[0].upper()}{lim.label[1:]} reached "
+                    f"({lim.show(value)} of {lim.show(lim.limit)}); {what} stopped."
+                )
+                return Verdict("stop", detail, [Guard("budget", detail)])
+        if not self.warned:
+            for lim, value in spent:
+                if value >= self.warn_share * lim.limit:
+                    self.warned = True
+                    share = round(100 * self.warn_share)
+                    return Verdict(
+                        "run",
+                        content=message("budget_wrap_up", share=share, label=lim.label),
+                        events=[
+                            Guard(
+                                "budget",
+                                f"{share}% of the {lim.label} used ({lim.show(value)} of "
+                                f"{lim.show(lim.limit)}); the model was told to wrap up.",
+                            )
+                        ],
+                    )
+        return Verdict("run")

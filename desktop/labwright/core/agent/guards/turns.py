@@ -1,0 +1,69 @@
+"""The guards of a turn: the final window past the turn budget, and the call cap."""
+
+from __future__ import annotations
+
+from labwright.core.agent.guards.base import PASS, Check, Stop
+from labwright.core.events import Guard
+from labwright.core.reasons import Reason
+from labwright.core.resources import message
+
+
+class FinalWindow:
+    """Past `max_turns`, `window` more turns: the way out is forced once something was
+    read (otherwise the tools stay open so that something can be); then the end."""
+
+    def __init__(self, max_turns: int, window: int, finishing: str) -> None:
+        self.max_turns = max_turns
+        self.window = window
+        self.finishing = finishing
+
+    def start(self, turn: int, evidence: bool, standing: str) -> Check:
+        """Before the model is asked for turn `turn` (1-based)."""
+        past = turn - self.max_turns
+        if past > self.window:
+            detail = (
+                f"No finish after {self.max_turns} turns and {self.window} final turns; "
+                "exploration stopped."
+            )
+            return Check(
+                events=(Guard("iteration_cap", detail),), stop=Stop(Reason.ITERATION_CAP, detail)
+            )
+        if past != 1:
+            return PASS
+        if evidence:
+            then = f"{self.finishing} is now forced."
+            note = message("window_forced", standing=standing)
+        else:
+            then, note = "nothing read yet, tools stay open.", message("window_unread")
+        event = Guard("final_window", f"Turn budget of {self.max_turns} used; {then}")
+        return Check(events=(event,), note=note, trip=True)
+
+    def forces(self, turn: int, evidence: bool) -> bool:
+        """Is the way out the only choice this turn?"""
+        return turn > self.max_turns and evidence
+
+
+class CallCap:
+    """At most `cap` calls of a turn run; the rest are dropped, from the transcript too.
+
+    Every call the transcript lists needs its tool message (the API wants it), so the
+    dropped ones leave the assistant message rather than each getting a "not run"
+    answer: a thousand such answers would be sent back on every later turn. The
+    model is told in a note after the results.
+    """
+
+    def __init__(self, cap: int) -> None:
+        self.cap = cap
+
+    def split(self, names: list[str]) -> tuple[int, Check]:
+        """How many of the turn's calls (by tool name) run, and the guard's word."""
+        if len(names) <= self.cap:
+            return len(names), PASS
+        dropped = ", ".join(sorted(set(names[self.cap :])))
+        detail = (
+            f"The model asked for {len(names)} tool calls in one turn; the first {self.cap} "
+            f"ran, {len(names) - self.cap} were not run ({dropped[:200]})."
+        )
+        return self.cap, Check(
+            events=(Guard("call_cap", detail),), note=message("cap_note", cap=self.cap)
+        )
