@@ -21,8 +21,11 @@ from pathlib import Path, PurePosixPath
 from labwright.core.material.readers.sniff import sniff
 from labwright.core.material.readers.workbook import format_float
 from labwright.core.material.tables.accum import Moments
+from labwright.core.material.readers.encoding import Encoding
 from labwright.core.material.tables.cells import (
     Source,
+    TextLayout,
+    bulk_numbers,
     is_missing,
     text_layout,
     text_rows,
@@ -33,6 +36,7 @@ from labwright.core.material.tables.roles import (
     CATEGORY,
     NOTE,
     STATISTIC_ROLES,
+    UNCERTAINTY,
     assign_roles,
     split_unit,
     unit_cell,
@@ -266,12 +270,45 @@ def _scan(folder: Path, rel: str, max_rows: int) -> FileTables | None:
     else:
         return None
     out = FileTables(source, [], [], kind.kind)
+    if kind.kind != "xlsx":
+        assert kind.encoding is not None
+        _scan_text(out, path, kind.encoding, layout, max_rows)
+        return out
     for src in sources:
         found = detect(src.rows, max_rows)
         for builder in found.tables:
             out.tables.append(_finish(builder, source, src.sheet))
         out.leftovers += [(src.sheet, x) for x in found.leftovers]
     return out
+
+
+def _scan_text(
+    out: FileTables, path: Path, enc: Encoding, layout: TextLayout, max_rows: int
+) -> None:
+    """A text file: the detector on its lines, and long numeric tables streamed by pandas."""
+    start = 1
+    while True:
+        found = detect(text_rows(path, enc, layout, start), max_rows, bulk=True)
+        out.leftovers += [(None, x) for x in found.leftovers]
+        finished = [b for b in found.tables if found.resume is None or b is not found.resume[0]]
+        out.tables += [_finish(b, out.source, None) for b in finished]
+        if found.resume is None:
+            return
+        table, line = found.resume
+        try:
+            stopped = False
+            for first, block, stopped in bulk_numbers(
+                path, enc, layout, line, table.cols, table.span
+            ):
+                table.add_block(first, block)
+                line = first + len(block)
+        except (ValueError, UnicodeError, OSError) as e:  # pandas could not: line by line
+            log.debug("bulk read of %s stopped at line %d: %s", out.source, line, e)
+            stopped = True
+        out.tables.append(_finish(table, out.source, None))
+        if not stopped:
+            return
+        start = line
 
 
 def _repeat(table: Table) -> Leftover:
@@ -426,7 +463,13 @@ def _stats(
 ) -> list[ColumnStats]:
     if template:
         return []
-    wanted = [j for j, role in enumerate(roles) if role in STATISTIC_ROLES and total[j].n]
+    wanted = [
+        j
+        for j, role in enumerate(roles)
+        if role in STATISTIC_ROLES
+        and total[j].n
+        and not (role == UNCERTAINTY and total[j].n > 1 and total[j].lo == total[j].hi)
+    ]
     if CATEGORY in roles and groups:
         # Rows of different samples: one figure per sample, none across them, and
         # none at all when every row is its own sample (a mean of one value says nothing).

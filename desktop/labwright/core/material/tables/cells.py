@@ -20,6 +20,8 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+import numpy as np
+
 from labwright.core.material.readers.delimited import sniff_delimiter
 from labwright.core.material.readers.encoding import Encoding
 from labwright.core.material.readers.page import clip
@@ -242,11 +244,11 @@ def _open_text(path: Path, enc: Encoding) -> io.TextIOWrapper:
     return io.TextIOWrapper(raw, encoding=codec, errors="replace", newline=None)
 
 
-def text_rows(path: Path, enc: Encoding, layout: TextLayout) -> Iterator[Row]:
+def text_rows(path: Path, enc: Encoding, layout: TextLayout, start: int = 1) -> Iterator[Row]:
     convert = text_cell_parser(layout.decimal_comma)
     with _open_text(path, enc) as f:
         for number, line in enumerate(f, start=1):
-            if not line.strip():
+            if number < start or not line.strip():
                 continue
             cells = [convert(field) for field in split_line(line.rstrip("\n"), layout.delimiter)]
             if any(c is not None for c in cells):
@@ -309,3 +311,73 @@ def split_line(line: str, delimiter: str | None) -> list[str]:
         return plain
     wide = [p for p in re.split(r"\t|\s{2,}", line.strip()) if p]
     return wide if len(wide) >= 2 else plain
+
+
+BULK_CHUNK = 1 << 16
+
+
+def bulk_numbers(
+    path: Path,
+    enc: Encoding,
+    layout: TextLayout,
+    start: int,
+    cols: list[int],
+    span: tuple[int, int],
+) -> Iterator[tuple[int, np.ndarray, bool]]:
+    """A numeric table's rows from line `start` on, read by pandas in blocks.
+
+    Yields (first line, block of the table's columns, stopped): a block ends
+    where a line does not fit the table (a blank line, words in its columns,
+    cells beside it); then `stopped` is True and the next line is that one.
+    Raises ValueError when pandas cannot parse the text (the caller reads on
+    line by line).
+    """
+    import pandas as pd
+
+    if enc.unit != 1:
+        raise ValueError("bulk reading needs an ASCII-compatible encoding")
+    width = span[1] + 1
+    codec = "utf-8-sig" if enc.bom_len and enc.codec.startswith("utf") else enc.codec
+    reader = pd.read_csv(
+        path,
+        sep=layout.delimiter if layout.delimiter is not None else r"\s+",
+        header=None,
+        names=list(range(width + 1)),
+        skiprows=start - 1,
+        skip_blank_lines=False,
+        chunksize=BULK_CHUNK,
+        encoding=codec,
+        encoding_errors="replace",
+        decimal="," if layout.decimal_comma else ".",
+        quotechar='"',
+        na_filter=True,
+        low_memory=False,
+        engine="c",
+    )
+    line = start
+    with reader:
+        for frame in reader:
+            k = len(frame)
+            bad = np.zeros(k, dtype=bool)
+            others = [c for c in frame.columns if c not in cols]
+            for c in others:
+                bad |= frame[c].notna().to_numpy()
+            numbers = np.empty((k, len(cols)), dtype=float)
+            for i, c in enumerate(cols):
+                column = frame[c]
+                if column.dtype.kind in "fiu":
+                    numbers[:, i] = column.to_numpy(dtype=float)
+                    continue
+                coerced = pd.to_numeric(column, errors="coerce")
+                words = column.notna() & coerced.isna()
+                if words.any():
+                    texts = column[words].astype(str).str.strip().str.casefold()
+                    words[words] = ~texts.isin(MISSING)
+                bad |= words.to_numpy()
+                numbers[:, i] = coerced.to_numpy(dtype=float)
+            bad |= np.isnan(numbers).all(axis=1)
+            stop = int(np.argmax(bad)) if bad.any() else k
+            yield line, numbers[:stop], stop < k
+            if stop < k:
+                return
+            line += k

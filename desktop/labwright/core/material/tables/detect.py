@@ -28,6 +28,8 @@ import itertools
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 
+import numpy as np
+
 from labwright.core.material.readers.workbook import format_float
 from labwright.core.material.tables.accum import Accumulator
 from labwright.core.material.tables.cells import Cell, Row, Written, is_missing
@@ -140,12 +142,43 @@ class Builder:
                 self.sample_labels = self.sample_labels[::2]
                 self.stride *= 2
 
+    def add_block(self, first_line: int, block: np.ndarray) -> None:
+        """Rows read in bulk (a numeric table streamed by pandas): all columns numeric."""
+        k = int(block.shape[0])
+        if not k:
+            return
+        assert self.acc is not None
+        self.acc.flush()
+        for j in range(len(self.cols)):
+            self.acc.total[j].fold(block[:, j])
+        room = self.max_rows - len(self.rows)
+        for row in block[: max(room, 0)].tolist():
+            values = [None if v != v else v for v in row]
+            self.rows.append(values)
+            self.written.append([None] * len(self.cols))
+            self.labels.append([None] * len(self.cols))
+        # The even sample: the rows whose number in the table is a multiple of the stride.
+        g = -(-self.n // self.stride) * self.stride
+        while g < self.n + k:
+            row = block[g - self.n].tolist()
+            self.sample.append([None if v != v else v for v in row])
+            self.sample_labels.append([None] * len(self.cols))
+            if len(self.sample) >= 2 * SAMPLE_ROWS:
+                self.sample = self.sample[::2]
+                self.sample_labels = self.sample_labels[::2]
+                self.stride *= 2
+            g = (g // self.stride + 1) * self.stride
+        self.n += k
+        self.last_row = first_line + k - 1
+
 
 @dataclass
 class Found:
     tables: list[Builder]
     leftovers: list[Leftover]
-    repeats_checked: bool = False
+    # Set when the caller streams the rest in bulk: the one table going on past the
+    # head, and the line it goes on from.
+    resume: tuple[Builder, int] | None = None
 
 
 # --------------------------------------------------------------------------
@@ -153,8 +186,12 @@ class Found:
 # --------------------------------------------------------------------------
 
 
-def detect(rows: Iterable[Row], max_rows: int) -> Found:
-    """Every table and every left-over cell of one sheet or file."""
+def detect(rows: Iterable[Row], max_rows: int, *, bulk: bool = False) -> Found:
+    """Every table and every left-over cell of one sheet or file.
+
+    With `bulk`, a single numeric table still going at the end of a head is
+    not streamed here: `Found.resume` says where it goes on, for a faster reader.
+    """
     found = Found([], [])
     stream: Iterator[Row] = iter(rows)
     streamed = 0
@@ -185,6 +222,9 @@ def detect(rows: Iterable[Row], max_rows: int) -> Found:
             continue
         found.tables += tables
         found.leftovers += leftovers
+        if bulk and len(active) == 1 and all(k == "number" for k in active[0].kinds):
+            found.resume = (active[0], last + 1)
+            return found
         spans = [t.span for t in active]
         stopped: Row | None = None
         for row in stream:

@@ -220,18 +220,25 @@ def assign_roles(
     if not named:
         first = next((j for j in numeric if not roles[j]), None)
         others = [j for j in numeric if not roles[j] and j != first]
-        if first is not None and (others or not any(r == EMPTY for r in roles)):
-            if _levels(filled[first]) and others:
-                roles[first] = INDEPENDENT
+        if first is not None and others and _levels(filled[first]):
+            roles[first] = INDEPENDENT
         if first is not None and not others and any(r == EMPTY for r in roles):
             roles[first] = INDEPENDENT  # a template sheet: only the set points are filled
     independents = [j for j in numeric if roles[j] == INDEPENDENT]
     for j in numeric:
-        if not roles[j] and any(exactly_linear(values[i], values[j]) for i in independents):
-            roles[j] = INDEPENDENT  # the same variable in other units (degrees, radians)
+        # The same variable in other units ("Angle, °" and "Angle, rad."): same word, exact line.
+        if not roles[j] and any(
+            _first_word(bases[i]) == _first_word(bases[j]) and exactly_linear(values[i], values[j])
+            for i in independents
+        ):
+            roles[j] = INDEPENDENT
     for j in numeric:
         roles[j] = roles[j] or MEASURED
     return roles, uncertainty_of
+
+
+def _first_word(base: str) -> str:
+    return base.split(" ")[0] if base else ""
 
 
 def _uncertainty_target(
