@@ -18,10 +18,10 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
+from labwright.core.material.readers.encoding import Encoding
 from labwright.core.material.readers.sniff import sniff
 from labwright.core.material.readers.workbook import format_float
 from labwright.core.material.tables.accum import Moments
-from labwright.core.material.readers.encoding import Encoding
 from labwright.core.material.tables.cells import (
     Source,
     TextLayout,
@@ -101,6 +101,7 @@ class Table:
     uncertainty_of: dict[int, int] = field(default_factory=dict, compare=False)
     labels: list[list[str | None]] = field(default_factory=list, compare=False)  # text cells
     header_rows: list[int] = field(default_factory=list, compare=False)
+    title_rows: list[int] = field(default_factory=list, compare=False)
     template: bool = field(default=False, compare=False)  # only set points filled in
     stats: list[ColumnStats] | None = field(default=None, compare=False)  # over all rows
     sample: list[list[float | None]] = field(default_factory=list, compare=False)  # for plots
@@ -297,11 +298,9 @@ def _scan_text(
         table, line = found.resume
         try:
             stopped = False
-            for first, block, stopped in bulk_numbers(
-                path, enc, layout, line, table.cols, table.span
-            ):
+            for first, block, stop in bulk_numbers(path, enc, layout, line, table.cols, table.span):
                 table.add_block(first, block)
-                line = first + len(block)
+                line, stopped = first + len(block), stop
         except (ValueError, UnicodeError, OSError) as e:  # pandas could not: line by line
             log.debug("bulk read of %s stopped at line %d: %s", out.source, line, e)
             stopped = True
@@ -434,6 +433,7 @@ def _finish(b: Builder, source: str, sheet: str | None) -> Table:
         uncertainty_of=uncertainty_of,
         labels=labels,
         header_rows=list(b.header_rows),
+        title_rows=list(b.title_rows),
         template=template,
         stats=stats,
         sample=b.sample if b.n > len(b.rows) else [],
