@@ -447,8 +447,11 @@ def _drop(b: Builder, keep: list[int]) -> None:
     b.cols = [b.cols[j] for j in keep]
     b.kinds = [b.kinds[j] for j in keep]
     b.header_cells = [[cells[j] for j in keep] for cells in b.header_cells]
-    for rows in (b.rows, b.written, b.labels, b.sample, b.sample_labels):
-        rows[:] = [[row[j] for j in keep] for row in rows]
+    b.rows = [[row[j] for j in keep] for row in b.rows]
+    b.sample = [[row[j] for j in keep] for row in b.sample]
+    b.written = [[row[j] for j in keep] for row in b.written]
+    b.labels = [[row[j] for j in keep] for row in b.labels]
+    b.sample_labels = [[row[j] for j in keep] for row in b.sample_labels]
     b.acc.total = [b.acc.total[j] for j in keep]
     b.acc.groups = {}  # a note column is no category to group by
     b.acc.width = len(keep)

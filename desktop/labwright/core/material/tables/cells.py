@@ -332,7 +332,7 @@ def bulk_numbers(
     Raises ValueError when pandas cannot parse the text (the caller reads on
     line by line).
     """
-    import pandas as pd
+    import pandas as pd  # type: ignore[import-untyped]  # pandas ships no type hints
 
     if enc.unit != 1:
         raise ValueError("bulk reading needs an ASCII-compatible encoding")

@@ -538,6 +538,7 @@ def _header(
                     break
         if source is None:
             return [], None, []
+    assert source is not None
     rows: list[int] = []
     unit_row = None
     names = 0
