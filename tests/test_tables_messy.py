@@ -176,3 +176,55 @@ def test_projectile_roles(projectile: Path) -> None:
     side = [t for t in found.tables if t.sheet == "Part A (1)" and min(t.col_numbers) >= 5]
     assert all(max(t.col_numbers) <= 7 for t in side)
     assert math.isclose(first.rows[0][first.columns.index("Range, m")] or 0, 0.485)
+
+
+# --------------------------------------------------------------------------
+# The offline figures use the roles
+# --------------------------------------------------------------------------
+
+
+def _plot(table: Table, tmp: Path, folder: Path) -> dict:
+    import json
+
+    from labwright.core.report.offline.plots import plot_table
+
+    made = plot_table(table, tmp / "figures", "fig", folder)
+    assert made is not None
+    return made | {"meta": json.loads((tmp / "figures" / "fig.json").read_text(encoding="utf-8"))}
+
+
+def test_calibration_is_fitted_with_error_bars(messy: Path, tmp_path: Path) -> None:
+    series = _scan(messy, "side_by_side.xlsx").tables[0]
+    made = _plot(series, tmp_path, messy)
+    assert made["meta"]["table"]["x"] == "I (mA)" and made["meta"]["table"]["y"] == [
+        "Reading (div)"
+    ]
+    fit = made["fit"]
+    # Reading = 0.05·I (+ a 0.01 zigzag): the slope and its small uncertainty, R² near 1
+    assert fit["slope"] == pytest.approx(0.05, abs=1e-4) and 0 < fit["slope_err"] < 1e-4
+    assert fit["r2"] > 0.999 and "Straight-line fit: slope 0.0500" in made["caption"]
+
+
+def test_template_and_category_only_tables_are_not_plotted(messy: Path, tmp_path: Path) -> None:
+    from labwright.core.report.offline.plots import plot_table
+
+    for rel in ("template.csv", "densities.csv"):
+        [table] = _scan(messy, rel).tables
+        assert plot_table(table, tmp_path / "figures", "x", messy) is None
+
+
+def test_trajectory_is_y_against_x_over_the_whole_run(tmp_path: Path) -> None:
+    _maker().big(tmp_path, rows=20_000)
+    [table] = _scan(tmp_path, "tracking.csv").tables
+    made = _plot(table, tmp_path, tmp_path)
+    assert made["meta"]["table"]["x"] == "x (m)" and made["meta"]["table"]["y"] == ["y (m)"]
+    assert "spread evenly over all 20,000" in made["caption"]
+
+
+def test_projectile_range_against_angle(projectile: Path, tmp_path: Path) -> None:
+    first = _scan(projectile, "Data/Projectile motion.xlsx").tables[0]
+    made = _plot(first, tmp_path, projectile)
+    assert made["meta"]["table"]["x"] == "Angle, °"
+    assert made["meta"]["table"]["y"][0] == "Range, m"
+    # never the angle against itself in radians, nor an uncertainty as a series
+    assert not any(y.startswith(("Angle", "d ")) for y in made["meta"]["table"]["y"])
