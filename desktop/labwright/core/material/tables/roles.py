@@ -97,11 +97,13 @@ def _independent_name(name: str) -> bool:
 
 
 _UNCERTAINTY = re.compile(
-    r"^(?:d|δ|Δ|delta)\s+\S|^(?:err|error|sigma|σ|std|sd|unc|u)(?:$|[\s_(.])|±|\+/-|uncertaint"
+    r"^(?:d|δ|Δ|delta)\s+\S|^(?:err|error|sigma|σ|std|sd|unc)(?:$|[\s_(.])|^u\(|±|\+/-|uncertaint"
     r"|(?:^|[\s_])err(?:or)?(?:$|[\s_])|[\s_](?:sd|std|sigma|σ)$|σ|误差|不确定|标准差",
     re.I,
 )
 _DELTA_NAME = re.compile(r"^(?:δ|Δ|delta[\s_]?)(\S.*)$", re.I)
+# "dI", "dV": d before a symbol that names another column of the table
+_D_SYMBOL = re.compile(r"^d([A-Z][A-Za-z0-9_]*)$")
 _NOTE = re.compile(r"^(?:notes?|comments?|remarks?|memo|备注|说明|注)$", re.I)
 _CATEGORY_HINT = re.compile(
     r"sample|material|type|absorber|specimen|substance|object|metal|liquid|group|label|name"
@@ -197,7 +199,7 @@ def assign_roles(
     for j in numeric:
         if roles[j] or not headed[j]:
             continue
-        m = _DELTA_NAME.match(names[j])
+        m = _DELTA_NAME.match(names[j]) or _D_SYMBOL.match(names[j])
         target = None
         if m:  # Δt is t's uncertainty only when the table has a t
             rest = _base(split_unit(m.group(1))[0])

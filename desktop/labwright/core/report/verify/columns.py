@@ -42,9 +42,12 @@ def index_columns(report: _Report) -> set[tuple[int, int]]:
             and all(v.is_integer() for v in vals)
             and all(b - a == 1 for a, b in zip(vals, vals[1:], strict=False))
         )
-        if _INDEX_HEADER.match(header) and all(v.is_integer() for v in vals) or counting and not header:
-            out.add(key)
-        elif counting and key[1] == 0 and not re.search(r"[a-zA-Z]{3,}|\\|\(", header):
+        named = bool(_INDEX_HEADER.match(header)) and all(v.is_integer() for v in vals)
+        # 1, 2, 3... in the first column under no header or a short symbol-free one
+        unnamed = counting and (
+            not header or key[1] == 0 and not re.search(r"[a-zA-Z]{3,}|\\|\(", header)
+        )
+        if named or unnamed:
             out.add(key)
     return out
 
