@@ -147,7 +147,9 @@ def test_caps_rows_and_tables(tmp_path: Path) -> None:
     _write(tmp_path / "long.csv", "i,sq\n" + "".join(f"{i},{i * i}\n" for i in range(600)))
     [table] = extract_tables(tmp_path, ["long.csv"], max_rows=500)
     assert len(table.rows) == 500 and table.omitted_rows == 100
-    assert (table.first_row, table.last_row) == (2, 501)
+    # The table's range is all of it; statistics too, though only 500 rows are kept.
+    assert (table.first_row, table.last_row) == (2, 601)
+    assert column_stats(table)[0]["n"] == 600
     for k in range(5):
         _write(tmp_path / f"t{k}.csv", f"a,b\n{k},1\n{k},2\n")
     assert len(extract_tables(tmp_path, [f"t{k}.csv" for k in range(5)], max_tables=3)) == 3
@@ -160,11 +162,13 @@ def test_column_stats() -> None:
         first_row=2,
         last_row=5,
         title="x.csv, lines 2–5",
-        columns=["a", "b", "empty"],
-        rows=[[1.0, 7.0, None], [2.0, None, None], [3.0, None, None], [6.0, None, None]],
-    )
+        columns=["No.", "a", "b", "empty"],
+        rows=[[1.0, 3.0, 7.0, None], [2.0, 1.0, None, None], [3.0, 2.0, None, None],
+              [4.0, 6.0, None, None]],
+    )  # fmt: skip
     stats = column_stats(table)
-    assert [s["name"] for s in stats] == ["a", "b"]  # a column with no numbers has no stats
+    # No statistics of a row number, nor of a column with no numbers.
+    assert [s["name"] for s in stats] == ["a", "b"]
     a, b = stats
     assert (a["n"], a["min"], a["max"], a["mean"]) == (4, 1.0, 6.0, 3.0)
     assert a["std"] == pytest.approx(math.sqrt(14 / 3))  # sample std (n - 1)

@@ -141,6 +141,24 @@ def test_a_table_column_computed_from_another_is_derived_row_by_row():
     assert s[(6, "8.98")].source.column == "t10_run1_s"
 
 
+def test_nothing_is_traced_through_a_row_number_column():
+    # The offline skeleton prints the file's line numbers as its first column; an
+    # invented 0.300 in line 3 must not pass as "1/10·[line]", nor 11.2 as "2π·√[line]".
+    tex = doc(
+        "\\begin{tabular}{cccc}\nLine & $L$ (m) & $t_1$ (s) & $t_2$ (s)\\\\\n"
+        "2 & 0.200 & 8.98 & 9.04 \\\\\n3 & 0.300 & 11.2 & 11.3 \\\\\n"
+        "4 & 0.400 & 12.6 & 12.8 \\\\\n"
+        "\\end{tabular}"
+    )
+    result = verify_report(tex, EVIDENCE)
+    for c in result.checks:
+        assert "[Line]" not in (c.how or ""), (c.number.text, c.how)
+    s = {c.number.text: c for c in result.checks}
+    assert s["3"].status == "skipped" and s["3"].how == "a row number"
+    assert s["0.300"].status == "unmatched" and s["11.2"].status == "unmatched"
+    assert s["0.200"].status == "matched"
+
+
 def test_a_slope_printed_by_the_figure_code_is_matched_to_that_figure():
     ev = [
         *EVIDENCE,

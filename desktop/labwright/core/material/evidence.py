@@ -561,6 +561,22 @@ def _stats(values: list[float]) -> dict[str, float]:
     return out
 
 
+_ROW_NUMBER_HEADER = re.compile(
+    r"^(?:#|no\.?|nr\.?|index|idx|row|line|item|frame|trial|run|序号|编号|行号)$", re.I
+)
+
+
+def _counts_rows(column: str, values: list[float]) -> bool:
+    """A column of row, frame or trial numbers (by its name, or 1, 2, 3... without a unit)."""
+    if _ROW_NUMBER_HEADER.match(column.strip()):
+        return True
+    return (
+        header_unit(column) is None
+        and values[0] in (0.0, 1.0)
+        and all(b - a == 1 for a, b in zip(values, values[1:], strict=False))
+    )
+
+
 def _derived(numbers: list[EvidenceNumber]) -> Iterator[EvidenceNumber]:
     """Statistics a report may quote without listing the values: column means, and means
     of repeated measurements in one row (t10_run1_s, t10_run2_s, ...)."""
@@ -576,6 +592,8 @@ def _derived(numbers: list[EvidenceNumber]) -> Iterator[EvidenceNumber]:
     for key, group in groups.items():
         if len(group) < (3 if key[0] == "column" else 2):
             continue
+        if key[0] == "column" and _counts_rows(key[4], [g.value for g in group]):
+            continue  # a mean of row or frame numbers is no figure a report quotes
         first = group[0].source
         if key[0] == "column":
             span = f"column {first.column!r}"

@@ -5,7 +5,6 @@ from __future__ import annotations
 import hashlib
 import io
 import math
-import re
 import textwrap
 import warnings
 from collections.abc import Sequence
@@ -13,7 +12,8 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from labwright.core.material.tables import Table
+from labwright.core.material.tables import Table, table_roles
+from labwright.core.material.tables.roles import INDEPENDENT, MEASURED, exactly_linear
 from labwright.core.material.workspace import PathDenied, resolve_in_folder
 from labwright.core.report.offline.language import _CJK
 from labwright.core.rundir.store import atomic_write_bytes, atomic_write_json
@@ -25,13 +25,9 @@ MAX_Y_SERIES = 4
 # Figures
 # --------------------------------------------------------------------------
 
-_UNCERTAINTY_NAME = re.compile(
-    r"^(?:d|δ|Δ|delta|err|error|sigma|σ|u)\s|uncertaint|误差|不确定", re.IGNORECASE
-)
-
 
 def _column(table: Table, j: int) -> list[float | None]:
-    return [row[j] if j < len(row) else None for row in table.rows]
+    return [row[j] if j < len(row) else None for row in table.plot_rows()]
 
 
 def _pairs(xs: Sequence[float | None], ys: Sequence[float | None]) -> list[tuple[float, float]]:
@@ -40,41 +36,85 @@ def _pairs(xs: Sequence[float | None], ys: Sequence[float | None]) -> list[tuple
 
 def _exactly_linear(pairs: list[tuple[float, float]]) -> bool:
     """y = a·x + b to rounding error, like an angle in degrees next to it in radians."""
-    if len(pairs) < 3:
-        return False
-    xs, ys = [p[0] for p in pairs], [p[1] for p in pairs]
-    mx, my = math.fsum(xs) / len(xs), math.fsum(ys) / len(ys)
-    sxx = math.fsum((x - mx) ** 2 for x in xs)
-    syy = math.fsum((y - my) ** 2 for y in ys)
-    sxy = math.fsum((x - mx) * (y - my) for x, y in pairs)
-    if sxx == 0 or syy == 0:
-        return False
-    return abs(sxy) / math.sqrt(sxx * syy) > 1 - 1e-9
+    return exactly_linear([p[0] for p in pairs], [p[1] for p in pairs])
+
+
+def _distinct(values: Sequence[float | None]) -> int:
+    return len({v for v in values if v is not None})
+
+
+def _axis_name(table: Table, j: int) -> str:
+    names = table.names[j] if j < len(table.names) else table.columns[j]
+    return names.strip().casefold()
 
 
 def _choose_axes(table: Table) -> tuple[int, list[int]] | None:
-    """(x column, y columns) to plot, or None when the table has nothing to plot.
+    """(x column, y columns) to plot: one relation, or None when the table has none.
 
-    x is the first column with two distinct values. y prefers columns that vary,
-    are not an uncertainty ("d range", "Δt") and are not just x in other units.
+    By the columns' roles: a trajectory is y against x; otherwise the measured
+    quantities against the independent variable (time, angle, set points),
+    never against a row number, and not the independent variable again in
+    other units. Uncertainty columns become error bars, not series.
     """
+    roles = table_roles(table)
     n = len(table.columns)
+    measured = [j for j in range(n) if roles[j] == MEASURED and _distinct(_column(table, j)) >= 2]
+    xs_named = {_axis_name(table, j): j for j in measured}
+    if "x" in xs_named and "y" in xs_named:
+        return xs_named["x"], [xs_named["y"]]
     x = next(
-        (j for j in range(n) if len({v for v in _column(table, j) if v is not None}) >= 2), None
+        (j for j in range(n) if roles[j] == INDEPENDENT and _distinct(_column(table, j)) >= 2),
+        None,
     )
     if x is None:
         return None
     xs = _column(table, x)
-    usable = [j for j in range(n) if j != x and len(_pairs(xs, _column(table, j))) >= 2]
-    preferred = [
+    ys = [
         j
-        for j in usable
-        if len({p[1] for p in _pairs(xs, _column(table, j))}) >= 2
-        and not _UNCERTAINTY_NAME.search(table.columns[j])
+        for j in measured
+        if len(_pairs(xs, _column(table, j))) >= 2
         and not _exactly_linear(_pairs(xs, _column(table, j)))
     ]
-    ys = (preferred or usable)[:MAX_Y_SERIES]
-    return (x, ys) if ys else None
+    return (x, ys[:MAX_Y_SERIES]) if ys else None
+
+
+def linear_fit(pairs: list[tuple[float, float]]) -> dict[str, float] | None:
+    """Least-squares line with the standard errors of slope and intercept, and R²."""
+    import numpy as np
+
+    if len(pairs) < 4 or len({p[0] for p in pairs}) < 3:
+        return None
+    x = np.array([p[0] for p in pairs])
+    y = np.array([p[1] for p in pairs])
+    (slope, intercept), cov = np.polyfit(x, y, 1, cov=True)
+    residual = float(((y - (slope * x + intercept)) ** 2).sum())
+    total = float(((y - y.mean()) ** 2).sum())
+    if total == 0:
+        return None
+    return {
+        "slope": float(slope),
+        "slope_err": float(math.sqrt(max(cov[0][0], 0.0))),
+        "intercept": float(intercept),
+        "intercept_err": float(math.sqrt(max(cov[1][1], 0.0))),
+        "r2": 1 - residual / total,
+        "n": len(pairs),
+    }
+
+
+# A relation is drawn as a straight line when the data lie on one this closely.
+LINEAR_R2 = 0.98
+
+
+def _fit_text(fit: dict[str, float]) -> str:
+    def pm(v: float, e: float) -> str:
+        digits = max(0, 1 - int(math.floor(math.log10(e)))) if e > 0 else 4
+        return f"{v:.{digits}f} ± {e:.{digits}f}"
+
+    return (
+        f"Straight-line fit: slope {pm(fit['slope'], fit['slope_err'])}, "
+        f"intercept {pm(fit['intercept'], fit['intercept_err'])}, R² = {fit['r2']:.4f} "
+        f"({int(fit['n'])} points)."
+    )
 
 
 def _cjk_fonts() -> list[str]:
@@ -104,39 +144,70 @@ def plot_table(table: Table, figures_dir: Path, stem: str, folder: Path) -> dict
     "pdf", "png"}, or None when the table has fewer than 2 rows or nothing to
     plot against x.
     """
-    if len(table.rows) < 2 or len(table.columns) < 2:
+    if len(table.rows) < 2 or len(table.columns) < 2 or table.template:
         return None
     axes = _choose_axes(table)
     if axes is None:
         return None
     x, ys = axes
-    xs = _column(table, x)
-    series = [(table.columns[j], _pairs(xs, _column(table, j))) for j in ys]
+    errors = {target: j for j, target in table.uncertainty_of.items()}
+    series = []
+    for j in ys:
+        err = errors.get(j)
+        rows = [
+            (xv, yv, (row[err] if err is not None and err < len(row) else None))
+            for row in table.plot_rows()
+            if (xv := row[x]) is not None and (yv := row[j]) is not None
+        ]
+        rows.sort()
+        series.append((table.columns[j], [(a, b) for a, b, _ in rows], [e for _, _, e in rows]))
+    fit = None
+    if len(series) == 1:
+        fit = linear_fit(series[0][1])
+        if fit is not None and fit["r2"] < LINEAR_R2:
+            fit = None
     x_name = table.columns[x]
-    caption = f"{'; '.join(name for name, _ in series)} against {x_name}. Data: {table.title}."
-    pdf, png = _render(series, x_name, table.title)
+    caption = f"{'; '.join(name for name, _, _ in series)} against {x_name}."
+    if fit is not None:
+        caption += " " + _fit_text(fit)
+    if table.omitted_rows and table.sample:
+        caption += f" Plotted: {len(table.sample):,} rows spread evenly over all {table.n_rows:,}."
+    caption += f" Data: {table.title}."
+    pdf, png = _render(series, x_name, table.title, fit)
     figures_dir.mkdir(parents=True, exist_ok=True)
     pdf_path, png_path = figures_dir / f"{stem}.pdf", figures_dir / f"{stem}.png"
     atomic_write_bytes(pdf_path, pdf)
     atomic_write_bytes(png_path, png)
-    atomic_write_json(
-        figures_dir / f"{stem}.json", _provenance(table, stem, caption, x, ys, folder)
-    )
-    return {"filename": stem, "caption": caption, "pdf": str(pdf_path), "png": str(png_path)}
+    meta = _provenance(table, stem, caption, x, ys, folder)
+    if fit is not None:
+        meta["fit"] = fit
+    atomic_write_json(figures_dir / f"{stem}.json", meta)
+    made: dict[str, Any] = {
+        "filename": stem,
+        "caption": caption,
+        "pdf": str(pdf_path),
+        "png": str(png_path),
+    }
+    if fit is not None:
+        made["fit"] = fit
+    return made
 
 
 def _render(
-    series: list[tuple[str, list[tuple[float, float]]]], x_name: str, title: str
+    series: list[tuple[str, list[tuple[float, float]], list[float | None]]],
+    x_name: str,
+    title: str,
+    fit: dict[str, float] | None = None,
 ) -> tuple[bytes, bytes]:
     import matplotlib
     from matplotlib.figure import Figure
 
     # Sizes far apart would flatten the small series: then one panel each.
-    peaks = [max(abs(y) for _, y in pairs) or 1.0 for _, pairs in series]
+    peaks = [max(abs(y) for _, y in pairs) or 1.0 for _, pairs, _ in series]
     panels = len(series) if max(peaks) / min(peaks) > 4 else 1
     # A CJK fallback only when needed: embedding (a subset of) a CJK font costs
     # a second per figure even when no glyph of it is used.
-    texts = [x_name, title, *(name for name, _ in series)]
+    texts = [x_name, title, *(name for name, _, _ in series)]
     fonts = ["DejaVu Sans", *(_cjk_fonts() if any(_CJK.search(t) for t in texts) else [])]
     # A user's matplotlibrc may say usetex. (A literal in the call: matplotlib types its keys.)
     with (
@@ -148,17 +219,27 @@ def _render(
         warnings.filterwarnings("ignore", message=r"Glyph \d+ .*missing from", category=UserWarning)
         fig = Figure(figsize=(6.4, 3.4 + 1.2 * (panels - 1)), layout="constrained")
         grid = fig.subplots(panels, 1, sharex=True, squeeze=False)[:, 0]
-        for i, (name, pairs) in enumerate(series):
+        for i, (name, pairs, errs) in enumerate(series):
             ax = grid[i if panels > 1 else 0]
             xs = [p[0] for p in pairs]
-            # Repeated x values (runs of one setting) make a line zigzag: markers only.
-            line = "-" if len(set(xs)) == len(xs) else "none"
-            ax.plot(xs, [p[1] for p in pairs], marker="o", ms=4, lw=1.2, ls=line,
-                    label=_short(name, 40, 2))  # fmt: skip
+            # Repeated x values (runs of one setting) make a line zigzag; a fitted
+            # line or a long trace needs no joining line either.
+            line = "-" if len(set(xs)) == len(xs) and fit is None else "none"
+            big = len(pairs) > 300
+            yerr = [e or 0.0 for e in errs] if any(e is not None for e in errs) else None
+            ax.errorbar(xs, [p[1] for p in pairs], yerr=yerr, marker="." if big else "o",
+                        ms=2 if big else 4, lw=1.2, ls=line, capsize=2,
+                        label=_short(name, 40, 2))  # fmt: skip
+            if fit is not None:
+                lo, hi = min(xs), max(xs)
+                ax.plot([lo, hi], [fit["slope"] * lo + fit["intercept"],
+                                   fit["slope"] * hi + fit["intercept"]],
+                        lw=1, color="0.3", label="fit")  # fmt: skip
+                ax.legend(fontsize=8)
             if panels > 1:
                 ax.set_ylabel(_short(name, 24, 3), fontsize=8)
         if panels == 1:
-            names = [name for name, _ in series]
+            names = [name for name, _, _ in series]
             grid[0].set_ylabel(_short("; ".join(names), 45, 3), fontsize=9)
             if len(series) > 1:
                 grid[0].legend(fontsize=8)
@@ -201,7 +282,9 @@ def _provenance(
     code = (
         f"labwright.core.report.offline.plot_table (deterministic, no model): {table.source}, {where}"
         f"rows {table.first_row}-{table.last_row}; x = {table.columns[x]!r}; "
-        f"y = {', '.join(repr(table.columns[j]) for j in ys)}; markers and lines, sorted by x."
+        f"y = {', '.join(repr(table.columns[j]) for j in ys)}; roles "
+        f"{', '.join(table_roles(table))}; error bars from uncertainty columns; a straight-line "
+        f"fit (numpy.polyfit) when R² >= {LINEAR_R2}."
     )
     return {
         "filename": stem,

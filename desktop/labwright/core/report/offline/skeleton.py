@@ -52,7 +52,9 @@ def _chunks(n_columns: int) -> list[list[int]]:
 def _table_tex(table: Table, index: int, lang: str) -> list[str]:
     words = _TEXT[lang]
     label = f"tab:data{index}"
-    stats = {s["name"]: s for s in column_stats(table)}
+    # Statistics per category (one material each) are not one column's figures: the
+    # table's statistics rows hold only those over all rows.
+    stats = {s["name"]: s for s in column_stats(table) if "group" not in s}
     stat_names = words["stats"].split("|")
     groups = _chunks(len(table.columns))
     row_word = words["row"] if table.sheet is not None else words["line"]
@@ -100,7 +102,11 @@ def _table_tex(table: Table, index: int, lang: str) -> list[str]:
         out.append("\\midrule")
         for i, row in enumerate(table.rows[:MAX_SHOWN_ROWS]):
             written = table.written[i] if i < len(table.written) else []
-            cells = [_cell(row, written, c) for c in cols]
+            labels = table.labels[i] if i < len(table.labels) else []
+            cells = [
+                tex_text(labels[c]) if c < len(labels) and labels[c] else _cell(row, written, c)
+                for c in cols
+            ]
             out.append(" & ".join([str(table.first_row + i), *cells]) + r" \\")
         more = len(table.rows) - MAX_SHOWN_ROWS + table.omitted_rows
         if more > 0:

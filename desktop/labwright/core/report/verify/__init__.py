@@ -36,7 +36,7 @@ from pathlib import Path
 from typing import Any
 
 from labwright.core.material.evidence import evidence_numbers, load_run_evidence
-from labwright.core.report.verify.columns import _column_formulas
+from labwright.core.report.verify.columns import _column_formulas, index_columns
 from labwright.core.report.verify.derive import _derivation
 from labwright.core.report.verify.extract import _parse, extract_numbers
 from labwright.core.report.verify.markup import readable as readable
@@ -76,8 +76,12 @@ def verify_report(
     ev = evidence_numbers(records, folder)
     index = _Index(ev)
     checks: dict[int, Check] = {}  # by id() of the report number
+    row_numbers = index_columns(report)
     for n in report.numbers:
         sentence = report.sentence(n)
+        if n.table is not None and (n.table, n.col) in row_numbers:
+            checks[id(n)] = Check(n, "skipped", "a row number", sentence=sentence)
+            continue
         if n.trivial:
             checks[id(n)] = Check(n, "skipped", n.trivial, sentence=sentence)
             continue

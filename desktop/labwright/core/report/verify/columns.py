@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import math
+import re
 import statistics
 from collections.abc import Iterable
 
+from labwright.core.report.verify.markup import readable
 from labwright.core.report.verify.model import Check, ReportNumber
 from labwright.core.report.verify.structure import _Report
 
@@ -19,6 +21,37 @@ _NICE |= {"1/(2π)": 1 / (2 * math.pi), "1/(4π²)": 1 / (4 * math.pi**2), "1/g"
 _POWERS = {1: "", 2: "²", -1: "⁻¹", -2: "⁻²", 0.5: "^½"}
 
 
+# A table's row-number column ("line", "row", "No.", "#", "序号") counts rows; nothing is
+# derived from it (2π·√[line] = 8.89 would "trace" any number near 8.9).
+_INDEX_HEADER = re.compile(
+    r"^(?:#|no\.?|nr\.?|n|index|idx|row|line|item|frame|trial|run|序号|编号|行|行号|次数)$", re.I
+)
+
+
+def index_columns(report: _Report) -> set[tuple[int, int]]:
+    """(table, column) of the report's tables whose cells are row numbers."""
+    values: dict[tuple[int, int], list[float]] = {}
+    for n in report.numbers:
+        if n.table is not None and n.col is not None:
+            values.setdefault((n.table, n.col), []).append(n.value)
+    out = set()
+    for key, vals in values.items():
+        header = readable(report.headers.get(key, "")).strip().strip("$").strip()
+        counting = (
+            len(vals) >= 3
+            and all(v.is_integer() for v in vals)
+            and all(b - a == 1 for a, b in zip(vals, vals[1:], strict=False))
+        )
+        named = bool(_INDEX_HEADER.match(header)) and all(v.is_integer() for v in vals)
+        # 1, 2, 3... in the first column under no header or a short symbol-free one
+        unnamed = counting and (
+            not header or key[1] == 0 and not re.search(r"[a-zA-Z]{3,}|\\|\(", header)
+        )
+        if named or unnamed:
+            out.add(key)
+    return out
+
+
 def _column_formulas(report: _Report, checks: dict[int, Check]) -> None:
     """A table column computed from other columns (T = t̄/10, g = 4π²L/T²): accepted when
     one formula holds on at least two rows and two thirds of the rows, so a single
@@ -27,8 +60,9 @@ def _column_formulas(report: _Report, checks: dict[int, Check]) -> None:
     for n in report.numbers:
         if n.table is not None and n.row is not None and n.col is not None and n.role == "value":
             cells.setdefault(n.table, {}).setdefault(n.row, {}).setdefault(n.col, n)
+    index = index_columns(report)
     for t, rows in cells.items():
-        cols = sorted({c for row in rows.values() for c in row})
+        cols = sorted({c for row in rows.values() for c in row if (t, c) not in index})
         for j in cols:
             open_rows = [
                 r

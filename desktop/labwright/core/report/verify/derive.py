@@ -105,9 +105,10 @@ def _window(n: ReportNumber, report: _Report) -> tuple[list[list[ReportNumber]],
 
 
 def _operand(x: ReportNumber, checks: dict[int, Check]) -> bool:
-    """A number a derivation may start from: traced itself, or a common constant."""
+    """A number a derivation may start from: traced itself, or a common constant (never
+    a row number)."""
     c = checks.get(id(x))
-    if c is None or x.role != "value":
+    if c is None or x.role != "value" or c.how == "a row number":
         return False
     return c.status in ("matched", "derived") or c.how == "a common constant"
 

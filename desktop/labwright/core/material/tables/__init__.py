@@ -1,0 +1,514 @@
+"""The tables of a folder's data files, read as a physicist reads them: deterministic, no model.
+
+Every table of a sheet or file is found (core/material/tables/detect.py: stacked,
+side by side, one- or two-row headers, units rows, titles above, merged
+cells); each column gets its quantity, unit and role (roles.py: index,
+independent variable, measured, uncertainty, category, constant); statistics
+are over all rows, streamed (accum.py), and only where they mean something.
+What is in no table is listed with its cell range (`FileTables.leftovers`).
+
+`extract_tables` gives the tables of many files (the offline report, the
+figures stage); `scan_tables` one file's tables and left-overs (list_dir).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path, PurePosixPath
+
+from labwright.core.material.readers.encoding import Encoding
+from labwright.core.material.readers.sniff import sniff
+from labwright.core.material.readers.workbook import format_float
+from labwright.core.material.tables.accum import Moments
+from labwright.core.material.tables.cells import (
+    Source,
+    TextLayout,
+    bulk_numbers,
+    is_missing,
+    text_layout,
+    text_rows,
+    xlsx_sources,
+)
+from labwright.core.material.tables.detect import Builder, Leftover, detect
+from labwright.core.material.tables.roles import (
+    CATEGORY,
+    NOTE,
+    STATISTIC_ROLES,
+    UNCERTAINTY,
+    assign_roles,
+    split_unit,
+    unit_cell,
+)
+from labwright.core.material.workspace import PathDenied, resolve_in_folder
+
+__all__ = [
+    "FileTables",
+    "Leftover",
+    "Table",
+    "column_stats",
+    "extract_tables",
+    "scan_tables",
+    "table_roles",
+]
+
+log = logging.getLogger(__name__)
+
+_TEXT_KINDS = ("text", "csv", "tsv")
+# Instruments write tables under all of these names, or none ("run.001" too).
+_TEXT_TABLE_SUFFIXES = frozenset(
+    ("", "csv", "tsv", "tab", "txt", "dat", "data", "out", "log", "asc", "prn", "xy", "lvm")
+)
+
+
+@dataclass(frozen=True)
+class ColumnStats:
+    name: str
+    n: int
+    min: float
+    max: float
+    mean: float
+    std: float | None
+    group: str | None = None  # the category value the rows share, when grouped
+
+    def to_dict(self) -> dict:
+        d = {"name": self.name, "n": self.n, "min": self.min, "max": self.max,
+             "mean": self.mean, "std": self.std}  # fmt: skip
+        if self.group is not None:
+            d["group"] = self.group
+        return d
+
+
+@dataclass(frozen=True)
+class Table:
+    source: str  # path relative to the folder (posix)
+    sheet: str | None  # xlsx sheet name
+    first_row: int  # 1-based sheet row or file line of the first data row
+    last_row: int  # ... and of the last one
+    title: str
+    columns: list[str]  # the header as written, per column
+    rows: list[list[float | None]]  # the first rows (max_rows); None where no number
+    omitted_rows: int = 0  # data rows beyond max_rows (not in `rows`)
+    # The numbers as a text file writes them ("0.200" keeps its precision),
+    # parallel to `rows`; empty for workbooks, whose cells hold bare numbers.
+    written: list[list[str | None]] = field(default_factory=list, compare=False)
+    # What the detector knows beyond the numbers (empty for a Table built by hand).
+    col_numbers: list[int] = field(default_factory=list, compare=False)  # sheet column, from 0
+    names: list[str] = field(default_factory=list, compare=False)  # quantity, without unit
+    units: list[str | None] = field(default_factory=list, compare=False)
+    roles: list[str] = field(default_factory=list, compare=False)
+    uncertainty_of: dict[int, int] = field(default_factory=dict, compare=False)
+    labels: list[list[str | None]] = field(default_factory=list, compare=False)  # text cells
+    header_rows: list[int] = field(default_factory=list, compare=False)
+    title_rows: list[int] = field(default_factory=list, compare=False)
+    template: bool = field(default=False, compare=False)  # only set points filled in
+    stats: list[ColumnStats] | None = field(default=None, compare=False)  # over all rows
+    sample: list[list[float | None]] = field(default_factory=list, compare=False)  # for plots
+    sample_labels: list[list[str | None]] = field(default_factory=list, compare=False)
+    cut: bool = field(default=False, compare=False)  # the stream stopped at MAX_STREAM_ROWS
+
+    @property
+    def n_rows(self) -> int:
+        return len(self.rows) + self.omitted_rows
+
+    def cell_range(self) -> str:
+        """ "B4:V10" in a sheet (header included), "lines 6–8" in a text file."""
+        top = self.header_rows[0] if self.header_rows else self.first_row
+        if self.sheet is None or not self.col_numbers:
+            return f"lines {top}–{self.last_row}"
+        return f"{col_letter(min(self.col_numbers))}{top}:{col_letter(max(self.col_numbers))}{self.last_row}"
+
+    def plot_rows(self) -> list[list[float | None]]:
+        """Rows for a figure: all of them when kept, else an even sample over the table."""
+        return self.rows if not self.omitted_rows or not self.sample else self.sample
+
+
+@dataclass
+class FileTables:
+    source: str
+    tables: list[Table]
+    leftovers: list[tuple[str | None, Leftover]]  # (sheet, cells in no table)
+    kind: str = ""
+
+    def leftover_ranges(self) -> list[str]:
+        return [leftover_range(sheet, x) for sheet, x in self.leftovers]
+
+
+def col_letter(index: int) -> str:
+    letters = ""
+    n = index + 1
+    while n:
+        n, rem = divmod(n - 1, 26)
+        letters = chr(65 + rem) + letters
+    return letters
+
+
+def leftover_range(sheet: str | None, x: Leftover) -> str:
+    if sheet is None:
+        lines = (
+            f"line {x.first_row}"
+            if x.first_row == x.last_row
+            else f"lines {x.first_row}–{x.last_row}"
+        )
+        return lines
+    a = f"{col_letter(x.first_col)}{x.first_row}"
+    b = f"{col_letter(x.last_col)}{x.last_row}"
+    return f"{sheet.strip()}!{a}" + (f":{b}" if a != b else "")
+
+
+# --------------------------------------------------------------------------
+# Public API
+# --------------------------------------------------------------------------
+
+
+def extract_tables(
+    folder: Path, paths: Iterable[str], *, max_tables: int = 24, max_rows: int = 500
+) -> list[Table]:
+    """The tables of the data files among `paths` (relative to `folder`).
+
+    CSV/TSV/TXT/DAT and extensionless text (delimiter sniffed, encoding as the
+    readers detect it) and XLSX/XLSM (every sheet). Files that are not tables,
+    cannot be read or are damaged are skipped: this never raises for a file.
+    A table repeating the numbers of an earlier one (workbooks copy tables
+    beside their charts) is left out.
+    """
+    tables: list[Table] = []
+    for found in scan_folder_tables(folder, paths, max_rows=max_rows):
+        for table in found.tables:
+            tables.append(table)
+            if len(tables) >= max_tables:
+                return tables
+    return tables
+
+
+def scan_folder_tables(
+    folder: Path, paths: Iterable[str], *, max_rows: int = 500
+) -> Iterator[FileTables]:
+    """scan_tables for each file, repeats across files left out (listed as left-overs)."""
+    seen: set[tuple[float | None, ...]] = set()
+    for rel in paths:
+        found = scan_tables(folder, rel, max_rows=max_rows)
+        if found is None:
+            continue
+        kept = []
+        for table in found.tables:
+            signatures = {_signature(table, j) for j in range(len(table.columns))}
+            signatures.discard(())
+            if signatures and signatures <= seen:
+                found.leftovers.append(
+                    (table.sheet, _repeat(table))
+                )  # a copy of data already shown
+                continue
+            seen |= signatures
+            kept.append(table)
+        found.tables = kept
+        yield found
+
+
+def scan_tables(folder: Path, rel: str, *, max_rows: int = 500) -> FileTables | None:
+    """One data file's tables and left-over cells; None when it is no table file or unreadable."""
+    try:
+        return _scan(folder, rel, max_rows)
+    except Exception as e:  # one bad file must never cost the others
+        log.debug("no tables from %s: %s", rel, e)
+        return None
+
+
+def table_roles(table: Table) -> list[str]:
+    """The table's column roles (worked out from its rows for a Table built by hand)."""
+    if table.roles:
+        return table.roles
+    names = [split_unit(c)[0] for c in table.columns]
+    units = [split_unit(c)[1] for c in table.columns]
+    values = [
+        [row[j] if j < len(row) else None for row in table.rows] for j in range(len(table.columns))
+    ]
+    roles, _ = assign_roles(names, units, values, [False] * len(table.columns))
+    return roles
+
+
+def column_stats(table: Table) -> list[dict]:
+    """{"name", "n", "min", "max", "mean", "std"} per column where statistics mean something.
+
+    Over all rows of the table (not only those kept in `rows`); never for an
+    index, a set point, a category or a constant; with a category column, one
+    entry per category (with "group") instead of one over rows that are
+    different samples. `std` is the sample standard deviation (n - 1), None for
+    a single value.
+    """
+    if table.stats is not None:
+        return [s.to_dict() for s in table.stats]
+    return [s.to_dict() for s in _stats_of_rows(table)]
+
+
+# --------------------------------------------------------------------------
+# Files
+# --------------------------------------------------------------------------
+
+
+def _table_suffix(suffix: str) -> bool:
+    """Text that may hold a table; not code or JSON (.m, .py, .json), whose numbers are no table."""
+    suffix = suffix.lower().lstrip(".")
+    return suffix in _TEXT_TABLE_SUFFIXES or suffix.isdecimal()
+
+
+def _scan(folder: Path, rel: str, max_rows: int) -> FileTables | None:
+    try:
+        path = resolve_in_folder(folder, rel)
+    except PathDenied:
+        return None
+    if not path.is_file():
+        return None
+    source = PurePosixPath(rel.replace("\\", "/")).as_posix()
+    kind = sniff(path)
+    sources: Iterator[Source]
+    if kind.kind == "xlsx":
+        sources = xlsx_sources(path)
+    elif kind.kind in _TEXT_KINDS and kind.encoding is not None and _table_suffix(path.suffix):
+        layout = text_layout(path, kind.encoding)
+        sources = iter([Source(None, text_rows(path, kind.encoding, layout))])
+    else:
+        return None
+    out = FileTables(source, [], [], kind.kind)
+    if kind.kind != "xlsx":
+        assert kind.encoding is not None
+        _scan_text(out, path, kind.encoding, layout, max_rows)
+        return out
+    for src in sources:
+        found = detect(src.rows, max_rows)
+        for builder in found.tables:
+            out.tables.append(_finish(builder, source, src.sheet))
+        out.leftovers += [(src.sheet, x) for x in found.leftovers]
+    return out
+
+
+def _scan_text(
+    out: FileTables, path: Path, enc: Encoding, layout: TextLayout, max_rows: int
+) -> None:
+    """A text file: the detector on its lines, and long numeric tables streamed by pandas."""
+    start = 1
+    while True:
+        found = detect(text_rows(path, enc, layout, start), max_rows, bulk=True)
+        out.leftovers += [(None, x) for x in found.leftovers]
+        finished = [b for b in found.tables if found.resume is None or b is not found.resume[0]]
+        out.tables += [_finish(b, out.source, None) for b in finished]
+        if found.resume is None:
+            return
+        table, line = found.resume
+        try:
+            stopped = False
+            for first, block, stop in bulk_numbers(path, enc, layout, line, table.cols, table.span):
+                table.add_block(first, block)
+                line, stopped = first + len(block), stop
+        except (ValueError, UnicodeError, OSError) as e:  # pandas could not: line by line
+            log.debug("bulk read of %s stopped at line %d: %s", out.source, line, e)
+            stopped = True
+        out.tables.append(_finish(table, out.source, None))
+        if not stopped:
+            return
+        start = line
+
+
+def _repeat(table: Table) -> Leftover:
+    cols = table.col_numbers or [0]
+    return Leftover(
+        table.header_rows[0] if table.header_rows else table.first_row,
+        table.last_row,
+        min(cols),
+        max(cols),
+        "repeat",
+        f"the numbers of an earlier table again ({', '.join(table.columns[:4])})",
+    )
+
+
+# --------------------------------------------------------------------------
+# A finished table
+# --------------------------------------------------------------------------
+
+
+def _cell_text(cell: object) -> str:
+    if isinstance(cell, float):
+        text = getattr(cell, "text", None)
+        return text if isinstance(text, str) else format_float(cell)
+    return str(cell)
+
+
+def _names(b: Builder, sheet: str | None) -> tuple[list[str], list[str], list[str | None]]:
+    """(header as written, quantity, unit) per column."""
+    name_rows = [
+        cells for r, cells in zip(b.header_rows, b.header_cells, strict=True) if r != b.unit_row
+    ]
+    # A group name over several columns ("Voltage" over U1, U2) when the sheet
+    # did not merge it (a text file cannot): spread right over columns the row below names.
+    if len(name_rows) == 2 and sheet is None:
+        top, below = list(name_rows[0]), name_rows[1]
+        for i in range(1, len(top)):
+            if (
+                top[i] is None
+                and top[i - 1] is not None
+                and below[i] is not None
+                and below[i - 1] is not None
+            ):
+                top[i] = top[i - 1]
+        name_rows[0] = top
+    unit_cells = (
+        b.header_cells[b.header_rows.index(b.unit_row)]
+        if b.unit_row is not None
+        else [None] * len(b.cols)
+    )
+    shown, names, units = [], [], []
+    for i, c in enumerate(b.cols):
+        parts: list[str] = []
+        for cells in name_rows:
+            cell = cells[i]
+            if cell is not None:
+                part = _cell_text(cell).strip()
+                if part and part not in parts:
+                    parts.append(part)
+        text = " ".join(parts) if parts else f"col {c + 1}"
+        name, unit = split_unit(text)
+        ucell = unit_cells[i]
+        if isinstance(ucell, str) and (u := unit_cell(ucell)):
+            unit = u
+            text = (
+                f"{text} {ucell.strip()}"
+                if ucell.strip().startswith(("(", "[", "（", "【"))
+                else f"{text} ({u})"
+            )
+        shown.append(text)
+        names.append(name)
+        units.append(unit)
+    # Repeated names would make the report ambiguous: number the repeats.
+    counts: dict[str, int] = {}
+    unique = []
+    for text in shown:
+        counts[text] = counts.get(text, 0) + 1
+        unique.append(text if counts[text] == 1 else f"{text} ({counts[text]})")
+    return unique, names, units
+
+
+def _title(source: str, sheet: str | None, first: int, last: int, context: list[str]) -> str:
+    name = PurePosixPath(source).name
+    where = (
+        f"{name} › {sheet.strip()}, rows {first}–{last}"
+        if sheet is not None
+        else f"{name}, lines {first}–{last}"
+    )
+    context = [c for c in context if c.strip()]
+    if context:
+        where += " — " + "; ".join(context)
+    return where
+
+
+def _finish(b: Builder, source: str, sheet: str | None) -> Table:
+    assert b.acc is not None
+    b.acc.flush()
+    columns, names, units = _names(b, sheet)
+    values = [[row[i] for row in b.rows] for i in range(len(b.cols))]
+    texts = [k == "text" for k in b.kinds]
+    headed = [not col.startswith("col ") for col in columns]
+    roles, uncertainty_of = assign_roles(names, units, values, texts, headed=headed)
+    if NOTE in roles:  # remarks beside the data ("ok", "redo"): in the table's range, not data
+        _drop(b, [j for j, role in enumerate(roles) if role != NOTE])
+        return _finish(b, source, sheet)
+    template = any(k == "empty" for k in b.kinds)
+    stats = _stats(columns, roles, b.acc.total, b.acc.groups, template)
+    written = b.written if any(any(w) for w in b.written) else []
+    labels = b.labels if any(texts) else []
+    return Table(
+        source=source,
+        sheet=sheet,
+        first_row=b.first_row,
+        last_row=b.last_row,
+        title=_title(source, sheet, b.first_row, b.last_row, b.title),
+        columns=columns,
+        rows=b.rows,
+        omitted_rows=b.n - len(b.rows),
+        written=written,
+        col_numbers=list(b.cols),
+        names=names,
+        units=units,
+        roles=roles,
+        uncertainty_of=uncertainty_of,
+        labels=labels,
+        header_rows=list(b.header_rows),
+        title_rows=list(b.title_rows),
+        template=template,
+        stats=stats,
+        sample=b.sample if b.n > len(b.rows) else [],
+        sample_labels=b.sample_labels if b.n > len(b.rows) and any(texts) else [],
+        cut=b.cut,
+    )
+
+
+def _drop(b: Builder, keep: list[int]) -> None:
+    assert b.acc is not None
+    b.cols = [b.cols[j] for j in keep]
+    b.kinds = [b.kinds[j] for j in keep]
+    b.header_cells = [[cells[j] for j in keep] for cells in b.header_cells]
+    b.rows = [[row[j] for j in keep] for row in b.rows]
+    b.sample = [[row[j] for j in keep] for row in b.sample]
+    b.written = [[row[j] for j in keep] for row in b.written]
+    b.labels = [[row[j] for j in keep] for row in b.labels]
+    b.sample_labels = [[row[j] for j in keep] for row in b.sample_labels]
+    b.acc.total = [b.acc.total[j] for j in keep]
+    b.acc.groups = {}  # a note column is no category to group by
+    b.acc.width = len(keep)
+
+
+def _stats(
+    columns: list[str],
+    roles: list[str],
+    total: list[Moments],
+    groups: dict[str, list[Moments]],
+    template: bool,
+) -> list[ColumnStats]:
+    if template:
+        return []
+    wanted = [
+        j
+        for j, role in enumerate(roles)
+        if role in STATISTIC_ROLES
+        and total[j].n
+        and not (role == UNCERTAINTY and total[j].n > 1 and total[j].lo == total[j].hi)
+    ]
+    if CATEGORY in roles and groups:
+        # Rows of different samples: one figure per sample, none across them, and
+        # none at all when every row is its own sample (a mean of one value says nothing).
+        if all(m.n <= 1 for ms in groups.values() for m in ms):
+            return []
+        return [
+            _stat(columns[j], ms[j], group)
+            for group, ms in groups.items()
+            for j in wanted
+            if ms[j].n
+        ]
+    return [_stat(columns[j], total[j]) for j in wanted]
+
+
+def _stat(name: str, m: Moments, group: str | None = None) -> ColumnStats:
+    return ColumnStats(name, m.n, m.lo, m.hi, m.mean, m.std, group)
+
+
+def _stats_of_rows(table: Table) -> list[ColumnStats]:
+    import numpy as np
+
+    roles = table_roles(table)
+    total = []
+    for j in range(len(table.columns)):
+        m = Moments()
+        m.fold(np.array([np.nan if (v := (row[j] if j < len(row) else None)) is None else v
+                         for row in table.rows], dtype=float))  # fmt: skip
+        total.append(m)
+    return _stats(table.columns, roles, total, {}, table.template)
+
+
+def _signature(table: Table, j: int) -> tuple[float | None, ...]:
+    # Rounded to 12 significant digits, so a value recomputed with other float
+    # noise still counts as the same column.
+    values = tuple(None if row[j] is None else float(f"{row[j]:.12g}") for row in table.rows)
+    return () if all(v is None for v in values) else values
+
+
+_ = is_missing  # re-exported for the readers of this package's internals

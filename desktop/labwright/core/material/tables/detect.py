@@ -1,0 +1,655 @@
+"""Finding the tables in a sheet or file: a grid of cells to tables and left-over cells.
+
+A sheet rarely holds one tidy table. Tables stand one under the other and side
+by side, with titles and notes above, one- or two-row headers (the second row
+often units, or trial numbers 1-4), and the data rows. The head of the rows
+(HEAD_ROWS at a time) is taken as a grid and read so:
+
+* cells touching one another (also diagonally) form a *block*; blank rows and
+  columns separate blocks, so a table beside another is never glued to it;
+* in a block, a *data row* holds a number; a run of data rows is a table's
+  body (a row with words in a column of numbers ends it: a "Mean" row);
+* the rows right above the body that hold words only are its header (at most
+  two rows of names and one of units; a row of 1, 2, 3, 4 over trials
+  counts); a header may stand one blank row above its body. A row with a
+  number other than such a count is never a header;
+* up to two lines of words above the header (in the block or just above it)
+  are the title;
+* a table that reaches the end of the head goes on as long as the following
+  rows fit its columns: those rows are streamed, never held (statistics over
+  all of them, the first rows kept to show, an even sample kept to plot).
+
+Every cell that is in no table is reported as left over, with its range.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from labwright.core.material.readers.workbook import format_float
+from labwright.core.material.tables.accum import Accumulator
+from labwright.core.material.tables.cells import Cell, Row, Written, is_missing
+from labwright.core.material.tables.roles import unit_cell
+
+HEAD_ROWS = 2000
+SAMPLE_ROWS = 2000  # rows spread over the whole table, for plots
+# A stream longer than this is cut, and the cut is reported.
+MAX_STREAM_ROWS = 5_000_000
+
+
+@dataclass
+class Leftover:
+    """Cells in no table: a block of notes, a lone number, a summary row."""
+
+    first_row: int
+    last_row: int
+    first_col: int
+    last_col: int
+    kind: str  # "text" (words only), "numbers", "repeat" (copy of a table), "unread"
+    excerpt: str
+
+
+@dataclass
+class Builder:
+    """A table as it is being read."""
+
+    first_row: int
+    cols: list[int]  # sheet columns (from 0), left to right
+    kinds: list[str]  # "number" | "text" | "empty" per column
+    header_rows: list[int]
+    header_cells: list[list[Cell]]  # per header row, per column in `cols`
+    unit_row: int | None
+    title_rows: list[int]
+    title: list[str]
+    span: tuple[int, int]  # first and last sheet column of the table (header included)
+    max_rows: int
+    last_row: int = 0
+    rows: list[list[float | None]] = field(default_factory=list)
+    written: list[list[str | None]] = field(default_factory=list)
+    labels: list[list[str | None]] = field(default_factory=list)
+    n: int = 0
+    sample: list[list[float | None]] = field(default_factory=list)
+    sample_labels: list[list[str | None]] = field(default_factory=list)
+    stride: int = 1
+    acc: Accumulator | None = None
+    cut: bool = False
+
+    def __post_init__(self) -> None:
+        self.acc = Accumulator(len(self.cols))
+        self._numeric = [k == "number" or k == "empty" for k in self.kinds]
+        self._texts = [k == "text" for k in self.kinds]
+        self._group = next((i for i, k in enumerate(self.kinds) if k == "text"), None)
+
+    def fits(self, cells: Sequence[Cell]) -> bool | None:
+        """True: the row continues the table; None: the table's columns are empty there;
+        False: something else is there (words in a column of numbers)."""
+        numbers = 0
+        anything = False
+        a, b = self.span
+        for c in range(a, min(b + 1, len(cells))):
+            cell = cells[c]
+            if cell is None:
+                continue
+            anything = True
+            if isinstance(cell, float):
+                numbers += 1
+                continue
+            try:
+                i = self.cols.index(c)
+            except ValueError:
+                return False
+            if self._numeric[i] and not is_missing(cell):
+                return False
+        if not anything:
+            return None
+        return numbers > 0
+
+    def add(self, number: int, cells: Sequence[Cell]) -> None:
+        values: list[float | None] = []
+        texts: list[str | None] = []
+        for c in self.cols:
+            cell = cells[c] if c < len(cells) else None
+            if isinstance(cell, float):
+                values.append(float(cell))
+                texts.append(None)
+            else:
+                values.append(None)
+                texts.append(cell if isinstance(cell, str) and not is_missing(cell) else None)
+        self.n += 1
+        self.last_row = number
+        group = texts[self._group] if self._group is not None else None
+        assert self.acc is not None
+        self.acc.add(values, group)
+        if len(self.rows) < self.max_rows:
+            self.rows.append(values)
+            self.written.append(
+                [
+                    cell.text if isinstance(cell := (cells[c] if c < len(cells) else None), Written)
+                    else None
+                    for c in self.cols
+                ]
+            )  # fmt: skip
+            self.labels.append(texts)
+        if (self.n - 1) % self.stride == 0:
+            self.sample.append(values)
+            self.sample_labels.append(texts)
+            if len(self.sample) >= 2 * SAMPLE_ROWS:
+                self.sample = self.sample[::2]
+                self.sample_labels = self.sample_labels[::2]
+                self.stride *= 2
+
+    def add_block(self, first_line: int, block: np.ndarray) -> None:
+        """Rows read in bulk (a numeric table streamed by pandas): all columns numeric."""
+        k = int(block.shape[0])
+        if not k:
+            return
+        assert self.acc is not None
+        self.acc.flush()
+        for j in range(len(self.cols)):
+            self.acc.total[j].fold(block[:, j])
+        room = self.max_rows - len(self.rows)
+        for row in block[: max(room, 0)].tolist():
+            values = [None if v != v else v for v in row]
+            self.rows.append(values)
+            self.written.append([None] * len(self.cols))
+            self.labels.append([None] * len(self.cols))
+        # The even sample: the rows whose number in the table is a multiple of the stride.
+        g = -(-self.n // self.stride) * self.stride
+        while g < self.n + k:
+            row = block[g - self.n].tolist()
+            self.sample.append([None if v != v else v for v in row])
+            self.sample_labels.append([None] * len(self.cols))
+            if len(self.sample) >= 2 * SAMPLE_ROWS:
+                self.sample = self.sample[::2]
+                self.sample_labels = self.sample_labels[::2]
+                self.stride *= 2
+            g = (g // self.stride + 1) * self.stride
+        self.n += k
+        self.last_row = first_line + k - 1
+
+
+@dataclass
+class Found:
+    tables: list[Builder]
+    leftovers: list[Leftover]
+    # Set when the caller streams the rest in bulk: the one table going on past the
+    # head, and the line it goes on from.
+    resume: tuple[Builder, int] | None = None
+
+
+# --------------------------------------------------------------------------
+# The stream: heads, then tables that go on
+# --------------------------------------------------------------------------
+
+
+def detect(rows: Iterable[Row], max_rows: int, *, bulk: bool = False) -> Found:
+    """Every table and every left-over cell of one sheet or file.
+
+    With `bulk`, a single numeric table still going at the end of a head is
+    not streamed here: `Found.resume` says where it goes on, for a faster reader.
+    """
+    found = Found([], [])
+    stream: Iterator[Row] = iter(rows)
+    streamed = 0
+    while True:
+        head = list(itertools.islice(stream, HEAD_ROWS))
+        if not head:
+            return found
+        tables, leftovers = read_grid(head, max_rows)
+        for t in tables:
+            for number, cells in _rows_of(head, t):
+                t.add(number, cells)
+        if len(head) < HEAD_ROWS:
+            found.tables += tables
+            found.leftovers += leftovers
+            return found
+        last = head[-1].number
+        active = [t for t in tables if t.last_row == last]
+        if not active:
+            # Keep what is surely complete; the rows after the last table are read
+            # again with the next head (a header there may belong to rows beyond it).
+            ends = [t.last_row for t in tables]
+            keep_until = max(ends) if ends else head[len(head) // 2].number
+            found.tables += tables
+            found.leftovers += [x for x in leftovers if x.last_row <= keep_until]
+            rest = [r for r in head if r.number > keep_until]
+            found.leftovers += _straddling(leftovers, keep_until)
+            stream = itertools.chain(rest, stream)
+            continue
+        found.tables += tables
+        found.leftovers += leftovers
+        if bulk and len(active) == 1 and all(k == "number" for k in active[0].kinds):
+            found.resume = (active[0], last + 1)
+            return found
+        spans = [t.span for t in active]
+        stopped: Row | None = None
+        for row in stream:
+            streamed += 1
+            if streamed > MAX_STREAM_ROWS:
+                for t in active:
+                    t.cut = True
+                found.leftovers.append(
+                    Leftover(row.number, row.number, 0, max(b for _, b in spans), "unread", "")
+                )
+                return found
+            if row.number != last + 1 or _outside(row.cells, spans):
+                stopped = row
+                break
+            ok = [t.fits(row.cells) for t in active]
+            if any(f is False for f in ok) or not any(ok):
+                stopped = row
+                break
+            for t, f in zip(active, ok, strict=True):
+                if f:
+                    t.add(row.number, row.cells)
+            # A side table that has ended stays ended: its columns must stay empty.
+            active = [t for t, f in zip(active, ok, strict=True) if f]
+            spans = [t.span for t in active]
+            last = row.number
+        if stopped is None:
+            return found
+        stream = itertools.chain([stopped], stream)
+
+
+def _straddling(leftovers: list[Leftover], keep_until: int) -> list[Leftover]:
+    """Left-over rows that begin before the cut and go on past it: their top part."""
+    out = []
+    for x in leftovers:
+        if x.first_row <= keep_until < x.last_row:
+            out.append(
+                Leftover(x.first_row, keep_until, x.first_col, x.last_col, x.kind, x.excerpt)
+            )
+    return out
+
+
+def cells_in(cells: Sequence[Cell], span: tuple[int, int]) -> bool:
+    return any(c is not None for c in cells[span[0] : span[1] + 1])
+
+
+def _outside(cells: Sequence[Cell], spans: list[tuple[int, int]]) -> bool:
+    for c, cell in enumerate(cells):
+        if cell is not None and not any(a <= c <= b for a, b in spans):
+            return True
+    return False
+
+
+def _rows_of(head: list[Row], t: Builder) -> list[tuple[int, Sequence[Cell]]]:
+    first, last = t.first_row, t.last_row
+    return [(row.number, row.cells) for row in head if first <= row.number <= last]
+
+
+# --------------------------------------------------------------------------
+# One grid
+# --------------------------------------------------------------------------
+
+
+def _blocks(grid: list[Row]) -> list[dict[int, list[int]]]:
+    """Cells touching one another, as {row number: [columns]} per block, top to bottom."""
+    parent: dict[tuple[int, int], tuple[int, int]] = {}
+
+    def find(x: tuple[int, int]) -> tuple[int, int]:
+        while parent[x] != x:
+            parent[x] = parent[parent[x]]
+            x = parent[x]
+        return x
+
+    def union(a: tuple[int, int], b: tuple[int, int]) -> None:
+        ra, rb = find(a), find(b)
+        if ra != rb:
+            parent[max(ra, rb)] = min(ra, rb)
+
+    previous: tuple[int, set[int]] = (-10, set())
+    for row in grid:
+        filled = [c for c, cell in enumerate(row.cells) if cell is not None]
+        above = previous[1] if previous[0] == row.number - 1 else set()
+        here = set(filled)
+        for c in filled:
+            parent[(row.number, c)] = (row.number, c)
+            if c - 1 in here:
+                union((row.number, c), (row.number, c - 1))
+            for d in (c - 1, c, c + 1):
+                if d in above:
+                    union((row.number, c), (row.number - 1, d))
+        previous = (row.number, here)
+    blocks: dict[tuple[int, int], dict[int, list[int]]] = {}
+    for key in parent:
+        blocks.setdefault(find(key), {}).setdefault(key[0], []).append(key[1])
+    out = list(blocks.values())
+    for b in out:
+        for cols in b.values():
+            cols.sort()
+    out.sort(key=lambda b: (min(b), min(min(c) for c in b.values())))
+    return out
+
+
+def _count_header(cells: list[Cell]) -> bool:
+    """A row counting trials (1, 2, 3, 4 across the columns), with words or not."""
+    numbers = [c for c in cells if isinstance(c, float)]
+    if len(numbers) < 2 or not all(n.is_integer() for n in numbers):
+        return False
+    return numbers[0] in (0.0, 1.0) and all(b - a == 1 for a, b in itertools.pairwise(numbers))
+
+
+@dataclass
+class _Run:
+    rows: list[int]  # row numbers of the body
+
+
+def read_grid(grid: list[Row], max_rows: int) -> tuple[list[Builder], list[Leftover]]:
+    by_number = {row.number: row for row in grid}
+    blocks = _blocks(grid)
+    text_blocks = [b for b in blocks if _words_only(b, by_number)]
+    claimed: set[int] = set()  # ids of text blocks taken as a header or title
+    tables: list[Builder] = []
+    used: set[tuple[int, int]] = set()
+    for block in blocks:
+        if id(block) in {id(b) for b in text_blocks}:
+            continue
+        for run in _runs(block, by_number):
+            table = _table(run, block, by_number, text_blocks, claimed, max_rows)
+            if table is None:
+                continue
+            tables.append(table)
+            for r in run.rows:
+                for c in block.get(r, []):
+                    used.add((r, c))
+            for r in table.header_rows + table.title_rows:
+                for c in _cells_near(block, text_blocks, r, table.span):
+                    used.add((r, c))
+    leftovers = _leftovers(blocks, by_number, used)
+    tables.sort(key=lambda t: (t.first_row, t.span[0]))
+    return tables, leftovers
+
+
+def _words_only(block: dict[int, list[int]], by_number: dict[int, Row]) -> bool:
+    return not any(
+        isinstance(by_number[r].cells[c], float) for r, cols in block.items() for c in cols
+    )
+
+
+def _cells_near(
+    block: dict[int, list[int]],
+    text_blocks: list[dict[int, list[int]]],
+    r: int,
+    span: tuple[int, int],
+) -> list[int]:
+    cols = [c for c in block.get(r, [])]
+    for b in text_blocks:
+        if r in b and any(span[0] - 1 <= c <= span[1] + 1 for c in b[r]):
+            cols += b[r]
+    return cols
+
+
+def _block_cells(block: dict[int, list[int]], by_number: dict[int, Row], r: int) -> dict[int, Cell]:
+    row = by_number[r]
+    return {c: row.cells[c] for c in block.get(r, [])}
+
+
+def _runs(block: dict[int, list[int]], by_number: dict[int, Row]) -> Iterator[_Run]:
+    """Runs of data rows; a row with words in a column of numbers ends a run."""
+    numbers = sorted(block)
+    data: list[bool] = []
+    for r in numbers:
+        cells = _block_cells(block, by_number, r)
+        values = [v for v in cells.values() if isinstance(v, float)]
+        is_count = _count_header(list(cells.values())) and _count_header_here(block, by_number, r)
+        data.append(bool(values) and not is_count)
+    run: list[int] = []
+    for r, is_data in zip(numbers, data, strict=True):
+        if is_data:
+            run.append(r)
+            continue
+        if run:
+            yield from _split(run, block, by_number)
+        run = []
+    if run:
+        yield from _split(run, block, by_number)
+
+
+def _count_header_here(block: dict[int, list[int]], by_number: dict[int, Row], r: int) -> bool:
+    """A count row is a header only under a row of words that leaves the counted columns
+    without names of their own ("Counts" over 1, 2, 3, 4, merged or not), with data below."""
+    below = _block_cells(block, by_number, r + 1) if r + 1 in block else {}
+    here = _block_cells(block, by_number, r)
+    above = _block_cells(block, by_number, r - 1) if r - 1 in block else {}
+    counted = [c for c, v in here.items() if isinstance(v, float)]
+    if not below or _count_header(list(below.values())) or not above:
+        return False
+    if any(isinstance(v, float) for v in above.values()):
+        return False
+    if not all(isinstance(below.get(c), float) for c in counted):
+        return False
+    names = [above.get(c) for c in counted]
+    return any(n is None for n in names) or len(set(names)) < len(names)
+
+
+def _split(
+    rows: list[int], block: dict[int, list[int]], by_number: dict[int, Row]
+) -> Iterator[_Run]:
+    counts: dict[int, int] = {}
+    for r in rows:
+        for c, v in _block_cells(block, by_number, r).items():
+            if isinstance(v, float):
+                counts[c] = counts.get(c, 0) + 1
+    numeric = {c for c, k in counts.items() if 2 * k >= len(rows)}
+    part: list[int] = []
+    for r in rows:
+        cells = _block_cells(block, by_number, r)
+        words = any(
+            c in numeric and isinstance(v, str) and not is_missing(v) for c, v in cells.items()
+        )
+        if words:
+            if part:
+                yield _Run(part)
+            part = []
+        else:
+            part.append(r)
+    if part:
+        yield _Run(part)
+
+
+def _table(
+    run: _Run,
+    block: dict[int, list[int]],
+    by_number: dict[int, Row],
+    text_blocks: list[dict[int, list[int]]],
+    claimed: set[int],
+    max_rows: int,
+) -> Builder | None:
+    body = run.rows
+    counts: dict[int, int] = {}
+    words: dict[int, int] = {}
+    for r in body:
+        for c, v in _block_cells(block, by_number, r).items():
+            if isinstance(v, float):
+                counts[c] = counts.get(c, 0) + 1
+            elif isinstance(v, str) and not is_missing(v):
+                words[c] = words.get(c, 0) + 1
+    numeric = sorted(counts)
+    texts = sorted(c for c, k in words.items() if c not in counts and 2 * k >= len(body))
+    header, unit_row, header_cols = _header(
+        body[0], block, by_number, text_blocks, claimed, numeric + texts
+    )
+    extra = [c for c in header_cols if c not in numeric and c not in texts]
+    # A template sheet: set points filled in one column, the named columns beside it empty.
+    template = len(numeric) == 1 and bool(extra)
+    cols = sorted(numeric + texts + (extra if template else []))
+    kinds = ["number" if c in counts else "text" if c in texts else "empty" for c in cols]
+    n_numeric = len(numeric)
+    if len(body) < 2 and not (header and n_numeric >= 2):
+        return None
+    if n_numeric < 2 and not header:
+        return None
+    top = header[0] if header else body[0]
+    title_rows, title = _title(top, block, by_number, text_blocks, claimed, cols)
+    span_cols = cols + header_cols
+    span = (min(span_cols), max(span_cols))
+    header_cells = [
+        [by_number[r].cells[c] if c < len(by_number[r].cells) else None for c in cols]
+        for r in header
+    ]
+    return Builder(
+        first_row=body[0],
+        cols=cols,
+        kinds=kinds,
+        header_rows=header,
+        header_cells=header_cells,
+        unit_row=unit_row,
+        title_rows=title_rows,
+        title=title,
+        span=span,
+        max_rows=max_rows,
+        last_row=body[-1],
+    )
+
+
+def _is_units_row(cells: dict[int, Cell]) -> bool:
+    values = [v for v in cells.values() if v is not None]
+    return bool(values) and all(isinstance(v, str) and unit_cell(v) for v in values)
+
+
+def _header(
+    start: int,
+    block: dict[int, list[int]],
+    by_number: dict[int, Row],
+    text_blocks: list[dict[int, list[int]]],
+    claimed: set[int],
+    cols: list[int],
+) -> tuple[list[int], int | None, list[int]]:
+    """The header rows (top first) right above a body, which of them holds units, and
+    the columns they name."""
+    wanted = set(cols)
+    lo, hi = min(cols) - 1, max(cols) + 1
+    source: dict[int, list[int]] | None = block
+    r = start - 1
+    if r not in block or not _header_like(_block_cells(block, by_number, r)):
+        # A header may stand one blank row above the body, in its own block of words.
+        source = None
+        for b in text_blocks:
+            if id(b) not in claimed and (start - 2) in b and (start - 1) not in b:
+                cells = _block_cells(b, by_number, start - 2)
+                if set(cells) & wanted and all(lo <= c <= hi + 1 for c in cells):
+                    source, r = b, start - 2
+                    claimed.add(id(b))
+                    break
+        if source is None:
+            return [], None, []
+    assert source is not None
+    rows: list[int] = []
+    unit_row = None
+    names = 0
+    while r in source and len(rows) < 3:
+        cells = _block_cells(source, by_number, r)
+        if not cells or not _header_like(cells):
+            break
+        if _is_units_row(cells) and unit_row is None and not rows:
+            unit_row = r
+        else:
+            if names == 2:
+                break
+            filled = sorted(cells)
+            if rows and names:
+                below = sorted(
+                    _block_cells(source, by_number, rows[0]) if rows[0] != unit_row else {}
+                )
+                # A second header row has several cells, or one that completes a
+                # single-cell row below it; a lone cell over a lone cell in the same
+                # column is a title.
+                if len(filled) < 2 and (len(below) >= 2 or set(filled) == set(below)):
+                    break
+            if not set(filled) & (wanted | set(range(lo, hi + 1))):
+                break
+            names += 1
+        rows.insert(0, r)
+        r -= 1
+    if names == 0 and unit_row is not None:
+        return [], None, []
+    named = sorted({c for row in rows for c in _block_cells(source, by_number, row)})
+    return rows, unit_row, named
+
+
+def _header_like(cells: dict[int, Cell]) -> bool:
+    values = list(cells.values())
+    if any(isinstance(v, float) for v in values):
+        return _count_header(values)
+    return any(isinstance(v, str) for v in values)
+
+
+def _title(
+    top: int,
+    block: dict[int, list[int]],
+    by_number: dict[int, Row],
+    text_blocks: list[dict[int, list[int]]],
+    claimed: set[int],
+    cols: list[int],
+) -> tuple[list[int], list[str]]:
+    """Up to two lines of words right above the header, in the block or just above it."""
+    rows: list[int] = []
+    texts: list[str] = []
+    r = top - 1
+    while r in block and len(rows) < 2:
+        cells = _block_cells(block, by_number, r)
+        if any(isinstance(v, float) for v in cells.values()):
+            return rows, texts
+        rows.insert(0, r)
+        texts.insert(0, " ".join(str(v) for v in cells.values() if isinstance(v, str)))
+        r -= 1
+    if rows:
+        return rows, texts
+    lo, hi = min(cols) - 1, max(cols) + 1
+    for b in text_blocks:
+        if id(b) in claimed:
+            continue
+        bottom = max(b)
+        if top - 3 <= bottom < top and any(lo <= c <= hi for cs in b.values() for c in cs):
+            claimed.add(id(b))
+            for r in sorted(b)[-2:]:
+                rows.append(r)
+                texts.append(" ".join(str(v) for v in _block_cells(b, by_number, r).values()))
+            break
+    return rows, texts
+
+
+def _leftovers(
+    blocks: list[dict[int, list[int]]], by_number: dict[int, Row], used: set[tuple[int, int]]
+) -> list[Leftover]:
+    out: list[Leftover] = []
+    for block in blocks:
+        run: list[tuple[int, list[int]]] = []
+        for r in sorted(block):
+            free = [c for c in block[r] if (r, c) not in used]
+            if free and (not run or run[-1][0] == r - 1):
+                run.append((r, free))
+                continue
+            if run:
+                out.append(_leftover(run, by_number))
+            run = [(r, free)] if free else []
+        if run:
+            out.append(_leftover(run, by_number))
+    return out
+
+
+def _leftover(run: list[tuple[int, list[int]]], by_number: dict[int, Row]) -> Leftover:
+    cells = [by_number[r].cells[c] for r, cs in run for c in cs]
+    kind = "numbers" if any(isinstance(v, float) for v in cells) else "text"
+    excerpt = "; ".join(" ".join(_text(by_number[r].cells[c]) for c in cs) for r, cs in run[:3])
+    return Leftover(
+        run[0][0],
+        run[-1][0],
+        min(c for _, cs in run for c in cs),
+        max(c for _, cs in run for c in cs),
+        kind,
+        excerpt[:160],
+    )
+
+
+def _text(cell: Cell) -> str:
+    if isinstance(cell, Written):
+        return cell.text
+    if isinstance(cell, float):
+        return format_float(cell)
+    return str(cell) if cell is not None else ""
