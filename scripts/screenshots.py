@@ -63,8 +63,7 @@ def main() -> None:
         if os.environ.get("LABWRIGHT_SHOT_LANG"):
             shoot(out, os.environ["LABWRIGHT_SHOT_LANG"])
         else:
-            # one process per language, each with one window, as a person runs the app (two
-            # windows one after the other in one process have crashed in the garbage collector)
+            # one process per language, each with one window, as a person runs the app
             for lang in ("en", "zh_CN"):
                 env = {**os.environ, "LABWRIGHT_SHOT_LANG": lang}
                 subprocess.run([sys.executable, __file__, str(out)], env=env, check=True)

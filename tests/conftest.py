@@ -131,6 +131,9 @@ def qloop(qapp):
     yield loop
     asyncio.set_event_loop(None)
     loop.close()
+    from labwright.gui.gcguard import stop_collecting
+
+    stop_collecting()  # the windows installed it; tests after this one collect as Python does
 
 
 @pytest.fixture

@@ -61,6 +61,7 @@ from labwright.core.settings.resolve import key_problem, resolve_config
 from labwright.core.settings.saved import Settings, load_settings, save_settings
 from labwright.gui.bridge import RunBridge, call_in_thread
 from labwright.gui.exporting import export_with_dialogs, show_in_folder
+from labwright.gui.gcguard import collect_in_gui_thread
 from labwright.gui.history import HistoryList
 from labwright.gui.i18n import current_language
 from labwright.gui.result_tabs import ResultTabs
@@ -93,6 +94,7 @@ class MainWindow(QMainWindow):
         self._progress_text: Callable[[], str] | None = None
         self._notice_text: Callable[[], str] | None = None
         self._history_was_visible = True
+        collect_in_gui_thread()  # a run's worker must never free a Qt object (see gcguard)
         self.bridge = RunBridge(None, self)
         self.bridge.events.connect(self.on_events)
         self.bridge.finished.connect(self.on_finished)

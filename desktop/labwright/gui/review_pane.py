@@ -242,9 +242,11 @@ class ReviewPane(QWidget):
         self.splitter.setObjectName("reviewSplitter")
         self.splitter.addWidget(left)
         self.splitter.addWidget(self.right_tabs)
-        self.splitter.setStretchFactor(0, 3)
-        self.splitter.setStretchFactor(1, 2)
-        self.splitter.setSizes([600, 420])
+        # the preview a little wider than the editor (which wraps): at 1024 px the page then
+        # fits its width at a readable zoom instead of about half size
+        self.splitter.setStretchFactor(0, 9)
+        self.splitter.setStretchFactor(1, 11)
+        self.splitter.setSizes([450, 550])
         self.left_splitter = left
         left.setObjectName("reviewLeftSplitter")
         buttons = QHBoxLayout()

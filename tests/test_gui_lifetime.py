@@ -1,0 +1,73 @@
+"""Qt objects live and die in the GUI thread, with windows one after the other in one process.
+
+Two windows in sequence, each with an offline run of examples/pendulum, crashed the process:
+Python's automatic garbage collection ran in the run's worker thread (busy drawing plots),
+freed Qt objects there, and shiboken's deferred deletion in the main thread segfaulted.
+"""
+
+from __future__ import annotations
+
+import gc
+import shutil
+import threading
+from pathlib import Path
+
+from PySide6.QtCore import Qt
+
+EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "pendulum"
+
+
+def test_two_windows_in_sequence_run_with_no_collection_off_the_gui_thread(
+    qtbot, window_for, tmp_path
+):
+    collected_in: list[str] = []
+
+    def note(phase: str, info: dict) -> None:
+        if phase == "start":
+            collected_in.append(threading.current_thread().name)
+
+    gc.callbacks.append(note)
+    try:
+        for n in range(2):
+            folder = tmp_path / f"copy{n}" / "pendulum"
+            shutil.copytree(EXAMPLE, folder)
+            w = window_for()
+            w.load_folder(folder)
+            qtbot.waitUntil(w.start_button.isEnabled, timeout=10_000)
+            qtbot.mouseClick(w.offline_check, Qt.MouseButton.LeftButton)
+            assert w.offline_check.isChecked()
+            with qtbot.waitSignal(w.bridge.finished, timeout=120_000) as done:
+                qtbot.mouseClick(w.start_button, Qt.MouseButton.LeftButton)
+            assert done.args[0].status == "degraded"  # offline: a draft to review
+            qtbot.waitUntil(lambda w=w: w.review is not None and w.review.isVisible())
+            w.close()
+            del w
+        # the GUI thread still collects: cycles left by the closed windows go
+        gc.collect()
+    finally:
+        gc.callbacks.remove(note)
+    main = threading.main_thread().name
+    assert collected_in, "nothing was collected at all"
+    assert set(collected_in) == {main}, f"collections off the GUI thread: {set(collected_in)}"
+
+
+def test_the_gui_thread_collects_on_a_timer_while_a_window_is_open(qtbot, window_for):
+    window_for()
+    assert not gc.isenabled()  # no thread but the GUI thread starts a collection
+    collected: list[int] = []
+
+    def note(phase: str, info: dict) -> None:
+        if phase == "stop" and threading.current_thread() is threading.main_thread():
+            collected.append(info["generation"])
+
+    gc.callbacks.append(note)
+    try:
+        garbage = []
+        for _ in range(5_000):  # cycles, as widgets and their connections make
+            cycle: list = []
+            cycle.append(cycle)
+            garbage.append(cycle)
+        del garbage, cycle
+        qtbot.waitUntil(lambda: bool(collected), timeout=5_000)
+    finally:
+        gc.callbacks.remove(note)
