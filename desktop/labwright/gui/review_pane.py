@@ -602,7 +602,7 @@ class ReviewPane(QWidget):
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:
         if watched is self.pdf_view.viewport():
             if event.type() == QEvent.Type.Resize:
-                QTimer.singleShot(0, self._show_zoom)  # once QPdfView has laid out again
+                QTimer.singleShot(0, self, self._show_zoom)  # once QPdfView has laid out again
             if event.type() == QEvent.Type.MouseButtonDblClick:
                 self._pdf_clicked(event)  # type: ignore[arg-type]
                 return True
