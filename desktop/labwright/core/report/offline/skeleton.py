@@ -103,10 +103,7 @@ def _table_tex(table: Table, index: int, lang: str) -> list[str]:
         for i, row in enumerate(table.rows[:MAX_SHOWN_ROWS]):
             written = table.written[i] if i < len(table.written) else []
             labels = table.labels[i] if i < len(table.labels) else []
-            cells = [
-                tex_text(labels[c]) if c < len(labels) and labels[c] else _cell(row, written, c)
-                for c in cols
-            ]
+            cells = [_category_cell(labels, c) or _cell(row, written, c) for c in cols]
             out.append(" & ".join([str(table.first_row + i), *cells]) + r" \\")
         more = len(table.rows) - MAX_SHOWN_ROWS + table.omitted_rows
         if more > 0:
@@ -210,3 +207,9 @@ def _results(
     for figure in extra_figures:
         out += _figure_tex(figure)
     return out
+
+
+def _category_cell(labels: list[str | None], c: int) -> str:
+    """A category cell's text (Al, Poly…), set as LaTeX text; "" where the cell is a number."""
+    label = labels[c] if c < len(labels) else None
+    return tex_text(label) if label else ""
