@@ -11,7 +11,7 @@ from PySide6.QtGui import QIcon, QPixmap
 from PySide6.QtWidgets import QApplication
 
 from labwright.core import resources
-from labwright.core.settings import load_settings, save_settings, settings_problem
+from labwright.core.settings import load_settings, save_settings, settings_path, settings_problem
 
 from .i18n import install_language
 from .main_window import MainWindow
@@ -39,6 +39,7 @@ def app_icon() -> QIcon:
 def start(folder: Path | None = None) -> tuple[QApplication, MainWindow, AbstractEventLoop]:
     """Everything up to the event loop: the window is on screen first, the loop made after."""
     app = create_app()
+    first_run = not settings_path().exists()
     settings = load_settings()
     install_language(settings.ui_language)
     window = MainWindow(None, settings)
@@ -63,6 +64,10 @@ def start(folder: Path | None = None) -> tuple[QApplication, MainWindow, Abstrac
         window.show_banner(problem, warning=True)
     if folder is not None:
         window.load_folder(folder)
+    if first_run:  # TeX missing, the disk full: say so now, not after the first run
+        from .doctor_dialog import show_if_needed
+
+        show_if_needed(window)
     return app, window, loop
 
 

@@ -219,6 +219,12 @@ class MainWindow(QMainWindow):
             self.file_menu.addAction(a)
         self.view_menu = self.menuBar().addMenu("")
         self.view_menu.addAction(self.history_dock.toggleViewAction())
+        self.check_setup_action = QAction(self)
+        # not Qt's text heuristics: on macOS "setup" would make it the Preferences item
+        self.check_setup_action.setMenuRole(QAction.MenuRole.NoRole)
+        self.check_setup_action.triggered.connect(self.check_setup)
+        self.help_menu = self.menuBar().addMenu("")
+        self.help_menu.addAction(self.check_setup_action)
         self._apply_run_defaults()
         self._fill_recent()
 
@@ -249,6 +255,8 @@ class MainWindow(QMainWindow):
         self.quit_action.setText(self.tr("&Quit"))
         self.file_menu.setTitle(self.tr("&File"))
         self.view_menu.setTitle(self.tr("&View"))
+        self.check_setup_action.setText(self.tr("Check &Setup…"))
+        self.help_menu.setTitle(self.tr("&Help"))
         self._show_usage()
         if (
             not self.bridge.running
@@ -628,6 +636,14 @@ class MainWindow(QMainWindow):
         if dialog.exec():
             self.settings = dialog.result_settings()
             self._apply_run_defaults()
+
+    def check_setup(self) -> None:
+        """Help > Check setup…: what `labwright doctor` says, in a window."""
+        from .doctor_dialog import DoctorDialog
+
+        dialog = DoctorDialog(self, settings=self.settings)
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        dialog.open()
 
     def closeEvent(self, event: QCloseEvent) -> None:
         # shutdown order: cancel, join with a timeout; the app closes the loop after
