@@ -64,10 +64,18 @@ def example_folder() -> Path | None:
 def main() -> int:
     """Run every step; print one line each; 0 when all worked."""
     started = time.monotonic()
-    os.environ["QT_QPA_PLATFORM"] = "offscreen"
-    with tempfile.TemporaryDirectory(prefix="labwright-smoke-") as tmp:
-        os.environ["LABWRIGHT_HOME"] = str(Path(tmp) / "home")
-        ok = _Smoke(Path(tmp)).run()
+    saved = {name: os.environ.get(name) for name in ("QT_QPA_PLATFORM", "LABWRIGHT_HOME")}
+    try:
+        os.environ["QT_QPA_PLATFORM"] = "offscreen"
+        with tempfile.TemporaryDirectory(prefix="labwright-smoke-") as tmp:
+            os.environ["LABWRIGHT_HOME"] = str(Path(tmp) / "home")
+            ok = _Smoke(Path(tmp)).run()
+    finally:
+        for name, value in saved.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
     took = time.monotonic() - started
     print(f"smoke test {'passed' if ok else 'FAILED'} in {took:.1f} s", flush=True)
     return 0 if ok else 1
