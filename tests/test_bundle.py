@@ -20,7 +20,7 @@ ROOT = Path(__file__).resolve().parents[1]
 WORK = ROOT / "build" / "pyinstaller"
 DIST = WORK / "dist"
 APP_ID = "org.labwright.Labwright"
-# Measured: ~340 MB (numpy's and scipy's two OpenBLAS, Qt's ICU data); the test guards
+# Measured: 335 MB (numpy's and scipy's two OpenBLAS, Qt's ICU data); the test guards
 # against a Qt part or a package coming back unnoticed, not for the 250 MB goal.
 MAX_MB = 380
 
