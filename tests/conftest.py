@@ -15,8 +15,8 @@ from canary import CANARY, snapshot
 # Qt must never need a screen in tests; set before anything imports Qt.
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
-SHARED_DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
-PROJECTILE = SHARED_DATA / "projectile-motion"
+# Real material the tests carry (tests/data/README.md: a part of ../shared/data, MIT licence).
+PROJECTILE = Path(__file__).resolve().parent / "data" / "projectile-motion"
 SECRET_ENV = ("LABWRIGHT_API_KEY", "DEEPSEEK_API_KEY", "OPENAI_API_KEY", "LABWRIGHT_BASE_URL")
 
 
@@ -59,8 +59,6 @@ def no_leaked_threads():
 @pytest.fixture
 def projectile(tmp_path) -> Path:
     """A private copy of the real projectile-motion material (tests may not write the original)."""
-    if not PROJECTILE.is_dir():
-        pytest.skip(f"shared test material missing: {PROJECTILE}")
     dest = tmp_path / "projectile-motion"
     shutil.copytree(PROJECTILE, dest)
     return dest

@@ -75,7 +75,7 @@ def test_dropping_projectile_motion_runs_to_a_report(qtbot, window_for, projecti
         drop(w.drop_zone, [projectile])
         assert w.stack.currentIndex() == 1
         qtbot.waitUntil(lambda: "documents" in w.scan_label.text(), timeout=10_000)
-        assert "4 documents" in w.scan_label.text() and "16 data" in w.scan_label.text()
+        assert "3 documents" in w.scan_label.text() and "4 data" in w.scan_label.text()
         streamed = []
         w.bridge.text.connect(lambda restart, pieces: streamed.append((restart, pieces)))
         done = run_and_wait(qtbot, w)

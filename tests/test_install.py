@@ -113,3 +113,20 @@ def test_the_installed_wheel_runs_an_offline_report(venv: Path, tmp_path: Path) 
     for section in sections["sections"]:
         assert f"\\section{{{section}}}" in tex
     assert json.loads((out / "run.json").read_text(encoding="utf-8"))["template"] == "lab-en"
+
+
+def test_the_installed_command_line_knows_its_version_templates_and_machine(
+    venv: Path, tmp_path: Path
+) -> None:
+    env = _clean_env(tmp_path)
+    exe = str(venv / "bin" / "labwright")
+    from labwright.core import __version__
+
+    version = _run([exe, "--version"], env=env, cwd=tmp_path)
+    assert version.stdout.strip() == f"labwright {__version__}", version.stderr
+    helptext = _run([exe, "run", "--help"], env=env, cwd=tmp_path).stdout
+    for template in ("lab-en", "lab-zh", "brief-en"):  # read from the wheel's package data
+        assert f"  {template} " in helptext
+    doctor = _run([exe, "doctor", "--offline"], env=env, cwd=tmp_path)
+    assert doctor.returncode in (0, 1), doctor.stderr  # whatever this machine lacks
+    assert "Qt platform libraries" in doctor.stdout and "TeX engine" in doctor.stdout

@@ -13,7 +13,7 @@ from labwright.core.agent.sandbox import FigureResult, check_code, run_figure
 from labwright.core.agent.sandbox.provenance import safe_stem
 
 # The real material (read-only): the sandbox reads it in place and must never write it.
-PROJECTILE = Path(__file__).resolve().parents[2] / "shared" / "data" / "projectile-motion"
+PROJECTILE = Path(__file__).resolve().parent / "data" / "projectile-motion"
 XLSX = "Data/Projectile motion.xlsx"
 
 
@@ -128,8 +128,6 @@ ax.legend()
 
 
 def test_xlsx_scatter_with_scipy_fit_on_real_material(figures_dir: Path) -> None:
-    if not PROJECTILE.is_dir():
-        pytest.skip(f"shared test material missing: {PROJECTILE}")
     before = _snapshot(PROJECTILE)  # the real folder is the (read-only) data folder
 
     result = _run(XLSX_FIT, PROJECTILE, figures_dir, filename="range_fit", inputs=[XLSX])

@@ -21,9 +21,7 @@ from labwright.core.material.workspace import (
     scan_folder,
 )
 
-REAL = Path(__file__).resolve().parents[2] / "shared" / "data" / "projectile-motion"
-if not REAL.is_dir():  # the checkout may live elsewhere; the shared data does not move
-    REAL = Path("/work/shared/data/projectile-motion")
+REAL = Path(__file__).resolve().parent / "data" / "projectile-motion"  # tests/data/README.md
 
 posix_only = pytest.mark.skipif(os.name == "nt", reason="POSIX file system semantics")
 
@@ -289,11 +287,10 @@ def test_bucket_of(name: str, bucket: str) -> None:
 # --------------------------------------------------------------------------
 
 
-@pytest.mark.skipif(not REAL.is_dir(), reason="shared projectile-motion data not present")
 def test_scan_real_projectile_motion() -> None:
     result = scan_folder(REAL)
-    assert result.counts == {"documents": 4, "images": 0, "data": 16, "other": 1}
-    assert result.files == 21
+    assert result.counts == {"documents": 3, "images": 0, "data": 4, "other": 1}
+    assert result.files == 8
     assert result.dirs == 4  # Data, Data/Final Graph, Data/Mathematica_Sample_PM, Manual
     expected_bytes = sum(p.stat().st_size for p in REAL.rglob("*") if p.is_file())
     assert result.total_bytes == expected_bytes
@@ -302,13 +299,13 @@ def test_scan_real_projectile_motion() -> None:
     assert not result.truncated
 
     documents = result.sample["documents"]
-    assert sum(p.endswith(".pdf") for p in documents) == 2
+    assert sum(p.endswith(".pdf") for p in documents) == 1
     assert sum(p.endswith(".docx") for p in documents) == 2
     assert "Data/Projectile motion.xlsx" in result.sample["data"]
-    assert sum(p.endswith(".nb") for p in result.sample["data"]) == 15
+    assert sum(p.endswith(".nb") for p in result.sample["data"]) == 3
     assert result.sample["other"] == ["LICENSE"]  # boilerplate, not a measurement
 
-    assert result.summary() == "21 files, 3.2 MB: 4 documents, 0 images, 16 data, 1 other"
+    assert result.summary() == "8 files, 880.4 KB: 3 documents, 0 images, 4 data, 1 other"
     detail = result.to_dict()
     assert json.loads(json.dumps(detail, ensure_ascii=False)) == detail
     assert detail["summary"] == result.summary()

@@ -1,4 +1,4 @@
-"""`labwright` on the command line: run, gui, verify, export (DESIGN.md, "Command line")."""
+"""`labwright` on the command line: run, gui, verify, export, doctor (DESIGN.md, "Command line")."""
 
 from __future__ import annotations
 
@@ -19,10 +19,20 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from labwright.core.settings.config import GuardLimits
 
-EXIT = {"ok": 0, "degraded": 10, "failed": 1, "cancelled": 130}
+# The exit statuses of `labwright run`, with what each means: EXIT and `run --help` are
+# both made from this one table.
+EXIT_STATUSES: tuple[tuple[str, int, str], ...] = (
+    ("ok", 0, "the report was written"),
+    ("degraded", 10, "a report was written, but it needs review (offline, a guard stopped)"),
+    ("failed", 1, "no report was written"),
+    ("usage", 2, "bad input or usage (a missing folder, no API key, an unknown template)"),
+    ("cancelled", 130, "the run was cancelled (Ctrl-C once); what it gathered is kept"),
+)
+EXIT = {status: code for status, code, _ in EXIT_STATUSES if status != "usage"}
 EXIT_USAGE = 2
 EXIT_FAILED = 1
 EXIT_CANCELLED = 130
+COMMANDS = ("gui", "run", "verify", "export", "doctor")
 
 # What a terminal may act on: C0 and C1 controls (ESC, CSI, CR, BEL, ...), DEL, the
 # line separators, bidi overrides (text shown reordered) and lone surrogates (the
@@ -61,17 +71,77 @@ def _say(message: object) -> None:
     print(f"labwright: {terminal_safe(message)}", file=sys.stderr, flush=True)
 
 
-def _parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(
-        prog="labwright",
-        description="Turn a folder of experiment material into a LaTeX lab report.",
-    )
-    sub = p.add_subparsers(dest="command")
-    g = sub.add_parser("gui", help="open the desktop app")
-    g.add_argument("folder", nargs="?", type=Path)
+def _version() -> str:
+    from labwright.core import __version__
 
-    r = sub.add_parser("run", help="run headless on a folder")
-    r.add_argument("folder", nargs="?", type=Path)
+    return __version__
+
+
+def _run_epilog() -> str:
+    """Templates, providers and exit statuses for `run --help`, from the code itself."""
+    from labwright.core.report.templates import TemplateError, available, load_template
+    from labwright.core.settings.config import DEFAULT_PROVIDER, PROVIDERS
+
+    lines = ["templates (--template):"]
+    for name in available():
+        try:
+            about = load_template(name).description
+        except TemplateError as e:
+            about = str(e)
+        lines.append(f"  {name:<12} {about}")
+    lines += ["", "providers (--base-url; the key from the first variable set):"]
+    for name, p in PROVIDERS.items():
+        default = " (default)" if name == DEFAULT_PROVIDER else ""
+        key = ", ".join(p.key_env) if p.needs_key else "no key needed"
+        lines.append(f"  {name + default:<20} {p.base_url:<30} {key}")
+    lines.append(f"  {'any other':<20} {'its URL':<30} LABWRIGHT_API_KEY if it needs one")
+    lines += ["", "exit status:"]
+    lines += [f"  {code:<4} {status}: {meaning}" for status, code, meaning in EXIT_STATUSES]
+    return "\n".join(lines)
+
+
+class _Parser(argparse.ArgumentParser):
+    """An epilog may be a function: it is called only when help is shown, so that
+    starting the app does not pay for importing the core to list templates."""
+
+    def format_help(self) -> str:
+        if callable(self.epilog):
+            self.epilog = self.epilog()
+        return super().format_help()
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = _Parser(
+        prog="labwright",
+        description="Turn a folder of experiment material into a LaTeX lab report. "
+        "Without a command (or with just a FOLDER), the desktop app opens.",
+        epilog="`labwright COMMAND --help` tells more about each command.",
+    )
+    p.add_argument("--version", action="version", version=f"labwright {_version()}")
+    p.add_argument(
+        "--smoke-test",
+        action="store_true",
+        help="check this installation without a screen: start Qt offscreen, make an "
+        "offline report of the bundled example, show a PDF in the preview; exit 0 if all worked",
+    )
+    sub = p.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    g = sub.add_parser("gui", help="open the desktop app", description="Open the desktop app.")
+    g.add_argument(
+        "folder", nargs="?", type=Path, metavar="FOLDER", help="a folder of material to open"
+    )
+
+    r = sub.add_parser(
+        "run",
+        help="make a report from a folder, without a window",
+        description="Make a report from a folder of experiment material, without a window.\n"
+        "Settings not given here come from the environment, the keyring and the app's\n"
+        "saved settings, in that order.",
+        epilog=_run_epilog,  # type: ignore[arg-type]  # called by _Parser.format_help
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    r.add_argument(
+        "folder", nargs="?", type=Path, metavar="FOLDER", help="the folder of experiment material"
+    )
     r.add_argument(
         "--resume",
         type=Path,
@@ -84,17 +154,31 @@ def _parser() -> argparse.ArgumentParser:
     r.add_argument(
         "--json", action="store_true", help="one event per line on stdout, as in the journal"
     )
-    r.add_argument("--offline", action="store_true", help="use no model at all")
-    r.add_argument("--base-url", help="OpenAI-compatible API URL (default: DeepSeek)")
-    r.add_argument("--api-key", help="API key (prefer LABWRIGHT_API_KEY in the environment)")
-    r.add_argument("--explore-model")
-    r.add_argument("--write-model")
-    r.add_argument("--vision-model")
-    r.add_argument("--template")
-    r.add_argument("--lang", choices=["zh", "en"])
-    r.add_argument("--reflect", type=int, metavar="N")
-    r.add_argument("--max-iters", type=int, metavar="N")
-    r.add_argument("--budget-tokens", type=int, metavar="N")
+    r.add_argument(
+        "--offline", action="store_true", help="use no model at all: a skeleton report to fill in"
+    )
+    r.add_argument(
+        "--base-url", metavar="URL", help="OpenAI-compatible API URL (default: DeepSeek)"
+    )
+    r.add_argument(
+        "--api-key", metavar="KEY", help="API key (prefer LABWRIGHT_API_KEY in the environment)"
+    )
+    r.add_argument("--explore-model", metavar="M", help="model that explores the folder")
+    r.add_argument("--write-model", metavar="M", help="model that writes and revises the report")
+    r.add_argument(
+        "--vision-model", metavar="M", help="model that looks at images (none: images unread)"
+    )
+    r.add_argument("--template", metavar="NAME", help="report template (listed below)")
+    r.add_argument(
+        "--lang", choices=["zh", "en"], help="language of the report (default: the template's)"
+    )
+    r.add_argument("--reflect", type=int, metavar="N", help="critique-and-revise rounds (0: none)")
+    r.add_argument(
+        "--max-iters", type=int, metavar="N", help="model turns while exploring (default 20)"
+    )
+    r.add_argument(
+        "--budget-tokens", type=int, metavar="N", help="stop at this many tokens for the run"
+    )
     r.add_argument(
         "--budget-usd", type=float, metavar="USD", help="stop at this cost (needs --price)"
     )
@@ -105,7 +189,9 @@ def _parser() -> argparse.ArgumentParser:
         metavar="MODEL=IN,OUT",
         help="USD per 1M prompt,completion tokens of a model (repeatable)",
     )
-    r.add_argument("--no-compile", action="store_true")
+    r.add_argument(
+        "--no-compile", action="store_true", help="write report.tex but do not make the PDF"
+    )
     r.add_argument(
         "--allow-unconfined",
         action="store_true",
@@ -125,17 +211,50 @@ def _parser() -> argparse.ArgumentParser:
         "--max-figures", type=int, metavar="N", help="make_figure runs per report (12)"
     )
 
-    v = sub.add_parser("verify", help="check a report's numbers against the evidence")
-    v.add_argument("run_dir", type=Path)
+    v = sub.add_parser(
+        "verify",
+        help="check a report's numbers against the evidence",
+        description="Check every number of a run's report.tex (edited or not) against "
+        "the material the run read. Exit 0: all traced; 10: some not found; 2: bad input.",
+    )
+    v.add_argument("run_dir", type=Path, metavar="RUN_DIR", help="a run directory")
     v.add_argument("--json", action="store_true", help="print numbers.json instead of the list")
     v.add_argument(
         "--all", action="store_true", help="list the matched numbers too, with their sources"
     )
 
-    x = sub.add_parser("export", help="export a run's report as a folder or .zip (Overleaf-ready)")
-    x.add_argument("run_dir", type=Path)
-    x.add_argument("dest", type=Path, help="a new or empty folder, or the .zip file with --zip")
+    x = sub.add_parser(
+        "export",
+        help="export a run's report as a folder or .zip (Overleaf-ready)",
+        description="Export report.tex, refs.bib, the figures it uses and report.pdf.",
+    )
+    x.add_argument("run_dir", type=Path, metavar="RUN_DIR", help="a run directory")
+    x.add_argument(
+        "dest",
+        type=Path,
+        metavar="DEST",
+        help="a new or empty folder, or the .zip file with --zip",
+    )
     x.add_argument("--zip", action="store_true", help="write one .zip file instead of a folder")
+
+    d = sub.add_parser(
+        "doctor",
+        help="what is missing on this machine, and the fix",
+        description="Check Qt's platform libraries, TeX, ctex and CJK fonts, the keyring, "
+        "the configured model provider (one small request) and the disk space; print the "
+        "commands that fix what is missing. Exit 0 only if everything needed is there.",
+    )
+    d.add_argument(
+        "--provider",
+        metavar="NAME",
+        help="check this provider preset instead of the configured one "
+        "(see `labwright run --help`)",
+    )
+    d.add_argument(
+        "--offline",
+        action="store_true",
+        help="skip the provider check (for offline reports, no request is made)",
+    )
     return p
 
 
@@ -480,14 +599,27 @@ def _detail_line(detail) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else list(argv)
+    if argv and argv[0] not in COMMANDS and not argv[0].startswith("-") and Path(argv[0]).is_dir():
+        argv = ["gui", *argv]  # `labwright FOLDER`: a folder dropped on the app's icon
     args = _parser().parse_args(argv)
     from labwright.core.confine import set_not_dumpable
 
     set_not_dumpable()  # the key in our environment and memory: unreadable via /proc
+    if args.smoke_test:
+        from labwright.smoke import main as smoke_test
+
+        return smoke_test()
     if args.command in (None, "gui"):
         return _gui(args)
     try:
-        return _dispatch(args)
+        code = _dispatch(args)
+        sys.stdout.flush()  # here, so a reader that left is noticed where it is handled
+        return code
+    except BrokenPipeError:  # `labwright verify … | head`: the reader left; end quietly
+        with contextlib.suppress(OSError):  # nothing more may reach the closed pipe
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return EXIT_FAILED
     except KeyboardInterrupt:
         _say("interrupted.")
         return EXIT_CANCELLED
@@ -497,6 +629,12 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _gui(args: argparse.Namespace) -> int:
+    from labwright.doctor import display_problem
+
+    problem = display_problem()  # before Qt loads: without a display Qt aborts the process
+    if problem:
+        _say(problem)
+        return EXIT_USAGE
     from labwright.gui.app import main as gui_main  # Qt loads only for the window
 
     folder = getattr(args, "folder", None)
@@ -510,6 +648,10 @@ def _dispatch(args: argparse.Namespace) -> int:
         return cmd_verify(args)
     if args.command == "export":
         return cmd_export(args)
+    if args.command == "doctor":
+        from labwright.doctor import main as doctor
+
+        return doctor(provider=args.provider, offline=args.offline)
     return EXIT_USAGE
 
 

@@ -11,7 +11,12 @@ from PySide6.QtGui import QIcon, QPixmap
 from PySide6.QtWidgets import QApplication
 
 from labwright.core import resources
-from labwright.core.settings.saved import load_settings, save_settings, settings_problem
+from labwright.core.settings.saved import (
+    load_settings,
+    save_settings,
+    settings_path,
+    settings_problem,
+)
 from labwright.gui.i18n import install_language
 from labwright.gui.main_window import MainWindow
 
@@ -38,6 +43,7 @@ def app_icon() -> QIcon:
 def start(folder: Path | None = None) -> tuple[QApplication, MainWindow, AbstractEventLoop]:
     """Everything up to the event loop: the window is on screen first, the loop made after."""
     app = create_app()
+    first_run = not settings_path().exists()
     settings = load_settings()
     install_language(settings.ui_language)
     window = MainWindow(None, settings)
@@ -62,6 +68,10 @@ def start(folder: Path | None = None) -> tuple[QApplication, MainWindow, Abstrac
         window.show_banner(problem, warning=True)
     if folder is not None:
         window.load_folder(folder)
+    if first_run:  # TeX missing, the disk full: say so now, not after the first run
+        from labwright.gui.doctor_dialog import show_if_needed
+
+        show_if_needed(window)
     return app, window, loop
 
 

@@ -270,8 +270,13 @@ class MainWindow(QMainWindow):
             self.run_menu.addAction(a)
         self.view_menu = menus.addMenu("")
         self.view_menu.addAction(self.history_dock.toggleViewAction())
-        # Help: more entries (e.g. a setup check) go above "About"
+        # Help: a setup check, then About
+        self.check_setup_action = QAction(self)
+        # not Qt's text heuristics: on macOS "setup" would make it the Preferences item
+        self.check_setup_action.setMenuRole(QAction.MenuRole.NoRole)
+        self.check_setup_action.triggered.connect(self.check_setup)
         self.help_menu = menus.addMenu("")
+        self.help_menu.addAction(self.check_setup_action)
         self.help_menu.addAction(self.about_action)
         self.edit_menu.menuAction().setVisible(False)
         self._apply_run_defaults()
@@ -312,6 +317,7 @@ class MainWindow(QMainWindow):
         self.edit_menu.setTitle(self.tr("&Edit"))
         self.run_menu.setTitle(self.tr("&Run"))
         self.view_menu.setTitle(self.tr("&View"))
+        self.check_setup_action.setText(self.tr("Check &Setup…"))
         self.help_menu.setTitle(self.tr("&Help"))
         self._show_usage()
         # hidden pages too: they are shown again later, in the language chosen now
@@ -901,6 +907,14 @@ class MainWindow(QMainWindow):
             self._apply_run_defaults()
             if self.banner.button.isVisible():  # "no key": the settings may have fixed it
                 self.hide_banner()
+
+    def check_setup(self) -> None:
+        """Help > Check setup…: what `labwright doctor` says, in a window."""
+        from labwright.gui.doctor_dialog import DoctorDialog
+
+        dialog = DoctorDialog(self, settings=self.settings)
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        dialog.open()
 
     def closeEvent(self, event: QCloseEvent) -> None:
         if self.bridge.running:

@@ -183,6 +183,24 @@ def _zoneinfo_roots() -> list[str]:
         return []
 
 
+# Inside the PyInstaller bundle (packaging/): modules come from an archive in the
+# executable through PyInstaller's importer, library code objects carry file names
+# relative to the bundle's folder ("numpy/x.py"), and a module's __file__ is its .pyc
+# (stdlib ones inside base_library.zip). The checks map each back to the absolute .py
+# name a plain install has; outside a bundle nothing changes.
+_BUNDLE = getattr(sys, "_MEIPASS", None) if getattr(sys, "frozen", False) else None
+_BUNDLE_IMPORTERS = frozenset({"pyimod01_archive.py", "pyimod02_importers.py"})
+
+
+def _bundle_source(path: str) -> str:
+    """A bundle module's __file__ as the file name its code objects report, made absolute."""
+    if _BUNDLE is None or not path.startswith(_BUNDLE):
+        return path
+    rel = os.path.relpath(path, _BUNDLE).replace(os.sep, "/")
+    rel = rel.removeprefix("base_library.zip/")
+    return os.path.join(_BUNDLE, rel[:-1] if rel.endswith(".pyc") else rel)
+
+
 def _codegen_files(*stdlib_files: str) -> frozenset[str]:
     """Library files allowed to exec() generated source (built from identifiers only).
 
@@ -197,7 +215,7 @@ def _codegen_files(*stdlib_files: str) -> frozenset[str]:
         root = os.path.dirname(scipy_file)
         files.add(os.path.join(root, "stats", "_distn_infrastructure.py"))
         files.add(os.path.join(root, "_lib", "_bunch.py"))
-    return frozenset(files)
+    return frozenset(_bundle_source(f) for f in files)
 
 
 def _neuter_fork_exec(deny: Deny) -> None:
@@ -306,6 +324,11 @@ def _make_hook(
 ) -> tuple[Deny, Callable[[str, tuple], None]]:
     """Build (deny, hook). Everything the hook calls is bound here, never looked up later."""
     import pathlib
+
+    _bundle = _BUNDLE
+    _bundle_importers = _BUNDLE_IMPORTERS if _BUNDLE is not None else frozenset()
+    _isabs = os.path.isabs
+    _join = os.path.join
 
     _fspath = os.fspath
     _lstat = os.lstat
@@ -478,6 +501,12 @@ def _make_hook(
         except _ValueError:
             return ""
 
+    def _code_file(filename: str) -> str:
+        # a bundle's library code names its file relative to the bundle (see _BUNDLE)
+        if _bundle is not None and filename and filename[0] != "<" and not _isabs(filename):
+            return _join(_bundle, filename)
+        return filename
+
     process_events = frozenset(
         {
             "subprocess.Popen",
@@ -608,9 +637,9 @@ def _make_hook(
             filename = code.co_filename if _isinstance(code.co_filename, _str) else ""
             if filename.startswith(code_ok_prefixes):
                 return
-            if _inside(_normcase(filename), library_roots):
+            if _inside(_normcase(_code_file(filename)), library_roots):
                 return  # a module being imported from the Python installation
-            if filename == "<string>" and _caller_file(2) in codegen_files:
+            if filename == "<string>" and _code_file(_caller_file(2)) in codegen_files:
                 return  # namedtuple / dataclass generated methods
             deny("running dynamically created code", filename)
         if event == "import":
@@ -618,7 +647,8 @@ def _make_hook(
                 deny("re-importing a neutered module", args[0])
             return
         if event in ("marshal.loads", "marshal.load"):
-            if _caller_file(2).startswith("<frozen importlib"):
+            caller = _caller_file(2)
+            if caller.startswith("<frozen importlib") or caller in _bundle_importers:
                 return
             deny("loading code objects with marshal", event)
         if event in process_events:
@@ -776,7 +806,10 @@ def main(argv: list[str]) -> int:
         + [os.path.dirname(plt.matplotlib.get_data_path())]
     )
     read_files = frozenset(
-        _realpath_roots(_font_files() + [__file__, "/dev/null", "/dev/urandom", "/etc/localtime"])
+        _realpath_roots(
+            [*_font_files(), __file__, "/dev/null", "/dev/urandom", "/etc/localtime"]
+            + ([sys.executable] if _BUNDLE is not None else [])  # its module archive
+        )
     )
     library_roots = _realpath_roots(_library_roots())
     codegen_files = _codegen_files(collections.__file__, dataclasses.__file__)

@@ -1,0 +1,592 @@
+"""`labwright doctor`: what this machine lacks for Labwright, and the commands that fix it.
+
+The checks: Qt's platform libraries, a display, the TeX engine, ctex and a CJK
+font, the keyring, the configured model provider (one small request) and the
+disk space of LABWRIGHT_HOME. The command line prints them as a table
+(`labwright doctor`), the app shows them in Help > Check setup… and on its first
+run (gui/doctor_dialog.py).
+
+This module is not in core/ because it inspects Qt's platform plugin, but it
+never loads Qt: the point is to name a missing shared library *before* Qt aborts
+the process for want of it. The plugin is found on disk and `ldd` says which of
+its libraries do not resolve.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import re
+import shutil
+import socket
+import subprocess
+import sys
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from labwright.core.settings.saved import Settings
+
+# A shared library Qt's Linux platform plugins load -> the package that provides it on
+# (Debian/Ubuntu, Fedora). The first eleven are the ones a fresh Debian lacks most
+# often; libxcb-icccm4 and libxcb-keysyms1 are missing even after installing the
+# three libraries Qt's own error message leads people to.
+QT_LIBRARY_PACKAGES: dict[str, tuple[str, str]] = {
+    "libxcb-icccm.so.4": ("libxcb-icccm4", "xcb-util-wm"),
+    "libxcb-keysyms.so.1": ("libxcb-keysyms1", "xcb-util-keysyms"),
+    "libxcb-cursor.so.0": ("libxcb-cursor0", "xcb-util-cursor"),
+    "libxkbcommon-x11.so.0": ("libxkbcommon-x11-0", "libxkbcommon-x11"),
+    "libEGL.so.1": ("libegl1", "libglvnd-egl"),
+    "libxcb-image.so.0": ("libxcb-image0", "xcb-util-image"),
+    "libxcb-render-util.so.0": ("libxcb-render-util0", "xcb-util-renderutil"),
+    "libxcb-shape.so.0": ("libxcb-shape0", "libxcb"),
+    "libxcb-randr.so.0": ("libxcb-randr0", "libxcb"),
+    "libxcb-xinerama.so.0": ("libxcb-xinerama0", "libxcb"),
+    "libxcb-xkb.so.1": ("libxcb-xkb1", "libxcb"),
+    "libxcb-util.so.1": ("libxcb-util1", "xcb-util"),
+    "libxcb-sync.so.1": ("libxcb-sync1", "libxcb"),
+    "libxcb-xfixes.so.0": ("libxcb-xfixes0", "libxcb"),
+    "libxcb-shm.so.0": ("libxcb-shm0", "libxcb"),
+    "libxcb-render.so.0": ("libxcb-render0", "libxcb"),
+    "libxcb-glx.so.0": ("libxcb-glx0", "libxcb"),
+    "libxcb-xinput.so.0": ("libxcb-xinput0", "libxcb"),
+    "libxcb.so.1": ("libxcb1", "libxcb"),
+    "libX11-xcb.so.1": ("libx11-xcb1", "libX11-xcb"),
+    "libX11.so.6": ("libx11-6", "libX11"),
+    "libxkbcommon.so.0": ("libxkbcommon0", "libxkbcommon"),
+    "libGL.so.1": ("libgl1", "libglvnd-glx"),
+    "libGLX.so.0": ("libglx0", "libglvnd-glx"),
+    "libOpenGL.so.0": ("libopengl0", "libglvnd-opengl"),
+    "libfontconfig.so.1": ("libfontconfig1", "fontconfig"),
+    "libfreetype.so.6": ("libfreetype6", "freetype"),
+    "libdbus-1.so.3": ("libdbus-1-3", "dbus-libs"),
+    "libglib-2.0.so.0": ("libglib2.0-0", "glib2"),
+    "libgthread-2.0.so.0": ("libglib2.0-0", "glib2"),
+    "libSM.so.6": ("libsm6", "libSM"),
+    "libICE.so.6": ("libice6", "libICE"),
+    "libwayland-client.so.0": ("libwayland-client0", "libwayland-client"),
+    "libwayland-cursor.so.0": ("libwayland-cursor0", "libwayland-cursor"),
+    "libwayland-egl.so.1": ("libwayland-egl1", "libwayland-egl"),
+}
+
+# Fedora's names for what core/latex/probe.py's DEBIAN_PACKAGES installs on Debian.
+FEDORA_TEX_PACKAGES = (
+    "latexmk",
+    "texlive-collection-xetex",
+    "texlive-collection-latexrecommended",
+    "texlive-collection-latexextra",
+    "texlive-collection-science",
+    "texlive-collection-fontsrecommended",
+    "texlive-collection-langchinese",
+    "google-noto-serif-cjk-fonts",
+    "google-noto-sans-cjk-fonts",
+)
+
+# Platform plugins that need no display server (or that the person chose on purpose).
+_HEADLESS_PLATFORMS = (
+    "offscreen",
+    "minimal",
+    "minimalegl",
+    "vnc",
+    "eglfs",
+    "linuxfb",
+    "vkkhrdisplay",
+)
+# Plugin files in PySide6/Qt/plugins/platforms (Qt 6.5+ names the Wayland one libqwayland.so).
+_PLUGIN_FILES = {"xcb": ("libqxcb.so",), "wayland": ("libqwayland.so", "libqwayland-generic.so")}
+_LDD_TIMEOUT_S = 10.0
+_NOT_FOUND = re.compile(r"^\s*(\S+)\s+=>\s+not found\s*$", re.MULTILINE)
+
+# LABWRIGHT_HOME needs room for runs (a run is a few MB; compiles and figures more).
+DISK_NEEDED_MB = 200
+DISK_COMFORTABLE_MB = 1024
+
+PROVIDER_TIMEOUT_S = 10.0
+
+
+@dataclass(frozen=True)
+class Check:
+    """One line of the doctor's table.
+
+    `needed`: Labwright cannot do its job without it (a failure makes `labwright
+    doctor` exit 1); otherwise a failure is a warning. `fix`: commands or steps,
+    each one line, copied as they are."""
+
+    name: str
+    ok: bool
+    detail: str
+    fix: tuple[str, ...] = ()
+    needed: bool = True
+
+    @property
+    def status(self) -> str:
+        if self.ok:
+            return "ok"
+        return "missing" if self.needed else "warning"
+
+
+# --- Qt's platform plugins ------------------------------------------------------
+
+
+def qt_plugin_dir() -> Path | None:
+    """PySide6's Qt/plugins folder, found without importing PySide6."""
+    candidates: list[Path] = []
+    if env := os.environ.get("LABWRIGHT_QT_PLUGINS"):  # tests point this at a stub
+        candidates.append(Path(env))
+    try:
+        spec = importlib.util.find_spec("PySide6")
+    except (ImportError, ValueError):
+        spec = None
+    for location in (spec.submodule_search_locations or []) if spec else []:
+        candidates.append(Path(location) / "Qt" / "plugins")
+    if meipass := getattr(sys, "_MEIPASS", None):  # the PyInstaller bundle
+        candidates.append(Path(meipass) / "PySide6" / "Qt" / "plugins")
+    return next((c for c in candidates if (c / "platforms").is_dir()), None)
+
+
+def platform_plugin(name: str, plugins: Path | None = None) -> Path | None:
+    """The file of Qt's `name` ("xcb", "wayland") platform plugin, or None."""
+    plugins = plugins or qt_plugin_dir()
+    if plugins is None:
+        return None
+    for filename in _PLUGIN_FILES[name]:
+        path = plugins / "platforms" / filename
+        if path.is_file():
+            return path
+    return None
+
+
+def _ldd(path: Path) -> str:
+    exe = shutil.which("ldd")
+    if exe is None:
+        return ""  # not glibc (or not Linux): nothing to say, so nothing is reported missing
+    try:
+        done = subprocess.run(
+            [exe, str(path)],
+            capture_output=True,
+            text=True,
+            timeout=_LDD_TIMEOUT_S,
+            check=False,
+            env={**os.environ, "LC_ALL": "C"},  # "not found" in English, to parse it
+        )
+    except (OSError, subprocess.SubprocessError):
+        return ""
+    return done.stdout
+
+
+def missing_libraries(plugin: Path, ldd: Callable[[Path], str] | None = None) -> list[str]:
+    """The shared libraries `plugin` needs that the dynamic loader cannot find."""
+    out = (ldd or _ldd)(plugin)
+    return list(dict.fromkeys(_NOT_FOUND.findall(out)))
+
+
+def package_fix(libraries: Sequence[str]) -> tuple[str, ...]:
+    """The commands that install `libraries` on Debian/Ubuntu and Fedora."""
+    known = [QT_LIBRARY_PACKAGES[lib] for lib in libraries if lib in QT_LIBRARY_PACKAGES]
+    unknown = [lib for lib in libraries if lib not in QT_LIBRARY_PACKAGES]
+    fix: list[str] = []
+    if known:
+        debian = " ".join(dict.fromkeys(d for d, _ in known))
+        fedora = " ".join(dict.fromkeys(f for _, f in known))
+        fix += [
+            f"sudo apt-get install {debian}    # Debian/Ubuntu",
+            f"sudo dnf install {fedora}    # Fedora",
+        ]
+    for lib in unknown:
+        fix += [
+            f"apt-file search {lib}    # Debian/Ubuntu: which package has it",
+            f"dnf provides '*/{lib}'    # Fedora",
+        ]
+    return tuple(fix)
+
+
+def _describe(libraries: Sequence[str]) -> str:
+    named = []
+    for lib in libraries:
+        pkg = QT_LIBRARY_PACKAGES.get(lib)
+        named.append(f"{lib} ({pkg[0]} / {pkg[1]})" if pkg else lib)
+    return ", ".join(named)
+
+
+def _is_linux(platform: str) -> bool:
+    return not (platform.startswith("win") or platform == "darwin")
+
+
+def qt_check(
+    env: Mapping[str, str] | None = None,
+    *,
+    platform: str | None = None,
+    plugins: Path | None = None,
+    ldd: Callable[[Path], str] | None = None,
+) -> Check:
+    """Whether Qt's platform plugin for this desktop finds every library it loads."""
+    name = "Qt platform libraries"
+    platform = platform or sys.platform
+    env = os.environ if env is None else env
+    if not _is_linux(platform):
+        return Check(name, True, "bundled with PySide6 on this system")
+    xcb = platform_plugin("xcb", plugins)
+    if xcb is None:
+        return Check(
+            name,
+            False,
+            "Qt's xcb platform plugin is not there (PySide6 is incomplete)",
+            ("pip install --force-reinstall PySide6-Essentials PySide6-Pdf",),
+        )
+    missing = missing_libraries(xcb, ldd)
+    if not missing:
+        return Check(name, True, "every library of the xcb (X11) plugin is there")
+    detail = f"the xcb (X11) plugin lacks {_describe(missing)}"
+    wayland = platform_plugin("wayland", plugins)
+    if env.get("WAYLAND_DISPLAY") and wayland and not missing_libraries(wayland, ldd):
+        # Qt uses Wayland here; X11 only matters for apps started under X
+        return Check(name, False, f"{detail}; Wayland works", package_fix(missing), needed=False)
+    return Check(name, False, detail, package_fix(missing))
+
+
+def display_problem(
+    env: Mapping[str, str] | None = None,
+    *,
+    platform: str | None = None,
+    plugins: Path | None = None,
+    ldd: Callable[[Path], str] | None = None,
+) -> str | None:
+    """Why the window cannot open here, with the fix; None when it can (or when we
+    cannot tell). Checked before Qt loads: without a display, or without a library
+    its platform plugin needs, Qt aborts the whole process."""
+    platform = platform or sys.platform
+    env = os.environ if env is None else env
+    if not _is_linux(platform):
+        return None
+    chosen = env.get("QT_QPA_PLATFORM", "").split(";")[0].split(":")[0].strip().lower()
+    if chosen not in ("", "xcb", "wayland"):
+        return None  # offscreen, vnc, eglfs...: no display server needed, or the person knows
+    needs = {"wayland": "WAYLAND_DISPLAY", "xcb": "DISPLAY"}  # Qt tries Wayland first
+    given = [p for p, var in needs.items() if chosen in ("", p) and env.get(var)]
+    candidates = [p for p in given if _reachable(needs[p], env) is not False]
+    if not candidates:
+        if given:
+            shown = " and ".join(f"{needs[p]}={env[needs[p]]}" for p in given)
+            what = f"{shown} is set, but no display server answers there"
+        else:
+            what = (
+                f"{needs[chosen]} is not set" if chosen else "DISPLAY and WAYLAND_DISPLAY are unset"
+            )
+        return (
+            f"No display to open the window on: {what} (a server, an SSH session?). "
+            "Start Labwright from a desktop session (or with `ssh -X`), or make reports "
+            "without a window: `labwright run FOLDER`. `labwright doctor` checks the rest."
+        )
+    plugins = plugins or qt_plugin_dir()
+    if plugins is None:
+        return None  # no PySide6 on disk to look at: Qt will say what it says
+    lacking: dict[str, list[str]] = {}
+    for name in candidates:
+        plugin = platform_plugin(name, plugins)
+        if plugin is None:
+            continue
+        missing = missing_libraries(plugin, ldd)
+        if not missing:
+            return None
+        lacking[name] = missing
+    if not lacking:
+        return None
+    name, missing = next(iter(lacking.items()))
+    if "xcb" in lacking:  # the one most desktops end up using, and the usual culprit
+        name, missing = "xcb", lacking["xcb"]
+    fix = "\n  ".join(package_fix(missing))
+    return (
+        f"The window cannot open: Qt's {name} platform plugin needs {', '.join(missing)}, "
+        f"which this system lacks. Install them:\n  {fix}\n"
+        "`labwright doctor` checks the rest; `labwright run FOLDER` works without a window."
+    )
+
+
+def _reachable(var: str, env: Mapping[str, str]) -> bool | None:
+    """Whether the display server named by `var` ("DISPLAY", "WAYLAND_DISPLAY") accepts a
+    connection; None when the value is not one we can try. Qt aborts on a display that
+    is set but not there (a stale DISPLAY after a logout, an SSH session without X)."""
+    value = env.get(var, "")
+    if var == "WAYLAND_DISPLAY":
+        runtime = env.get("XDG_RUNTIME_DIR", "")
+        path = value if value.startswith("/") else os.path.join(runtime, value) if runtime else ""
+        return _connects(socket.AF_UNIX, [path]) if path else None
+    m = re.fullmatch(r"(?:unix/)?([^:/]*):(\d+)(?:\.\d+)?", value)
+    if m is None:
+        return None
+    host, number = m.group(1), int(m.group(2))
+    if host in ("", "unix"):
+        x = f"/tmp/.X11-unix/X{number}"
+        return _connects(socket.AF_UNIX, ["\0" + x, x])  # the abstract socket first (Linux)
+    return _connects(socket.AF_INET, [(host, 6000 + number)])
+
+
+def _connects(family: int, addresses: Sequence[object]) -> bool:
+    for address in addresses:
+        try:
+            with socket.socket(family, socket.SOCK_STREAM) as sock:
+                sock.settimeout(2.0)
+                sock.connect(address)
+                return True
+        except OSError:
+            continue
+    return False
+
+
+def display_check(env: Mapping[str, str] | None = None, *, platform: str | None = None) -> Check:
+    name = "Display"
+    platform = platform or sys.platform
+    env = os.environ if env is None else env
+    if not _is_linux(platform):
+        return Check(name, True, "the desktop's own")
+    found = [v for v in ("WAYLAND_DISPLAY", "DISPLAY") if env.get(v)]
+    shown = ", ".join(f"{v}={env[v]}" for v in found)
+    fix = ("# start Labwright from a desktop session, or connect with `ssh -X`",)
+    if any(_reachable(v, env) is not False for v in found):
+        return Check(name, True, shown)
+    what = (
+        f"{shown}, but no display server answers there"
+        if found
+        else "none (DISPLAY and WAYLAND_DISPLAY are unset)"
+    )
+    return Check(
+        name,
+        False,
+        f"{what}: the window cannot open here; `labwright run FOLDER` works",
+        fix,
+        needed=False,
+    )
+
+
+# --- TeX --------------------------------------------------------------------------
+
+
+def _tex_fix(platform: str) -> tuple[str, ...]:
+    from labwright.core.report.latex import DEBIAN_PACKAGES
+
+    if platform == "darwin":
+        return ("brew install --cask mactex-no-gui    # or MacTeX from https://tug.org/mactex/",)
+    if platform.startswith("win"):
+        return ("winget install MiKTeX.MiKTeX    # or TeX Live from https://tug.org/texlive/",)
+    return (
+        f"sudo apt-get install {' '.join(DEBIAN_PACKAGES)}    # Debian/Ubuntu",
+        f"sudo dnf install {' '.join(FEDORA_TEX_PACKAGES)}    # Fedora",
+    )
+
+
+def tex_checks(platform: str | None = None) -> list[Check]:
+    """The TeX engine (needed: the report's PDF), ctex and a CJK font (Chinese reports)."""
+    from labwright.core.report.latex import probe_engines
+
+    platform = platform or sys.platform
+    engines = probe_engines()
+    fix = _tex_fix(platform)
+    if engines.engine is None:
+        tex = Check(
+            "TeX engine",
+            False,
+            "no xelatex, lualatex or pdflatex: reports are written as .tex but not compiled to PDF",
+            fix,
+        )
+    else:
+        engine_path = getattr(engines, engines.engine)
+        how = "latexmk" if engines.latexmk else "no latexmk (the engine is run directly)"
+        tex = Check("TeX engine", True, f"{engines.engine} ({engine_path}), {how}")
+    if engines.can_compile_lang("zh"):
+        zh = Check("Chinese reports (ctex, CJK font)", True, "ctex and a CJK font found")
+    else:
+        lacks = [
+            what
+            for what, there in (
+                ("XeLaTeX", engines.xelatex or engines.lualatex),
+                ("ctex", engines.ctex),
+                ("a CJK font", engines.cjk_font),
+            )
+            if not there
+        ]
+        zh = Check(
+            "Chinese reports (ctex, CJK font)",
+            False,
+            f"no {', no '.join(lacks)}: Chinese reports do not compile",
+            fix,
+            needed=False,
+        )
+    return [tex, zh]
+
+
+# --- keyring, disk, provider ------------------------------------------------------
+
+
+def keyring_check(platform: str | None = None) -> Check:
+    from labwright.core.settings.saved import keyring_available
+
+    name = "Keyring"
+    platform = platform or sys.platform
+    if keyring_available():
+        import keyring
+
+        backend = keyring.get_keyring()
+        return Check(name, True, f"{type(backend).__module__}.{type(backend).__name__}")
+    fix = ["# or keep the key in the environment instead:", "export LABWRIGHT_API_KEY=sk-…"]
+    if _is_linux(platform):
+        fix[:0] = [
+            "sudo apt-get install gnome-keyring    # Debian/Ubuntu (KDE: kwalletmanager)",
+            "sudo dnf install gnome-keyring    # Fedora",
+            "# then log in again, so that the keyring is unlocked",
+        ]
+    return Check(
+        name,
+        False,
+        "no system keyring: keys typed in Settings cannot be stored",
+        tuple(fix),
+        needed=False,
+    )
+
+
+def disk_check(home: Path | None = None) -> Check:
+    from labwright.core.settings.config import labwright_home
+
+    home = home or labwright_home()
+    where = home
+    while not where.exists() and where.parent != where:
+        where = where.parent  # not created yet: the disk it will be on
+    name = "Disk space"
+    try:
+        free_mb = shutil.disk_usage(where).free // (1024 * 1024)
+    except OSError as e:
+        return Check(name, False, f"cannot read the free space of {home}: {e.strerror or e}")
+    detail = f"{free_mb:,} MB free for {home}"
+    fix = (f"# free some space on the disk of {home}, or set LABWRIGHT_HOME to another disk",)
+    if free_mb < DISK_NEEDED_MB:
+        return Check(name, False, f"{detail} (runs need at least {DISK_NEEDED_MB} MB)", fix)
+    if free_mb < DISK_COMFORTABLE_MB:
+        return Check(name, False, f"{detail}: enough for a few runs", fix, needed=False)
+    return Check(name, True, detail)
+
+
+def provider_check(
+    provider: str | None = None,
+    *,
+    settings: Settings | None = None,
+    timeout_s: float = PROVIDER_TIMEOUT_S,
+) -> Check:
+    """The configured provider (or the preset `provider`): a key, and one small request
+    (the list of models) that says the server answers and takes the key. `settings`:
+    the app's current ones (default: the saved settings.json)."""
+    from labwright.core.llm.client import LLM, LLMError, hide_secrets, redact_url
+    from labwright.core.settings.config import PROVIDERS, provider_for_url
+    from labwright.core.settings.resolve import key_problem, resolve_config
+
+    flags = {"base_url": PROVIDERS[provider].base_url} if provider else {}
+    config = resolve_config(Path.cwd(), flags=flags, settings=settings)
+    preset = provider_for_url(config.base_url)
+    label = f"{preset.name} at {redact_url(config.base_url)}"
+    name = "Model provider"
+    problem = key_problem(config)
+    if problem:
+        envs = [e for e in preset.key_env if e != "LABWRIGHT_API_KEY"] or ["LABWRIGHT_API_KEY"]
+        return Check(
+            name,
+            False,
+            f"{label}: no API key",
+            (
+                "# add the key in Labwright's Settings (Ctrl+,), or in the environment:",
+                f"export {envs[0]}=sk-…",
+                "# (or make offline reports: tick Offline, or `labwright run --offline`)",
+            ),
+        )
+    try:
+        llm = LLM(config.base_url, config.api_key, timeout_s=timeout_s, max_retries=0)
+        try:
+            models = llm.list_models()
+        finally:
+            llm.close()
+    except LLMError as e:
+        detail = f"{label}: {e}"  # the client's message says what to do, the key scrubbed
+    except Exception as e:  # a URL the HTTP client cannot even use
+        detail = hide_secrets(f"{label}: {type(e).__name__}: {e}", [config.api_key])
+    else:
+        wanted = [m for m in dict.fromkeys([config.explore_model, config.write_model]) if m]
+        unlisted = [m for m in wanted if m not in models]
+        note = f"; not listed: {', '.join(unlisted)}" if unlisted and models else ""
+        return Check(name, True, f"{label} answers ({len(models)} models{note})")
+    return Check(
+        name,
+        False,
+        detail,
+        ("# check the URL and the key in Settings (Test connection), then:", "labwright doctor"),
+    )
+
+
+# --- all of them ------------------------------------------------------------------
+
+
+def run_checks(
+    *,
+    provider: str | None = None,
+    offline: bool = False,
+    qt: bool = True,
+    settings: Settings | None = None,
+    platform: str | None = None,
+) -> list[Check]:
+    """Every check, in the table's order. `offline`: no provider request; `qt`: False
+    inside the running app (its window is on screen, so Qt's libraries are there)."""
+    checks = [qt_check(platform=platform), display_check(platform=platform)] if qt else []
+    checks += tex_checks(platform)
+    checks.append(keyring_check(platform))
+    if offline:
+        checks.append(Check("Model provider", True, "not checked (offline)", needed=False))
+    else:
+        checks.append(provider_check(provider, settings=settings))
+    checks.append(disk_check())
+    return checks
+
+
+def failed_needed(checks: Sequence[Check]) -> list[Check]:
+    return [c for c in checks if not c.ok and c.needed]
+
+
+def report(checks: Sequence[Check]) -> str:
+    """The table, then the fixes, then one line of verdict."""
+    from labwright.core import __version__
+
+    width = max(len(c.name) for c in checks)
+    lines = [
+        f"Labwright {__version__} · Python {sys.version.split()[0]} · {sys.platform}",
+        "",
+        f"{'check':<{width}}  {'status':<8} details",
+    ]
+    lines += [
+        f"{c.name:<{width}}  {c.status.upper() if not c.ok else c.status:<8} {c.detail}"
+        for c in checks
+    ]
+    todo = [c for c in checks if not c.ok and c.fix]
+    if todo:
+        lines += ["", "To fix:"]
+        for c in todo:
+            lines.append(f"  {c.name}:")
+            lines += [f"    {step}" for step in c.fix]
+    bad = failed_needed(checks)
+    lines.append("")
+    if bad:
+        lines.append(f"Not ready: {', '.join(c.name for c in bad)}.")
+    else:
+        lines.append("Everything Labwright needs is there.")
+    return "\n".join(lines)
+
+
+def main(*, provider: str | None = None, offline: bool = False) -> int:
+    """`labwright doctor`: 0 when everything needed is there, 1 otherwise, 2 bad usage."""
+    from labwright.core.settings.config import PROVIDERS
+
+    if provider is not None and provider not in PROVIDERS:
+        print(
+            f"labwright: no provider preset {provider!r}; one of {', '.join(PROVIDERS)}",
+            file=sys.stderr,
+        )
+        return 2
+    checks = run_checks(provider=provider, offline=offline)
+    print(report(checks))
+    return 1 if failed_needed(checks) else 0
