@@ -129,7 +129,7 @@ def explore(
                     messages=ledger.messages(),
                     tools=tools.schemas(ledger.withheld()),
                     tool_choice=ledger.tool_choice(turn),  # the way out, forced in the window
-                    max_tokens=config.max_tokens.get("explore"),
+                    max_tokens=config.tokens_for("explore"),
                     deadline_s=config.explore_deadline_s,
                     cancelled=cancelled,
                 )

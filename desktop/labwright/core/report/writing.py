@@ -129,7 +129,7 @@ class Writer:
         limits: dict[str, Any] = {
             "model": c.write_model,
             "messages": messages,
-            "max_tokens": c.max_tokens.get(role),
+            "max_tokens": c.tokens_for(role),
             "deadline_s": c.write_deadline_s,
         }
         try:

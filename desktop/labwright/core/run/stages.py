@@ -189,6 +189,7 @@ class Explore(Stage):
             run.dir,
             llm,
             c.vision_model,
+            vision_max_tokens=c.tokens_for("vision"),
             cancelled=run.cancelled,
             allow_unconfined=c.allow_unconfined,
         )

@@ -15,6 +15,18 @@ from typing import Any
 from labwright.core.secrets import redact_url
 
 ROLES = ("explore", "write", "reflect", "vision", "fix")
+# max_tokens sent with every call of a role. A server given none may generate until
+# its context is full (minutes on a small local model); exploration turns are a few
+# tool calls, drafts are a whole document.
+DEFAULT_MAX_TOKENS: dict[str, int] = {
+    "explore": 2048,
+    "vision": 2048,
+    "write": 8192,
+    "reflect": 8192,
+    "fix": 8192,
+}
+EXPLORE_ROLES = ("explore", "vision")  # --explore-max-tokens; they share the explore deadline
+WRITE_ROLES = ("write", "reflect", "fix")  # --write-max-tokens; they share the write deadline
 
 
 @dataclass(frozen=True)
@@ -150,8 +162,9 @@ class RunConfig:
     # Exploration turns are short; a draft streamed by a slow local model is not.
     explore_deadline_s: float = 180.0  # explore and vision calls
     write_deadline_s: float = 600.0  # gap, draft, reflect, bib, compile fixes
-    # max_tokens sent per role ("explore", "write", ...); a role not listed sends none
-    max_tokens: dict[str, int] = field(default_factory=dict, hash=False)
+    # max_tokens sent per role ("explore", "write", ...); a role not listed gets its
+    # default (DEFAULT_MAX_TOKENS): every call is bounded. See tokens_for().
+    max_tokens: dict[str, int] = field(default_factory=lambda: dict(DEFAULT_MAX_TOKENS), hash=False)
     guards: GuardLimits = field(default_factory=GuardLimits)
     # Money: prices per model in USD per 1M tokens, {"model": {"prompt": p, "completion": c}}.
     # Empty means money is not tracked (the settings window will fill it in).
@@ -192,6 +205,10 @@ class RunConfig:
             if unpriced:
                 raise ValueError(f"a money budget needs prices for: {', '.join(unpriced)}")
 
+    def tokens_for(self, role: str) -> int:
+        """The max_tokens every call of `role` sends."""
+        return self.max_tokens.get(role, DEFAULT_MAX_TOKENS[role])
+
     def public_dict(self) -> dict[str, Any]:
         """Everything but the key, JSON-able."""
         out: dict[str, Any] = {}
@@ -203,6 +220,8 @@ class RunConfig:
                 value = redact_url(value)  # a key in its userinfo stays out of run.json
             elif isinstance(value, Path):
                 value = str(value)
+            elif f.name == "max_tokens":
+                value = {role: self.tokens_for(role) for role in ROLES}  # what is sent
             elif isinstance(value, GuardLimits):
                 value = {g.name: getattr(value, g.name) for g in fields(value)}
             out[f.name] = value
