@@ -166,6 +166,9 @@ ZH_CN = {
     "Exploration stopped: the model kept making calls that brought nothing new.": "探索已停止：模型不断进行没有新信息的调用。",
     "Exploration stopped: the model used all its turns without finishing.": "探索已停止：模型用完了所有轮次仍未结束。",
     "The token or money budget ran out.": "词元或费用预算已用完。",
+    "The run's time limit ran out; the report was written from what was gathered by then.": (
+        "本次运行的时间上限已到；报告依据此前收集到的内容写成。"
+    ),
     "Exploration stopped before the model finished it.": "模型完成之前探索就停止了。",
     "Nothing was read: the draft is a skeleton with TODOs.": "没有读取任何内容：草稿是带 TODO 的框架。",
     "Exploration stopped because the model failed.": "模型出错，探索已停止。",

@@ -119,6 +119,12 @@ def _parser() -> argparse.ArgumentParser:
         "--write-deadline", type=float, metavar="S", help="cut a writing call after S s (600)"
     )
     lim.add_argument(
+        "--max-minutes",
+        type=float,
+        metavar="M",
+        help="time limit of the whole run; past it the run ends degraded with what it has (60)",
+    )
+    lim.add_argument(
         "--explore-max-tokens",
         type=int,
         metavar="N",
@@ -217,11 +223,15 @@ def _config_from_args(a: argparse.Namespace):
 
 
 def _limits(a: argparse.Namespace, config):
-    """--explore-deadline, --write-deadline, --explore-max-tokens, --write-max-tokens,
+    """--explore-deadline, --write-deadline, --max-minutes, --explore-max-tokens, --write-max-tokens,
     --max-calls-per-turn, --max-figures (ValueError: bad)."""
     from labwright.core.settings.config import EXPLORE_ROLES, WRITE_ROLES
 
-    deadlines = {"explore_deadline_s": a.explore_deadline, "write_deadline_s": a.write_deadline}
+    deadlines = {
+        "explore_deadline_s": a.explore_deadline,
+        "write_deadline_s": a.write_deadline,
+        "max_minutes": a.max_minutes,
+    }
     config = replace(config, **{k: v for k, v in deadlines.items() if v is not None})
     tokens = dict(config.max_tokens)
     for flag, value, roles in (

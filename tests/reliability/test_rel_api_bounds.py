@@ -80,3 +80,39 @@ def test_the_bounds_have_command_line_options(material, tmp_path, capsys):
     assert tokens == {"explore": 300, "vision": 300, "write": 3000, "reflect": 3000, "fix": 3000}
     assert main(["run", str(material), "--offline", "--write-max-tokens", "0"]) == 2
     assert "--write-max-tokens must be" in capsys.readouterr().err
+
+
+def test_past_the_time_budget_the_run_ends_degraded_with_what_it_gathered(material, tmp_path):
+    now = [1000.0]  # the run's clock, driven by the model's turns: no sleeping, no wall clock
+
+    def explore(body: dict[str, Any], n: int) -> Any:
+        now[0] += 10 * 60  # each exploration turn "takes" ten minutes
+        return tool_calls(call("read_file", {"path": "manual.txt", "offset": n * 2, "limit": 2}))
+
+    out = tmp_path / "run"
+    with FakeLLM(route(explore)) as llm:
+        config = config_for(llm, material, out, max_minutes=25, max_tool_iters=20)
+        events = list(run_agent(config, clock=lambda: now[0]))
+        explore_calls = sum(r["model"] == "fake-explore" for r in llm.requests)
+        write_calls = sum(r["model"] == "fake-write" for r in llm.requests)
+    meta = json.loads((out / "run.json").read_text())
+    assert explore_calls == 3  # 30 min > 25: stopped after the third turn, not at the 20th
+    assert write_calls == 0  # no model work past the limit: the draft is built from the findings
+    assert events[-1].status == "degraded" and meta["status"] == "degraded"
+    assert "time_up" in meta["reasons"]
+    assert meta["config"]["max_minutes"] == 25
+    stops = [e.detail for e in of_type(events, "guard") if e.kind == "budget"]
+    assert stops and "Time budget reached (30.0 min of 25.0 min)" in stops[0]
+    assert (out / "report.tex").is_file() and (out / "evidence.jsonl").read_text().strip()
+
+
+def test_max_minutes_on_the_command_line(material, tmp_path, capsys):
+    from labwright.cli import main
+
+    out = tmp_path / "run"
+    assert (
+        main(["run", str(material), "--offline", "--out", str(out), "--max-minutes", "7.5"]) == 10
+    )
+    assert json.loads((out / "run.json").read_text())["config"]["max_minutes"] == 7.5
+    assert main(["run", str(material), "--offline", "--max-minutes", "0"]) == 2
+    assert "max_minutes must be a positive number of minutes" in capsys.readouterr().err

@@ -43,6 +43,7 @@ class Reason(str, Enum):
     WANDER = "wander"
     ITERATION_CAP = "iteration_cap"
     BUDGET = "budget"
+    TIME_UP = "time_up"  # the whole run's wall-clock budget (--max-minutes)
     CUT_SHORT = "cut_short"  # an exploration that stopped without saying why
     NO_EVIDENCE = "no_evidence"
     MODEL_ERROR = "model_error"  # exploration stopped by a model failure, with evidence
@@ -133,6 +134,9 @@ REASON_TEXT: dict[Reason, str] = {
     Reason.WANDER: "Exploration stopped: the model kept making calls that brought nothing new.",
     Reason.ITERATION_CAP: "Exploration stopped: the model used all its turns without finishing.",
     Reason.BUDGET: "The token or money budget ran out.",
+    Reason.TIME_UP: (
+        "The run's time limit ran out; the report was written from what was gathered by then."
+    ),
     Reason.CUT_SHORT: "Exploration stopped before the model finished it.",
     Reason.NO_EVIDENCE: "Nothing was read: the draft is a skeleton with TODOs.",
     Reason.MODEL_ERROR: "Exploration stopped because the model failed.",

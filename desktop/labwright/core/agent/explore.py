@@ -18,7 +18,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
-from labwright.core.agent.guards import Budget, Record
+from labwright.core.agent.guards import Budget, Record, RunClock
 from labwright.core.agent.ledger import Ledger
 from labwright.core.agent.tools import Tool, Toolbox, ToolContext, ToolOutcome, build_tools
 from labwright.core.agent.tools.base import Refused, error
@@ -103,6 +103,7 @@ def explore(
     ctx: ToolContext,
     usage: Usage,
     cancelled: Callable[[], bool] = lambda: False,
+    clock: RunClock | None = None,
 ) -> Generator[Event, None, Exploration]:
     tools = build_tools(ctx)
     ledger = Ledger(
@@ -111,7 +112,7 @@ def explore(
         head=_first_messages(config, scan, tools),
         max_turns=config.max_tool_iters,
     )
-    budget = Budget(config, usage, stage="explore")
+    budget = Budget(config, usage, stage="explore", clock=clock)
     cancelled_now = False
     try:
         for turn in itertools.count(1):

@@ -177,7 +177,7 @@ class Ledger:
     def spend(self, verdict: Verdict, turn: int | None = None) -> list[Guard]:
         """The budget's verdict after a model call (or before one, on a spent budget)."""
         if verdict.action == "stop":
-            self._end(Stop(Reason.BUDGET, verdict.content))
+            self._end(Stop(verdict.reason, verdict.content))
         elif verdict.content:
             self._turn().wrap_up = verdict.content
             self._trip()

@@ -172,6 +172,9 @@ class RunConfig:
     budget_usd: float | None = None  # whole run, all roles
     explore_budget_tokens: int | None = None  # the exploration stage alone
     explore_budget_usd: float | None = None
+    # The whole run's wall-clock budget: past it each stage stops at its next safe point
+    # (before a model call) and the run ends degraded with what was gathered.
+    max_minutes: float = 60.0
     # Run model-written figure code although this machine has no OS confinement
     # (confine.support().any is False); off: figures then come from the tables only.
     allow_unconfined: bool = False
@@ -185,10 +188,11 @@ class RunConfig:
                 )
             if any(not isinstance(v, (int, float)) or v < 0 for v in price.values()):
                 raise ValueError(f"price of {name!r} must be non-negative numbers")
-        for name in ("explore_deadline_s", "write_deadline_s"):
+        for name in ("explore_deadline_s", "write_deadline_s", "max_minutes"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0:
-                raise ValueError(f"{name} must be a positive number of seconds")
+                unit = "minutes" if name == "max_minutes" else "seconds"
+                raise ValueError(f"{name} must be a positive number of {unit}")
         for role, limit in self.max_tokens.items():
             if role not in ROLES:
                 raise ValueError(f"max_tokens: unknown role {role!r} (one of {', '.join(ROLES)})")

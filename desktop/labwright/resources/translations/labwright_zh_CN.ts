@@ -1202,6 +1202,10 @@
         <translation>词元或费用预算已用完。</translation>
     </message>
     <message>
+        <source>The run's time limit ran out; the report was written from what was gathered by then.</source>
+        <translation>本次运行的时间上限已到；报告依据此前收集到的内容写成。</translation>
+    </message>
+    <message>
         <source>Exploration stopped before the model finished it.</source>
         <translation>模型完成之前探索就停止了。</translation>
     </message>
