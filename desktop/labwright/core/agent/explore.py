@@ -150,9 +150,10 @@ def explore(
             names = [c.name for c in reply.tool_calls]
             kept, capped = ledger.reply(turn, reply.assistant_message(), names)
             yield from ledger.spend(budget.check(), turn)  # the wrap-up note, or the stop
+            # past max_calls_per_turn the calls are dropped; a text-only turn is noted
+            yield from capped
             if ledger.stop:
                 break
-            yield from capped  # past max_calls_per_turn, the calls are dropped
             for event in _run_turn(reply.tool_calls[:kept], turn, tools, ledger, ctx, cancelled):
                 if isinstance(event, LLMCall):  # the vision model, asked by read_image
                     usage.add_call(

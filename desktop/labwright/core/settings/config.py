@@ -110,6 +110,8 @@ class GuardLimits:
     # work per turn and per run: the calls of one turn past this many are not run
     max_calls_per_turn: int = 8
     max_figures: int = 12  # make_figure runs of one exploration (each is a sandboxed process)
+    # text-only exploration turns in a row (no tool called) that end exploration
+    no_tool_call_stop_at: int = 3
 
     def __post_init__(self) -> None:
         for f in fields(self):
