@@ -159,6 +159,13 @@ ZH_CN = {
     "A model call took longer than its time limit and was stopped.": "一次模型调用超过了时间上限，已被停止。",
     "The model asked for more than {max_calls_per_turn} tools at once; only the first ones ran.": "模型一次请求了超过 {max_calls_per_turn} 个工具调用，只执行了前面几个。",
     "The run has made {max_figures} figures, as many as it may; no more are made.": "本次运行已生成 {max_figures} 张图，达到上限，不再生成新图。",
+    "The model answered in plain text instead of calling a tool; it was told what to do. "
+    "{no_tool_call_stop_at} such answers in a row end exploration.": (
+        "模型只用文字作答、没有调用工具；已告诉它该怎么做。连续 {no_tool_call_stop_at} 次这样作答将结束探索。"
+    ),
+    "Exploration stopped: the model kept answering in plain text instead of calling tools.": (
+        "探索已停止：模型一直用文字作答，而不调用工具。"
+    ),
     "A guard stepped in.": "防护机制介入了。",
     "Offline run: no model read the material. The report is a skeleton built from the data files, with TODOs where prose is needed.": "离线运行：没有模型阅读材料。报告是根据数据文件生成的框架，需要文字的地方留有 TODO。",
     "Exploration stopped: the model kept repeating the same calls.": "探索已停止：模型一再重复相同的调用。",
@@ -166,6 +173,9 @@ ZH_CN = {
     "Exploration stopped: the model kept making calls that brought nothing new.": "探索已停止：模型不断进行没有新信息的调用。",
     "Exploration stopped: the model used all its turns without finishing.": "探索已停止：模型用完了所有轮次仍未结束。",
     "The token or money budget ran out.": "词元或费用预算已用完。",
+    "The run's time limit ran out; the report was written from what was gathered by then.": (
+        "本次运行的时间上限已到；报告依据此前收集到的内容写成。"
+    ),
     "Exploration stopped before the model finished it.": "模型完成之前探索就停止了。",
     "Nothing was read: the draft is a skeleton with TODOs.": "没有读取任何内容：草稿是带 TODO 的框架。",
     "Exploration stopped because the model failed.": "模型出错，探索已停止。",

@@ -205,6 +205,24 @@ def _parser() -> argparse.ArgumentParser:
         "--write-deadline", type=float, metavar="S", help="cut a writing call after S s (600)"
     )
     lim.add_argument(
+        "--max-minutes",
+        type=float,
+        metavar="M",
+        help="time limit of the whole run; past it the run ends degraded with what it has (60)",
+    )
+    lim.add_argument(
+        "--explore-max-tokens",
+        type=int,
+        metavar="N",
+        help="longest answer of an explore or vision call, in tokens (2048)",
+    )
+    lim.add_argument(
+        "--write-max-tokens",
+        type=int,
+        metavar="N",
+        help="longest answer of a drafting, reflection or fix call, in tokens (8192)",
+    )
+    lim.add_argument(
         "--max-calls-per-turn", type=int, metavar="N", help="tool calls run per turn (8)"
     )
     lim.add_argument(
@@ -324,9 +342,26 @@ def _config_from_args(a: argparse.Namespace):
 
 
 def _limits(a: argparse.Namespace, config):
-    """--explore-deadline, --write-deadline, --max-calls-per-turn, --max-figures (ValueError: bad)."""
-    deadlines = {"explore_deadline_s": a.explore_deadline, "write_deadline_s": a.write_deadline}
+    """--explore-deadline, --write-deadline, --max-minutes, --explore-max-tokens, --write-max-tokens,
+    --max-calls-per-turn, --max-figures (ValueError: bad)."""
+    from labwright.core.settings.config import EXPLORE_ROLES, WRITE_ROLES
+
+    deadlines = {
+        "explore_deadline_s": a.explore_deadline,
+        "write_deadline_s": a.write_deadline,
+        "max_minutes": a.max_minutes,
+    }
     config = replace(config, **{k: v for k, v in deadlines.items() if v is not None})
+    tokens = dict(config.max_tokens)
+    for flag, value, roles in (
+        ("--explore-max-tokens", a.explore_max_tokens, EXPLORE_ROLES),
+        ("--write-max-tokens", a.write_max_tokens, WRITE_ROLES),
+    ):
+        if value is not None:
+            if value < 1:
+                raise ValueError(f"{flag} must be a positive number")
+            tokens.update(dict.fromkeys(roles, value))
+    config = replace(config, max_tokens=tokens)
     caps = {"max_calls_per_turn": a.max_calls_per_turn, "max_figures": a.max_figures}
     caps = {k: v for k, v in caps.items() if v is not None}
     return replace(config, guards=replace(config.guards, **caps)) if caps else config

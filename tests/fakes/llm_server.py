@@ -32,8 +32,10 @@ __all__ = [
     "Call",
     "Delay",
     "FakeLLM",
+    "Hang",
     "HttpError",
     "KeepAlive",
+    "Ramble",
     "Raw",
     "Script",
     "Text",
@@ -42,8 +44,10 @@ __all__ = [
     "Turn",
     "call",
     "delay",
+    "hang",
     "http_error",
     "keep_alive",
+    "ramble",
     "raw",
     "raw_json",
     "text",
@@ -120,7 +124,18 @@ class KeepAlive:
     count: int | None
 
 
-Turn = Text | ToolCalls | HttpError | Delay | Raw | Trickle | KeepAlive
+@dataclass(frozen=True)
+class Ramble:
+    every: float
+    word: str
+
+
+@dataclass(frozen=True)
+class Hang:
+    pass
+
+
+Turn = Text | ToolCalls | HttpError | Delay | Raw | Trickle | KeepAlive | Ramble | Hang
 # A list of turns played in order, or a function of (request body, request index).
 Script = Sequence[Turn] | Callable[[dict, int], Turn]
 
@@ -215,6 +230,21 @@ def keep_alive(
     if count is not None and then is None:
         raise ValueError("keep_alive with a count needs the answer that follows it")
     return KeepAlive(every, then, count)
+
+
+def ramble(every: float = 0.0, word: str = "more ") -> Ramble:
+    """A model that never stops on its own: one `word` (a token) every `every`
+    seconds until the request's `max_tokens`, then finish_reason "length"; streamed
+    token by token when the request streams. Without max_tokens it goes on until
+    the server closes or the client hangs up, as a small local model does."""
+    if every < 0:
+        raise ValueError("ramble needs a non-negative interval")
+    return Ramble(every, word)
+
+
+def hang() -> Hang:
+    """Accept the request and never answer (no headers, no byte) until the server closes."""
+    return Hang()
 
 
 # --- Server ------------------------------------------------------------------
@@ -349,13 +379,16 @@ class FakeLLM:
             if turn is None:
                 return self._fail(f"FakeLLM script exhausted: request {n} has no scripted turn")
         # Catch e.g. a bare call(...) where tool_calls(call(...)) was meant.
-        if not isinstance(turn, (Text, ToolCalls, HttpError, Delay, Raw, Trickle, KeepAlive)):
+        if not isinstance(turn, (*_TURN_TYPES,)):
             return self._fail(f"FakeLLM script gave {turn!r} for request {n}, not a turn")
         return turn
 
     def _new_call_id(self) -> str:
         with self._lock:
             return f"call_{next(self._call_ids)}"
+
+
+_TURN_TYPES = (Text, ToolCalls, HttpError, Delay, Raw, Trickle, KeepAlive, Ramble, Hang)
 
 
 class _Server(ThreadingHTTPServer):
@@ -443,6 +476,11 @@ class _Handler(BaseHTTPRequestHandler):
             return self._send_raw(turn)
         if isinstance(turn, Trickle):
             return self._send_trickle(turn)
+        if isinstance(turn, Hang):
+            fake._closing.wait()
+            return None
+        if isinstance(turn, Ramble):
+            return self._send_ramble(turn, body, n)
         if isinstance(turn, KeepAlive):
             if not self._send_keep_alives(turn) or turn.then is None:
                 return None
@@ -533,6 +571,48 @@ class _Handler(BaseHTTPRequestHandler):
             self.wfile.flush()
             if closing.wait(turn.every):
                 return
+
+    def _send_ramble(self, turn: Ramble, body: dict, n: int) -> None:
+        closing = self.server.fake._closing
+        limit = body.get("max_tokens")
+        limit = limit if isinstance(limit, int) and limit > 0 else None
+        stream = bool(body.get("stream"))
+        envelope = {
+            "id": f"chatcmpl-fake{n}",
+            "created": int(time.time()),
+            "model": body.get("model", ""),
+            "system_fingerprint": None,
+        }
+
+        def chunk(delta: dict, finish: str | None = None) -> bytes:
+            choice = {"index": 0, "delta": delta, "finish_reason": finish, "logprobs": None}
+            data = {**envelope, "object": "chat.completion.chunk", "choices": [choice]}
+            return b"data: " + json.dumps(data).encode() + b"\n\n"
+
+        if stream:
+            self._sse_head()
+            self.wfile.write(chunk({"role": "assistant", "content": ""}))
+        tokens = 0
+        while limit is None or tokens < limit:
+            if stream:
+                self.wfile.write(chunk({"content": turn.word}))  # a hung-up client raises
+                self.wfile.flush()
+            tokens += 1
+            # with no limit and no interval, a short wait keeps the endless loop off the CPU
+            if closing.wait(turn.every or (0.01 if limit is None else 0)):
+                return None
+        usage = {"prompt_tokens": 10, "completion_tokens": tokens, "total_tokens": 10 + tokens}
+        if stream:
+            self.wfile.write(chunk({}, "length"))
+            final = {**envelope, "object": "chat.completion.chunk", "choices": [], "usage": usage}
+            self.wfile.write(b"data: " + json.dumps(final).encode() + b"\n\n")
+            self.wfile.write(b"data: [DONE]\n\n")
+            return None
+        message = {"role": "assistant", "content": turn.word * tokens, "refusal": None}
+        choice = {"index": 0, "message": message, "finish_reason": "length", "logprobs": None}
+        return self._send_json(
+            200, {**envelope, "object": "chat.completion", "choices": [choice], "usage": usage}
+        )
 
     def _send_keep_alives(self, turn: KeepAlive) -> bool:
         """True when all `count` keep-alives went out (the answer follows)."""

@@ -28,7 +28,18 @@ from agent_helpers import (
     writer_turn,
 )
 from canary import SECRET_KEY, leaks
-from fakes import FakeLLM, call, http_error, keep_alive, raw, raw_json, text, tool_calls, trickle
+from fakes import (
+    FakeLLM,
+    call,
+    hang,
+    http_error,
+    keep_alive,
+    raw,
+    raw_json,
+    text,
+    tool_calls,
+    trickle,
+)
 from labwright.core.llm import client as llm_module
 from labwright.core.run.pipeline import run_agent
 
@@ -122,6 +133,7 @@ FAULTS: dict[str, tuple[Any, str, int | None, str]] = {
     ),
     "trickle": (trickle(0.3), "deadline", None, "deadline"),
     "keep_alive": (keep_alive(0.2), "deadline", None, "deadline"),
+    "hang": (hang(), "deadline", None, "deadline"),  # not a byte, not even headers
 }
 WHERE = ["explore_first", "explore_later", "write_chat", "write_stream"]
 

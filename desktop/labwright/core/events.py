@@ -32,6 +32,7 @@ GuardKind = Literal[
     "deadline",  # a model call cut at its deadline (llm.py)
     "call_cap",  # a turn asked for more tool calls than max_calls_per_turn
     "figure_cap",  # make_figure past max_figures
+    "no_tool_call",  # an exploration turn answered in text only, without a tool call
 ]
 DoneStatus = Literal["ok", "degraded", "failed", "cancelled"]
 

@@ -43,9 +43,11 @@ class Reason(str, Enum):
     WANDER = "wander"
     ITERATION_CAP = "iteration_cap"
     BUDGET = "budget"
+    TIME_UP = "time_up"  # the whole run's wall-clock budget (--max-minutes)
     CUT_SHORT = "cut_short"  # an exploration that stopped without saying why
     NO_EVIDENCE = "no_evidence"
     MODEL_ERROR = "model_error"  # exploration stopped by a model failure, with evidence
+    NO_TOOL_CALL = "no_tool_call"  # the model kept answering in text instead of calling tools
     EXPLORE_CANCELLED = "explore_cancelled"
     # drafting and after
     DRAFT_INVALID = "draft_invalid"
@@ -133,9 +135,15 @@ REASON_TEXT: dict[Reason, str] = {
     Reason.WANDER: "Exploration stopped: the model kept making calls that brought nothing new.",
     Reason.ITERATION_CAP: "Exploration stopped: the model used all its turns without finishing.",
     Reason.BUDGET: "The token or money budget ran out.",
+    Reason.TIME_UP: (
+        "The run's time limit ran out; the report was written from what was gathered by then."
+    ),
     Reason.CUT_SHORT: "Exploration stopped before the model finished it.",
     Reason.NO_EVIDENCE: "Nothing was read: the draft is a skeleton with TODOs.",
     Reason.MODEL_ERROR: "Exploration stopped because the model failed.",
+    Reason.NO_TOOL_CALL: (
+        "Exploration stopped: the model kept answering in plain text instead of calling tools."
+    ),
     Reason.EXPLORE_CANCELLED: "Exploration was cancelled before the model finished it.",
     Reason.DRAFT_INVALID: (
         "The write model did not return a usable LaTeX document, even after retries, so this "
@@ -183,6 +191,10 @@ GUARD_TEXT: dict[GuardKind, str] = {
         "The model asked for more than {max_calls_per_turn} tools at once; only the first ones ran."
     ),
     "figure_cap": "The run has made {max_figures} figures, as many as it may; no more are made.",
+    "no_tool_call": (
+        "The model answered in plain text instead of calling a tool; it was told what to do. "
+        "{no_tool_call_stop_at} such answers in a row end exploration."
+    ),
 }
 UNKNOWN_GUARD = "A guard stepped in."
 

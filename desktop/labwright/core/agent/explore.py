@@ -18,7 +18,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
-from labwright.core.agent.guards import Budget, Record
+from labwright.core.agent.guards import Budget, Record, RunClock
 from labwright.core.agent.ledger import Ledger
 from labwright.core.agent.tools import Tool, Toolbox, ToolContext, ToolOutcome, build_tools
 from labwright.core.agent.tools.base import Refused, error
@@ -103,6 +103,7 @@ def explore(
     ctx: ToolContext,
     usage: Usage,
     cancelled: Callable[[], bool] = lambda: False,
+    clock: RunClock | None = None,
 ) -> Generator[Event, None, Exploration]:
     tools = build_tools(ctx)
     ledger = Ledger(
@@ -111,7 +112,7 @@ def explore(
         head=_first_messages(config, scan, tools),
         max_turns=config.max_tool_iters,
     )
-    budget = Budget(config, usage, stage="explore")
+    budget = Budget(config, usage, stage="explore", clock=clock)
     cancelled_now = False
     try:
         for turn in itertools.count(1):
@@ -129,7 +130,7 @@ def explore(
                     messages=ledger.messages(),
                     tools=tools.schemas(ledger.withheld()),
                     tool_choice=ledger.tool_choice(turn),  # the way out, forced in the window
-                    max_tokens=config.max_tokens.get("explore"),
+                    max_tokens=config.tokens_for("explore"),
                     deadline_s=config.explore_deadline_s,
                     cancelled=cancelled,
                 )
@@ -149,9 +150,10 @@ def explore(
             names = [c.name for c in reply.tool_calls]
             kept, capped = ledger.reply(turn, reply.assistant_message(), names)
             yield from ledger.spend(budget.check(), turn)  # the wrap-up note, or the stop
+            # past max_calls_per_turn the calls are dropped; a text-only turn is noted
+            yield from capped
             if ledger.stop:
                 break
-            yield from capped  # past max_calls_per_turn, the calls are dropped
             for event in _run_turn(reply.tool_calls[:kept], turn, tools, ledger, ctx, cancelled):
                 if isinstance(event, LLMCall):  # the vision model, asked by read_image
                     usage.add_call(

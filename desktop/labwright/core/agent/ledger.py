@@ -24,7 +24,7 @@ from typing import Any
 from labwright.core.agent.guards.base import Check, Policy, Record, Stop
 from labwright.core.agent.guards.budget import Verdict
 from labwright.core.agent.guards.policies import Coverage, EvidenceGate, dedup_message, policies
-from labwright.core.agent.guards.turns import CallCap, FinalWindow
+from labwright.core.agent.guards.turns import CallCap, FinalWindow, NoToolCall
 from labwright.core.agent.tools import TOOL_TYPES, Toolbox, ToolOutcome
 from labwright.core.events import Event, Guard, ToolResult
 from labwright.core.reasons import Reason
@@ -43,6 +43,7 @@ class Turn:
     records: list[Record] = field(default_factory=list)
     capped: Check | None = None  # the call cap's word, when calls were dropped
     wrap_up: str = ""  # the budget's wrap-up message for the model
+    text_only: str = ""  # the no_tool_call guard's word: the reply called no tool
 
     def messages(self, stub: dict[str, str]) -> list[dict[str, Any]]:
         assistant = dict(self.assistant)
@@ -91,6 +92,7 @@ class Ledger:
         self.gate = next(p for p in self.policies if isinstance(p, EvidenceGate))
         self.window = FinalWindow(max_turns, self.limits.final_window, self.tools.finishing)
         self.call_cap = CallCap(self.limits.max_calls_per_turn)
+        self.no_tool_call = NoToolCall(self.limits.no_tool_call_stop_at, self.tools.finishing)
         self._pairs: dict[str, Record] = {}  # fingerprint -> its latest distinct call/result
 
     # -- what the loop asks --------------------------------------------------
@@ -172,12 +174,15 @@ class Ledger:
         self.entries.append(
             Turn(self.model_calls, turn, assistant, kept, capped=capped if capped.note else None)
         )
-        return kept, [self._stamp(e, turn=turn) for e in capped.events]
+        silent = self.no_tool_call.reply(len(names), self.standing())
+        self._turn().text_only = silent.note
+        events: list[Event] = [self._stamp(e, turn=turn) for e in capped.events]
+        return kept, events + self._apply(silent, turn=turn)
 
     def spend(self, verdict: Verdict, turn: int | None = None) -> list[Guard]:
         """The budget's verdict after a model call (or before one, on a spent budget)."""
         if verdict.action == "stop":
-            self._end(Stop(Reason.BUDGET, verdict.content))
+            self._end(Stop(verdict.reason, verdict.content))
         elif verdict.content:
             self._turn().wrap_up = verdict.content
             self._trip()
@@ -187,7 +192,7 @@ class Ledger:
         """The notes to the model, after every answer of the turn (the API wants each
         tool message right after the assistant message that called it)."""
         turn = self._turn()
-        notes = [message("use_tools")] if not turn.kept else []
+        notes = [turn.text_only] if turn.text_only else []
         if turn.capped is not None:
             notes.append(turn.capped.note)
         if turn.wrap_up:

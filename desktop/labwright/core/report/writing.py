@@ -16,7 +16,7 @@ from dataclasses import dataclass, field, replace
 from functools import partial
 from typing import Any
 
-from labwright.core.agent.guards import Budget
+from labwright.core.agent.guards import Budget, RunClock
 from labwright.core.events import Event, Guard, LLMCall
 from labwright.core.llm.client import LLM, LLMError, Reply, Usage
 from labwright.core.report.latex.jail import secret_values
@@ -94,10 +94,11 @@ class Writer:
     # Sees a document as the model writes it: ("start", role) before each streamed
     # answer, then ("delta", piece)s. The app shows the draft growing; None: no streaming.
     on_text: Callable[[str, str], None] | None = None
+    clock: RunClock | None = None  # the run's time budget (--max-minutes)
 
     def __post_init__(self) -> None:
-        # the run's token and money budgets (guards.Budget), counted over every stage
-        self.budget = Budget(self.config, self.usage)
+        # the run's token, money and time budgets (guards.Budget), over every stage
+        self.budget = Budget(self.config, self.usage, clock=self.clock)
 
     @property
     def exhausted(self) -> bool:
@@ -129,7 +130,7 @@ class Writer:
         limits: dict[str, Any] = {
             "model": c.write_model,
             "messages": messages,
-            "max_tokens": c.max_tokens.get(role),
+            "max_tokens": c.tokens_for(role),
             "deadline_s": c.write_deadline_s,
         }
         try:

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from labwright.core import __version__
-from labwright.core.agent.guards import Budget
+from labwright.core.agent.guards import Budget, RunClock
 from labwright.core.events import Draft, Error, Event, Milestone
 from labwright.core.llm.client import LLM, LLMError, Usage
 from labwright.core.reasons import Reason, model_failed
@@ -42,8 +42,16 @@ def _remove_empty_run(run_dir: Path) -> None:
 class RunContext:
     """One run: its store, plan, usage, reasons, and what the stages hand on (`h`)."""
 
-    def __init__(self, config: RunConfig, cancelled: Callable[[], bool], resume: bool) -> None:
+    def __init__(
+        self,
+        config: RunConfig,
+        cancelled: Callable[[], bool],
+        resume: bool,
+        now: Callable[[], float] = time.monotonic,
+    ) -> None:
         self.cancelled = cancelled
+        # the time budget starts with the run (a resumed run's with this session)
+        self.clock = RunClock(config.max_minutes * 60, now)
         self.template = load_template(config.template, config.lang)
         self.engines = probe_engines()  # once: the plan and the compile gate use this result
         self.plan = plan_pipeline(config, self.engines)
@@ -78,7 +86,7 @@ class RunContext:
         self.prior: RunRecord | None = None
         if resume:
             self._load_journal()
-        self._writer = Writer(self.config, None, self.usage, self.template)
+        self._writer = Writer(self.config, None, self.usage, self.template, clock=self.clock)
         # drafts/ numbers every draft of the run, a re-draft's too: never overwrite one
         self.h = Handoff(version=last_draft(self.dir))
 
@@ -203,7 +211,10 @@ class RunContext:
     def fresh_writer(self) -> None:
         """A new writer over this run's usage (a re-draft's budgets start again)."""
         on_text = self._writer.on_text
-        self._writer = Writer(self.config, None, self.usage, self.template, on_text=on_text)
+        self.clock = self.clock.restarted()
+        self._writer = Writer(
+            self.config, None, self.usage, self.template, on_text=on_text, clock=self.clock
+        )
 
     def set_on_text(self, on_text: Callable[[str, str], None] | None) -> None:
         self._writer.on_text = on_text

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import threading
+import time
 import traceback
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -60,15 +61,17 @@ def run_agent(
     *,
     resume: bool = False,
     on_text: Callable[[str, str], None] | None = None,
+    clock: Callable[[], float] | None = None,
 ) -> Iterator[Event]:
     """Run the pipeline, yielding every event as it happens (each already journaled).
 
     `on_text(kind, text)` sees documents as the write model streams them
     ("start" with the role, then "delta" pieces), from this thread; the journal
-    keeps only the finished drafts.
+    keeps only the finished drafts. `clock` (seconds, monotonic) measures the run's
+    time budget (--max-minutes); tests pass their own to drive time without sleeping.
     """
     _sweep()
-    run = _Run(config, _as_check(cancel), resume)
+    run = _Run(config, _as_check(cancel), resume, clock or time.monotonic)
     run.set_on_text(on_text)
     yield from _drive(run, reload=resume)
 

@@ -189,11 +189,14 @@ class Explore(Stage):
             run.dir,
             llm,
             c.vision_model,
+            vision_max_tokens=c.tokens_for("vision"),
             cancelled=run.cancelled,
             allow_unconfined=c.allow_unconfined,
         )
         try:
-            h.exploration = yield from explore(c, llm, h.scan, ctx, run.usage, run.cancelled)
+            h.exploration = yield from explore(
+                c, llm, h.scan, ctx, run.usage, run.cancelled, run.clock
+            )
         except Cancelled:
             self._save(run)
             raise
@@ -340,7 +343,9 @@ class Draft(Stage):
             except LLMError as err:
                 yield run.model_failed("draft", err)
             if tex is None:
-                run.degrade((Reason.BUDGET if run.budget.exhausted else Reason.DRAFT_INVALID).value)
+                run.degrade(
+                    (run.budget.reason if run.budget.exhausted else Reason.DRAFT_INVALID).value
+                )
                 tex = _skeleton(run, e.findings or None)
         numbers = _check_numbers(run, tex)
         yield run.save_report(tex)

@@ -15,6 +15,18 @@ from typing import Any
 from labwright.core.secrets import redact_url
 
 ROLES = ("explore", "write", "reflect", "vision", "fix")
+# max_tokens sent with every call of a role. A server given none may generate until
+# its context is full (minutes on a small local model); exploration turns are a few
+# tool calls, drafts are a whole document.
+DEFAULT_MAX_TOKENS: dict[str, int] = {
+    "explore": 2048,
+    "vision": 2048,
+    "write": 8192,
+    "reflect": 8192,
+    "fix": 8192,
+}
+EXPLORE_ROLES = ("explore", "vision")  # --explore-max-tokens; they share the explore deadline
+WRITE_ROLES = ("write", "reflect", "fix")  # --write-max-tokens; they share the write deadline
 
 
 @dataclass(frozen=True)
@@ -98,6 +110,8 @@ class GuardLimits:
     # work per turn and per run: the calls of one turn past this many are not run
     max_calls_per_turn: int = 8
     max_figures: int = 12  # make_figure runs of one exploration (each is a sandboxed process)
+    # text-only exploration turns in a row (no tool called) that end exploration
+    no_tool_call_stop_at: int = 3
 
     def __post_init__(self) -> None:
         for f in fields(self):
@@ -150,8 +164,9 @@ class RunConfig:
     # Exploration turns are short; a draft streamed by a slow local model is not.
     explore_deadline_s: float = 180.0  # explore and vision calls
     write_deadline_s: float = 600.0  # gap, draft, reflect, bib, compile fixes
-    # max_tokens sent per role ("explore", "write", ...); a role not listed sends none
-    max_tokens: dict[str, int] = field(default_factory=dict, hash=False)
+    # max_tokens sent per role ("explore", "write", ...); a role not listed gets its
+    # default (DEFAULT_MAX_TOKENS): every call is bounded. See tokens_for().
+    max_tokens: dict[str, int] = field(default_factory=lambda: dict(DEFAULT_MAX_TOKENS), hash=False)
     guards: GuardLimits = field(default_factory=GuardLimits)
     # Money: prices per model in USD per 1M tokens, {"model": {"prompt": p, "completion": c}}.
     # Empty means money is not tracked (the settings window will fill it in).
@@ -159,6 +174,9 @@ class RunConfig:
     budget_usd: float | None = None  # whole run, all roles
     explore_budget_tokens: int | None = None  # the exploration stage alone
     explore_budget_usd: float | None = None
+    # The whole run's wall-clock budget: past it each stage stops at its next safe point
+    # (before a model call) and the run ends degraded with what was gathered.
+    max_minutes: float = 60.0
     # Run model-written figure code although this machine has no OS confinement
     # (confine.support().any is False); off: figures then come from the tables only.
     allow_unconfined: bool = False
@@ -172,10 +190,11 @@ class RunConfig:
                 )
             if any(not isinstance(v, (int, float)) or v < 0 for v in price.values()):
                 raise ValueError(f"price of {name!r} must be non-negative numbers")
-        for name in ("explore_deadline_s", "write_deadline_s"):
+        for name in ("explore_deadline_s", "write_deadline_s", "max_minutes"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0:
-                raise ValueError(f"{name} must be a positive number of seconds")
+                unit = "minutes" if name == "max_minutes" else "seconds"
+                raise ValueError(f"{name} must be a positive number of {unit}")
         for role, limit in self.max_tokens.items():
             if role not in ROLES:
                 raise ValueError(f"max_tokens: unknown role {role!r} (one of {', '.join(ROLES)})")
@@ -192,6 +211,10 @@ class RunConfig:
             if unpriced:
                 raise ValueError(f"a money budget needs prices for: {', '.join(unpriced)}")
 
+    def tokens_for(self, role: str) -> int:
+        """The max_tokens every call of `role` sends."""
+        return self.max_tokens.get(role, DEFAULT_MAX_TOKENS[role])
+
     def public_dict(self) -> dict[str, Any]:
         """Everything but the key, JSON-able."""
         out: dict[str, Any] = {}
@@ -203,6 +226,8 @@ class RunConfig:
                 value = redact_url(value)  # a key in its userinfo stays out of run.json
             elif isinstance(value, Path):
                 value = str(value)
+            elif f.name == "max_tokens":
+                value = {role: self.tokens_for(role) for role in ROLES}  # what is sent
             elif isinstance(value, GuardLimits):
                 value = {g.name: getattr(value, g.name) for g in fields(value)}
             out[f.name] = value

@@ -1202,6 +1202,10 @@
         <translation>词元或费用预算已用完。</translation>
     </message>
     <message>
+        <source>The run's time limit ran out; the report was written from what was gathered by then.</source>
+        <translation>本次运行的时间上限已到；报告依据此前收集到的内容写成。</translation>
+    </message>
+    <message>
         <source>Exploration stopped before the model finished it.</source>
         <translation>模型完成之前探索就停止了。</translation>
     </message>
@@ -1212,6 +1216,10 @@
     <message>
         <source>Exploration stopped because the model failed.</source>
         <translation>模型出错，探索已停止。</translation>
+    </message>
+    <message>
+        <source>Exploration stopped: the model kept answering in plain text instead of calling tools.</source>
+        <translation>探索已停止：模型一直用文字作答，而不调用工具。</translation>
     </message>
     <message>
         <source>Exploration was cancelled before the model finished it.</source>
@@ -1320,6 +1328,10 @@
     <message>
         <source>The run has made {max_figures} figures, as many as it may; no more are made.</source>
         <translation>本次运行已生成 {max_figures} 张图，达到上限，不再生成新图。</translation>
+    </message>
+    <message>
+        <source>The model answered in plain text instead of calling a tool; it was told what to do. {no_tool_call_stop_at} such answers in a row end exploration.</source>
+        <translation>模型只用文字作答、没有调用工具；已告诉它该怎么做。连续 {no_tool_call_stop_at} 次这样作答将结束探索。</translation>
     </message>
     <message>
         <source>A guard stepped in.</source>

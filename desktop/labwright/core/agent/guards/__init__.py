@@ -22,7 +22,7 @@ from labwright.core.agent.guards.base import (
     error_shape,
     fingerprint,
 )
-from labwright.core.agent.guards.budget import Budget, Verdict
+from labwright.core.agent.guards.budget import Budget, RunClock, Verdict
 from labwright.core.agent.guards.policies import Intervals, policies
 from labwright.core.settings.cost import spent_usd
 
@@ -30,6 +30,7 @@ __all__ = [
     "PASS",
     "Answer",
     "Budget",
+    "RunClock",
     "Check",
     "Intervals",
     "Policy",

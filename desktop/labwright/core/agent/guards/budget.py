@@ -1,4 +1,4 @@
-"""Token and money budgets, of the run and of one stage (exploration, writing).
+"""Token, money and time budgets, of the run and of one stage (exploration, writing).
 
 Shared by the exploration loop (through the ledger) and the writing stages
 (report/writing.py): after each model call, `check()` says go on, wrap up, or stop.
@@ -6,11 +6,13 @@ Shared by the exploration loop (through the ledger) and the writing stages
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal
 
 from labwright.core.events import Guard
+from labwright.core.reasons import Reason
 from labwright.core.resources import message
 from labwright.core.settings.config import RunConfig
 from labwright.core.settings.cost import spent_usd
@@ -24,6 +26,25 @@ class Verdict:
     action: Literal["run", "stop"]
     content: str = ""  # why it stopped, or the wrap-up message for the model
     events: list[Guard] = field(default_factory=list)
+    reason: Reason = Reason.BUDGET  # of a stop: which kind of budget ran out
+
+
+class RunClock:
+    """The whole run's wall-clock budget (--max-minutes), from when the run started.
+
+    `now` is injectable so that tests drive time without sleeping."""
+
+    def __init__(self, limit_s: float, now: Callable[[], float] = time.monotonic) -> None:
+        self.limit_s = limit_s
+        self.now = now
+        self.start = now()
+
+    def spent(self) -> float:
+        return self.now() - self.start
+
+    def restarted(self) -> RunClock:
+        """The same budget from now on (a re-draft is new work the person asked for)."""
+        return RunClock(self.limit_s, self.now)
 
 
 @dataclass
@@ -32,8 +53,12 @@ class _Limit:
     limit: float
     spent: Callable[[], float]
     money: bool
+    reason: Reason = Reason.BUDGET
+    minutes: bool = False
 
     def show(self, value: float) -> str:
+        if self.minutes:
+            return f"{value / 60:,.1f} min"
         return f"${value:,.4f}" if self.money else f"{value:,.0f}"
 
 
@@ -45,7 +70,13 @@ class Budget:
     limits count from the moment the Budget is made. Money needs `config.prices`.
     """
 
-    def __init__(self, config: RunConfig, usage: Usage, stage: str | None = None) -> None:
+    def __init__(
+        self,
+        config: RunConfig,
+        usage: Usage,
+        stage: str | None = None,
+        clock: RunClock | None = None,
+    ) -> None:
         self.stage = stage
         self.warn_share = config.guards.budget_warn_percent / 100
         self.warned = False
@@ -58,6 +89,10 @@ class Budget:
         if config.budget_usd:
             self.limits.append(
                 _Limit("money budget", config.budget_usd, lambda: spent_usd(config, usage), True)
+            )
+        if clock is not None:
+            self.limits.append(
+                _Limit("time budget", clock.limit_s, clock.spent, False, Reason.TIME_UP, True)
             )
         if stage == "explore" and config.explore_budget_tokens:
             self.limits.append(
@@ -82,6 +117,12 @@ class Budget:
     def exhausted(self) -> bool:
         return any(lim.spent() >= lim.limit for lim in self.limits)
 
+    @property
+    def reason(self) -> Reason:
+        """Which budget ran out (the time budget's own reason), BUDGET when none did."""
+        spent = [lim for lim in self.limits if lim.spent() >= lim.limit]
+        return spent[0].reason if spent else Reason.BUDGET
+
     def check(self) -> Verdict:
         """After a model call: "stop" (content says why), or "run" — with the wrap-up
         message for the model as content the first time a limit passes the warning share."""
@@ -95,7 +136,7 @@ class Budget:
                     f"{lim.label[0].upper()}{lim.label[1:]} reached "
                     f"({lim.show(value)} of {lim.show(lim.limit)}); {what} stopped."
                 )
-                return Verdict("stop", detail, [Guard("budget", detail)])
+                return Verdict("stop", detail, [Guard("budget", detail)], lim.reason)
         if not self.warned:
             for lim, value in spent:
                 if value >= self.warn_share * lim.limit:

@@ -1,4 +1,5 @@
-"""The guards of a turn: the final window past the turn budget, and the call cap."""
+"""The guards of a turn: the final window past the turn budget, the call cap, and
+text-only turns."""
 
 from __future__ import annotations
 
@@ -67,3 +68,38 @@ class CallCap:
         return self.cap, Check(
             events=(Guard("call_cap", detail),), note=message("cap_note", cap=self.cap)
         )
+
+
+class NoToolCall:
+    """A turn answered in text only calls no tool: shown, answered with what to do, and
+    after `stop_at` of them in a row exploration ends with what was gathered. A small
+    model that chats instead of calling tools would otherwise spend every turn so."""
+
+    def __init__(self, stop_at: int, finishing: str) -> None:
+        self.stop_at = stop_at
+        self.finishing = finishing
+        self.in_a_row = 0
+
+    def reply(self, calls: int, standing: str) -> Check:
+        """After the model's reply, by how many tool calls it made."""
+        if calls:
+            self.in_a_row = 0
+            return PASS
+        self.in_a_row += 1
+        n = self.in_a_row
+        if n >= self.stop_at:
+            detail = (
+                f"The model answered {n} turns in a row without calling a tool; "
+                "exploration stopped."
+            )
+            return Check(
+                events=(Guard("no_tool_call", detail),), stop=Stop(Reason.NO_TOOL_CALL, detail)
+            )
+        detail = (
+            f"The model answered in text without calling a tool ({n} of {self.stop_at} in "
+            "a row); it was told to call one."
+        )
+        note = message(
+            "no_tool_call", finishing=self.finishing, standing=standing, left=self.stop_at - n
+        )
+        return Check(events=(Guard("no_tool_call", detail),), note=note)

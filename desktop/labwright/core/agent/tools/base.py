@@ -23,6 +23,7 @@ class ToolContext:
     run_dir: Path  # where figures and evidence go
     llm: LLM | None = None
     vision_model: str | None = None
+    vision_max_tokens: int | None = None  # sent with every vision call
     # The run's cancel flag (e.g. threading.Event().is_set), polled inside the
     # readers' loops so that Cancel reaches a read stuck on a huge file.
     cancelled: Callable[[], bool] = never

@@ -96,7 +96,9 @@ class ReadImage(Tool):
             }
         ]
         try:
-            reply = ctx.llm.chat(model=ctx.vision_model, messages=messages)
+            reply = ctx.llm.chat(
+                model=ctx.vision_model, messages=messages, max_tokens=ctx.vision_max_tokens
+            )
         except LLMError as e:
             return error(f"{rel}: vision model failed", f"The vision model failed: {e}")
         event = LLMCall(
