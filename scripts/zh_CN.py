@@ -1,6 +1,22 @@
 """Simplified Chinese for every interface string: `python scripts/update_translations.py` writes it into the .ts."""
 
 ZH_CN = {
+    # DoctorDialog (labwright doctor in the app: Help > Check Setup…)
+    "Check Setup": "检查环境",
+    "Check": "检查项",
+    "Status": "状态",
+    "Details": "详情",
+    "To fix what is missing, run:": "要补齐缺少的部分，请运行：",
+    "Check &again": "再次检查(&A)",
+    "&Copy commands": "复制命令(&C)",
+    "ok": "正常",
+    "missing": "缺少",
+    "warning": "警告",
+    "Checking…": "正在检查…",
+    "Labwright is not ready yet: {0}.": "Labwright 尚未就绪：{0}。",
+    "Everything Labwright needs is there.": "Labwright 所需的一切都已具备。",
+    "Closing when the checks answer…": "检查完成后关闭…",
+    "Check &Setup…": "检查环境(&S)…",
     # DropZone
     "“{0}” does not exist any more.": "“{0}”已不存在。",
     "“{0}” is a file. Please drop the folder that holds your experiment material.": "“{0}”是一个文件。请拖入存放实验材料的文件夹。",

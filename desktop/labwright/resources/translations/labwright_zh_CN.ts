@@ -16,6 +16,65 @@
     </message>
 </context>
 <context>
+    <name>DoctorDialog</name>
+    <message>
+        <source>Check Setup</source>
+        <translation>检查环境</translation>
+    </message>
+    <message>
+        <source>Check</source>
+        <translation>检查项</translation>
+    </message>
+    <message>
+        <source>Status</source>
+        <translation>状态</translation>
+    </message>
+    <message>
+        <source>Details</source>
+        <translation>详情</translation>
+    </message>
+    <message>
+        <source>To fix what is missing, run:</source>
+        <translation>要补齐缺少的部分，请运行：</translation>
+    </message>
+    <message>
+        <source>Check &amp;again</source>
+        <translation>再次检查(&amp;A)</translation>
+    </message>
+    <message>
+        <source>&amp;Copy commands</source>
+        <translation>复制命令(&amp;C)</translation>
+    </message>
+    <message>
+        <source>ok</source>
+        <translation>正常</translation>
+    </message>
+    <message>
+        <source>missing</source>
+        <translation>缺少</translation>
+    </message>
+    <message>
+        <source>warning</source>
+        <translation>警告</translation>
+    </message>
+    <message>
+        <source>Checking…</source>
+        <translation>正在检查…</translation>
+    </message>
+    <message>
+        <source>Labwright is not ready yet: {0}.</source>
+        <translation>Labwright 尚未就绪：{0}。</translation>
+    </message>
+    <message>
+        <source>Everything Labwright needs is there.</source>
+        <translation>Labwright 所需的一切都已具备。</translation>
+    </message>
+    <message>
+        <source>Closing when the checks answer…</source>
+        <translation>检查完成后关闭…</translation>
+    </message>
+</context>
+<context>
     <name>DropZone</name>
     <message>
         <source>“{0}” does not exist any more.</source>
@@ -385,6 +444,10 @@
     <message>
         <source>&amp;View</source>
         <translation>视图(&amp;V)</translation>
+    </message>
+    <message>
+        <source>Check &amp;Setup…</source>
+        <translation>检查环境(&amp;S)…</translation>
     </message>
     <message>
         <source>&amp;Help</source>
