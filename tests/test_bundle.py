@@ -133,7 +133,7 @@ def test_the_bundle_leaves_out_what_the_app_does_not_use(bundle):
     assert (qt / "plugins" / "platforms" / "libqxcb.so").is_file()
     assert (qt / "plugins" / "imageformats" / "libqsvg.so").is_file()
     assert (internal / "examples" / "pendulum" / "data" / "periods.csv").is_file()
-    assert (internal / "labwright" / "core" / "sandbox" / "harness.py").is_file()
+    assert (internal / "labwright" / "core" / "agent" / "sandbox" / "harness.py").is_file()
     size = _size_mb(bundle)
     print(f"\nbundle size: {size:.0f} MB")
     assert size <= MAX_MB
