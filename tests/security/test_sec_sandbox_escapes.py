@@ -665,6 +665,14 @@ PAYLOADS: list[Payload] = [
         "import os\nif os.fork() == 0:\n    os.kill(@CANARY_PID@, 9)",
     ),
     P("forkpty", "fork", "import os\nos.forkpty()"),
+    # the bundle maps a library's relative code file name ("numpy/x.py") into the bundle;
+    # outside one, a code object that names itself so is still dynamically created code
+    P(
+        "code_named_as_bundle_library",
+        "exec",
+        'src = "import os\\nos.system(\'touch \' + " + repr(@MARKER@) + ")"\n'
+        "import builtins\nb = builtins.__dict__\nb['exec'](b['compile'](src, 'numpy/_bundle_lookalike.py', 'exec'))",
+    ),
     P(
         "posix_spawn_touch",
         "fork",
