@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from labwright.core.agent.tools.base import ToolOutcome, ToolTraits
-from labwright.core.events import Guard
+from labwright.core.events import Guard, GuardKind
 from labwright.core.reasons import Reason
 
 Action = Literal["run", "dedup", "same", "refuse", "stop", "broken"]
@@ -95,6 +95,11 @@ class Check:
 
 
 PASS = Check()
+
+
+def stop_with(kind: GuardKind, reason: Reason, detail: str) -> Check:
+    """A guard that ends exploration: its event and its stop say the same thing."""
+    return Check(events=(Guard(kind, detail),), stop=Stop(reason, detail))
 
 
 @dataclass

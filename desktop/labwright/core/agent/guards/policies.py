@@ -21,6 +21,7 @@ from labwright.core.agent.guards.base import (
     Stop,
     describe_call,
     error_shape,
+    stop_with,
 )
 from labwright.core.agent.tools.base import ToolTraits
 from labwright.core.events import Guard
@@ -151,7 +152,7 @@ class LoopBreaker(Policy):
                 f"{record.described} was asked {n} times with the same arguments; exploration "
                 "stopped and the report is drafted from what was read."
             )
-            return Check(events=(Guard("loop_stop", detail),), stop=Stop(Reason.LOOP, detail))
+            return stop_with("loop_stop", Reason.LOOP, detail)
         if n >= self.limits.nudge_at:
             return Check(nudge=f"{record.described} was asked {n} times with the same arguments.")
         return PASS
@@ -178,7 +179,7 @@ class CycleBreaker(Policy):
         what = f"The calls {block} went round {rounds} times with the same arguments"
         if rounds >= self.limits.cycle_stop_at:
             detail = f"{what}; exploration stopped and the report is drafted from what was read."
-            return Check(events=(Guard("cycle", detail),), stop=Stop(Reason.CYCLE, detail))
+            return stop_with("cycle", Reason.CYCLE, detail)
         if rounds >= self.limits.cycle_nudge_at and not self.seen:
             self.seen = True
             return Check(events=(Guard("cycle", what + "."),), nudge=what + ".")
@@ -306,9 +307,7 @@ class EvidenceGate(Policy):
                 f"{record.name} was called again without any file read; exploration "
                 "ended with nothing gathered (nothing is invented)."
             )
-            return Check(
-                events=(Guard("evidence_retry", detail),), stop=Stop(Reason.NO_EVIDENCE, detail)
-            )
+            return stop_with("evidence_retry", Reason.NO_EVIDENCE, detail)
         detail = (
             f"{record.name} refused ({self.refusals}/{self.limits.evidence_refusals}): "
             "nothing has been read yet"

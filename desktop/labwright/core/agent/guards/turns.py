@@ -3,7 +3,7 @@ text-only turns."""
 
 from __future__ import annotations
 
-from labwright.core.agent.guards.base import PASS, Check, Stop
+from labwright.core.agent.guards.base import PASS, Check, stop_with
 from labwright.core.events import Guard
 from labwright.core.reasons import Reason
 from labwright.core.resources import message
@@ -26,9 +26,7 @@ class FinalWindow:
                 f"No finish after {self.max_turns} turns and {self.window} final turns; "
                 "exploration stopped."
             )
-            return Check(
-                events=(Guard("iteration_cap", detail),), stop=Stop(Reason.ITERATION_CAP, detail)
-            )
+            return stop_with("iteration_cap", Reason.ITERATION_CAP, detail)
         if past != 1:
             return PASS
         if evidence:
@@ -92,9 +90,7 @@ class NoToolCall:
                 f"The model answered {n} turns in a row without calling a tool; "
                 "exploration stopped."
             )
-            return Check(
-                events=(Guard("no_tool_call", detail),), stop=Stop(Reason.NO_TOOL_CALL, detail)
-            )
+            return stop_with("no_tool_call", Reason.NO_TOOL_CALL, detail)
         detail = (
             f"The model answered in text without calling a tool ({n} of {self.stop_at} in "
             "a row); it was told to call one."
