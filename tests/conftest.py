@@ -114,6 +114,26 @@ def material(tmp_path) -> Path:
     return root
 
 
+@pytest.fixture
+def crashing_reader(material, monkeypatch) -> None:
+    """read_file's reader crashes on files named crash*: the tool itself failing."""
+    import labwright.core.agent.tools.read_file as read_file
+
+    real = read_file.read_page
+    for rel in ["data/crash1.csv", "data/crash2.csv", "data/crash3.csv"] + [
+        f"results/crash_{n}.csv" for n in range(10)
+    ]:
+        (material / rel).parent.mkdir(exist_ok=True)
+        (material / rel).write_text("a,b\n1,2\n", encoding="utf-8")
+
+    def read_page(path, *args, **kw):
+        if path.name.startswith("crash"):
+            raise RuntimeError("reader crashed")
+        return real(path, *args, **kw)
+
+    monkeypatch.setattr(read_file, "read_page", read_page)
+
+
 # -- the desktop app -------------------------------------------------------------
 
 

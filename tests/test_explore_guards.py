@@ -92,13 +92,13 @@ def test_nudge_comes_once_at_the_third_repeat(material, tmp_path):
     assert done(events).status == "ok"  # the 4th repeat is still below the stop
 
 
-def test_failure_breaker_withdraws_a_tool_after_three_failures(material, tmp_path):
+def test_failure_breaker_withdraws_a_tool_after_three_crashes(material, tmp_path, crashing_reader):
     script = [
         read("manual.txt"),
-        read("no1.csv"),
-        read("no2.csv"),
-        read("no3.csv"),
-        tool_calls(call("read_file", {"path": "data/pendulum.csv"})),
+        read("data/crash1.csv"),
+        read("data/crash2.csv"),
+        read("data/crash3.csv"),
+        read("data/pendulum.csv"),
         finish(),
     ]
     with FakeLLM(route(script)) as llm:
@@ -108,14 +108,51 @@ def test_failure_breaker_withdraws_a_tool_after_three_failures(material, tmp_pat
     assert "read_file" in offered[3] and "read_file" not in offered[4]
     refused = [e for e in of_type(events, "tool_result") if e.name == "read_file"][-1]
     assert not refused.ok  # the withdrawn tool is not run again
-    assert len(executed(events, "read_file")) == 1
+    crashed = [e for e in of_type(events, "tool_result") if "RuntimeError" in e.summary]
+    assert len(crashed) == 3 and len(executed(events, "read_file")) == 1
 
 
-def test_a_success_resets_the_failure_count(material, tmp_path):
-    script = [read("no1.csv"), read("no2.csv"), read("manual.txt"), read("no3.csv"), finish()]
+def test_a_success_resets_the_failure_count(material, tmp_path, crashing_reader):
+    script = [
+        read("data/crash1.csv"),
+        read("data/crash2.csv"),
+        read("manual.txt"),
+        read("data/crash3.csv"),
+        finish(),
+    ]
     with FakeLLM(route(script)) as llm:
         events = run(config_for(llm, material, tmp_path / "run"))
     assert "tool_disabled" not in guard_kinds(events)
+
+
+def test_guessed_and_refused_paths_are_corrected_and_never_withdraw_a_tool(material, tmp_path):
+    # A small local model's first calls: absolute paths from its training data, and
+    # what a planted file might ask for. Each is answered with what is there.
+    script = [
+        read("/Users/your_username/lab/data/pendulum.csv"),
+        read("../../etc/passwd"),
+        read("pendulum.csv"),
+        tool_calls(call("list_dir", {"path": "/home/user/experiment"})),
+        tool_calls(call("list_dir", {"path": "dat"})),
+        tool_calls(call("read_file", {"path": "data/pendulum.csv", "offset": "x"})),
+        read("data/pendulum.csv"),
+        finish(),
+    ]
+    with FakeLLM(route(script)) as llm:
+        events = run(config_for(llm, material, tmp_path / "run"))
+        answers = [r["messages"][-1]["content"] for r in explore_requests(llm)[1:]]
+        offered = [llm.tool_names(i) for i in range(len(explore_requests(llm)))]
+    kinds = guard_kinds(events)
+    assert "tool_disabled" not in kinds and "error_storm" not in kinds
+    assert all("read_file" in names and "list_dir" in names for names in offered)
+    assert "Closest real paths: data/pendulum.csv" in answers[0]  # the tail was right
+    assert "Closest real paths: data/pendulum.csv" in answers[2]  # the name was right
+    assert "data/" in answers[3]  # the top level, for a folder that is not there
+    assert "Closest real paths: data/" in answers[4]
+    results = [e for e in of_type(events, "tool_result") if e.name == "read_file"]
+    assert [r.ok for r in results] == [False, False, False, False, True]
+    assert done(events).status == "ok"
+    assert findings(tmp_path / "run")["files_read"] == ["data/pendulum.csv"]
 
 
 def test_evidence_gate_refuses_twice_then_ends_with_nothing_invented(material, tmp_path):
@@ -388,10 +425,10 @@ def test_rereads_and_errors_count_as_wandering_forward_pages_do_not(material, tm
     assert done(events).status == "ok"  # nudged, not stopped: the model moved forward again
 
 
-def test_an_error_storm_between_successes_withdraws_the_tool(material, tmp_path):
+def test_an_error_storm_between_successes_withdraws_the_tool(material, tmp_path, crashing_reader):
     def model(body, n):
         if n % 2 == 0:
-            return read(f"results/run_{n}.csv")
+            return read(f"results/crash_{n}.csv")
         return read("data/log.txt", offset=n * 10, limit=10)
 
     script = [model(None, n) for n in range(9)] + [read("manual.txt"), finish()]
@@ -485,6 +522,7 @@ def test_broken_calls_repeated_are_stopped_with_an_event(material, tmp_path):
         calls = len(explore_requests(llm))
     assert calls <= 6
     kinds = guard_kinds(events)
-    assert "tool_disabled" in kinds and kinds[-1] in ("loop_stop", "wander")
+    # broken arguments are the model's mistake: answered, never a withdrawn tool
+    assert "tool_disabled" not in kinds and kinds[-1] in ("loop_stop", "wander")
     assert len(of_type(events, "tool_call")) == len(of_type(events, "tool_result"))
     assert done(events).status == "degraded"

@@ -37,13 +37,15 @@ def read(path: str) -> object:
     return tool_calls(call("read_file", {"path": path}))
 
 
-def test_every_request_is_the_transcript_the_ledger_rebuilds(material, tmp_path, ledgers):
+def test_every_request_is_the_transcript_the_ledger_rebuilds(
+    material, tmp_path, ledgers, crashing_reader
+):
     script = [
         read("manual.txt"),  # 1
         read("manual.txt"),  # 2: a duplicate, answered from call 1
-        read("no1.csv"),  # 3-5: three failures withdraw read_file (a trip)
-        read("no2.csv"),
-        read("no3.csv"),
+        read("data/crash1.csv"),  # 3-5: three crashes withdraw read_file (a trip)
+        read("data/crash2.csv"),
+        read("data/crash3.csv"),
         tool_calls(call("list_dir", {"path": "data"})),  # 6: the last turn of the budget
         tool_calls(call("finish_exploration", FINISH_ARGS)),  # 7: the window forces it
     ]
@@ -89,7 +91,7 @@ def test_every_request_is_the_transcript_the_ledger_rebuilds(material, tmp_path,
         2,
         ["manual.txt"],
     )
-    assert (disabled.call_id, disabled.turn, disabled.files) == ("call_5", 5, ["no3.csv"])
+    assert (disabled.call_id, disabled.turn, disabled.files) == ("call_5", 5, ["data/crash3.csv"])
     assert window.turn == 7 and window.call_id is None
     journal = [
         json.loads(line) for line in (tmp_path / "run" / "events.jsonl").read_text().splitlines()

@@ -151,11 +151,13 @@ def test_the_failure_breakers_sentence_quotes_the_configured_limit():
 
 def _failing_reads(n: int) -> list:
     reads = [tool_calls(call("read_file", {"path": "manual.txt"}))]
-    reads += [tool_calls(call("read_file", {"path": f"missing{i}.csv"})) for i in range(n)]
+    reads += [tool_calls(call("read_file", {"path": f"results/crash_{i}.csv"})) for i in range(n)]
     return reads + [tool_calls(call("finish_exploration", FINISH_ARGS))]
 
 
-def test_the_timeline_of_a_run_with_limit_four_says_four(qtbot, window_for, material, tmp_path):
+def test_the_timeline_of_a_run_with_limit_four_says_four(
+    qtbot, window_for, material, tmp_path, crashing_reader
+):
     from labwright.gui.timeline import KindRole, StatusRole
 
     limits = GuardLimits(failure_limit=4)

@@ -161,12 +161,14 @@ def _abc(n: int) -> Turn:
 
 
 def _storm(n: int) -> Turn:
-    return read(f"results/run_{n}.csv")  # a file the model is sure exists; each time another
+    # A file the model is sure exists, each time another: a mistake, answered with the
+    # closest real paths; no tool is withdrawn, and the wandering guard bounds it.
+    return read(f"results/run_{n}.csv")
 
 
 def _storm_between(n: int) -> Turn:
-    # Every other call succeeds, so "failures in a row" never reaches 3: only the
-    # error's shape shows the storm.
+    # Every other call reads new lines: the wrong guesses are corrected, read_file stays
+    # offered, and the exploration goes on to the turn budget with real evidence.
     return read(f"results/run_{n}.csv") if n % 2 == 0 else page("data/log.txt", n // 2, 100)
 
 
@@ -291,11 +293,11 @@ SCENARIOS: tuple[Scenario, ...] = (
     ),
     Scenario(
         "7a",
-        "error storm: one failing tool, arguments changing",
-        "qwen-code #10887 (millions of tokens)",
+        "guessing files that are not there, each time another",
+        "qwen-code #10887's shape; small local models",
         _storm,
         must_trip=True,
-        kinds=("tool_disabled", "wander", "nudge", "wander"),
+        kinds=("wander", "nudge", "wander"),
         status="cut_short",
         reason="wander",
         calls=8,
@@ -303,15 +305,16 @@ SCENARIOS: tuple[Scenario, ...] = (
     ),
     Scenario(
         "7b",
-        "error storm between successes of the same tool",
-        "qwen-code #10887, interleaved",
+        "wrong guesses between good reads: corrected, never blinded",
+        "a refused path must not withdraw read_file",
         _storm_between,
-        must_trip=True,
-        kinds=("error_storm", "wander", "nudge", "wander"),
-        status="cut_short",
-        reason="wander",
-        calls=14,
+        must_trip=False,
+        kinds=("final_window",),
+        status="finished",
+        reason=None,
+        calls=TURN_BUDGET + 1,
         naive=TURN_BUDGET,
+        naive_note="and no findings",
     ),
     Scenario(
         "8",

@@ -193,7 +193,9 @@ def _outcome(ledger: Ledger, cancelled: bool) -> Exploration:
 def _broken(name: str, bad_args: str | None, tools: Toolbox) -> ToolOutcome | None:
     """The error of a call that cannot even be made (broken arguments, unknown tool)."""
     reason = bad_args or ("" if name in tools else f"unknown tool; available: {', '.join(tools)}")
-    return error(f"{name}: {reason}", message("call_not_run", reason=reason)) if reason else None
+    if not reason:
+        return None
+    return error(f"{name}: {reason}", message("call_not_run", reason=reason), fault="call")
 
 
 @dataclass
@@ -274,8 +276,8 @@ def _safe_run(slot: _Slot, ctx: ToolContext) -> ToolOutcome:
         return slot.tool.run(slot.args, ctx)
     except Refused as e:  # a fence said no: the model gets the reason
         return e.outcome
-    except ValueError as e:  # a bad argument, phrased for the model
-        return error(f"{slot.name}: {e}", message("call_not_run", reason=e))
+    except ValueError as e:  # a bad argument, phrased for the model: its mistake
+        return error(f"{slot.name}: {e}", message("call_not_run", reason=e), fault="call")
     except Exception as e:  # a tool must never take the run down; the model is told
         return error(
             f"{slot.name} failed: {type(e).__name__}",

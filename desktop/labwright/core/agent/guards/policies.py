@@ -53,7 +53,14 @@ class Fences(Policy):
 class FailureBreaker(Policy):
     """One tool failing: `failure_limit` times in a row, or with the same error
     `error_storm_at` times in its last `error_storm_window` calls while the arguments
-    change and successes come in between (qwen-code #10887). Either withdraws it."""
+    change and successes come in between (qwen-code #10887). Either withdraws it.
+
+    Only the tool's own failures count (a reader or sandbox crash, a timeout). The
+    model's mistakes (a path that is not there or not allowed, bad arguments) and
+    files that cannot be read are answered and never withdraw a tool: a small model
+    that guesses three paths, or a file telling it to read ../../etc/passwd, must not
+    leave the agent blind. Repeated mistakes are bounded by the loop breaker and the
+    wandering guard instead."""
 
     def __init__(self, limits: GuardLimits, standing: Standing) -> None:
         self.limits = limits
@@ -73,6 +80,8 @@ class FailureBreaker(Policy):
         name, outcome = record.name, record.outcome
         assert outcome is not None
         recent = self.recent.setdefault(name, deque(maxlen=self.limits.error_storm_window))
+        if not outcome.ok and outcome.fault != "tool":
+            return PASS  # neither a failure of the tool nor a sign that it works
         if outcome.ok:
             self.in_a_row[name] = 0
             recent.append(None)

@@ -5,12 +5,19 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from labwright.core.events import Event, GuardKind
 
 if TYPE_CHECKING:
     from labwright.core.llm.client import LLM
+
+
+# Whose fault a failed call was. Only "tool" (a reader crash, a sandbox crash or
+# timeout) counts towards withdrawing the tool; "call" (a path that is not there or not
+# allowed, bad arguments) is the model's mistake and is answered with a correction;
+# "file" (damaged, encrypted, unsupported) is about that one file.
+Fault = Literal["tool", "call", "file"]
 
 
 def never() -> bool:
@@ -37,6 +44,7 @@ class ToolOutcome:
     summary: str  # one line for the timeline
     productive: bool = True  # False: it ran but brought nothing new
     denied: GuardKind | None = None  # guard kind when a fence refused the call
+    fault: Fault = "tool"  # when not ok: whose fault (see Fault)
     coverage: tuple[str, int, int] | None = None  # (path, first line, end) actually read
     evidence: dict[str, Any] | None = None  # kept for drafting and verification
     events: list[Event] = field(default_factory=list)  # e.g. the vision model's llm event
@@ -88,12 +96,14 @@ class Refused(Exception):
 
 def resolve(ctx: ToolContext, rel: str) -> Path:
     """A tool path inside the picked folder, or Refused with the fence's reason."""
+    from labwright.core.agent.tools.nearby import correction
     from labwright.core.material.workspace import PathDenied, resolve_in_folder
 
     try:
         return resolve_in_folder(ctx.root, rel)
     except PathDenied as e:
-        raise Refused(error(f"refused path {rel!r}", str(e), denied="path_denied")) from None
+        content = f"{e} {correction(ctx.root, rel)}"
+        raise Refused(error(f"refused path {rel!r}", content, denied="path_denied")) from None
 
 
 def rel_key(root: Path, target: Path) -> str:
@@ -112,10 +122,31 @@ def rel_key(root: Path, target: Path) -> str:
 
 
 def error(
-    summary: str, content: str | None = None, *, denied: GuardKind | None = None
+    summary: str,
+    content: str | None = None,
+    *,
+    denied: GuardKind | None = None,
+    fault: Fault | None = None,
 ) -> ToolOutcome:
+    """A failed call; a refused one (`denied`) is the call's fault unless said otherwise."""
     return ToolOutcome(
-        ok=False, content=content or summary, summary=summary, productive=False, denied=denied
+        ok=False,
+        content=content or summary,
+        summary=summary,
+        productive=False,
+        denied=denied,
+        fault=fault or ("call" if denied else "tool"),
+    )
+
+
+def missing(ctx: ToolContext, shown: str, what: str, *, folders: bool = False) -> ToolOutcome:
+    """A path that is not there: the model's mistake, answered with what is there."""
+    from labwright.core.agent.tools.nearby import correction
+
+    return error(
+        f"{shown}: no such {what}",
+        f"There is no {what} '{shown}'. {correction(ctx.root, shown, folders=folders)}",
+        fault="call",
     )
 
 

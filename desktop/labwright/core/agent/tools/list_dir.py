@@ -11,6 +11,7 @@ from labwright.core.agent.tools.base import (
     ToolOutcome,
     ToolTraits,
     error,
+    missing,
     resolve,
     str_arg,
 )
@@ -65,16 +66,16 @@ class ListDir(Tool):
         try:
             exists, is_dir = target.exists(), target.is_dir()
         except OSError as e:  # e.g. a name too long for this file system
-            return error(f"{shown}: unreadable", f"Cannot list '{shown}': {e.strerror}.")
-        if not exists:
             return error(
-                f"{shown}: no such folder",
-                f"There is no folder '{shown}'. Call list_dir('.') to see what exists.",
+                f"{shown}: unreadable", f"Cannot list '{shown}': {e.strerror}.", fault="file"
             )
+        if not exists:
+            return missing(ctx, shown, "folder", folders=True)
         if not is_dir:
             return error(
                 f"{shown}: not a folder",
                 f"'{shown}' is a file, not a folder. Use read_file to read it.",
+                fault="call",
             )
         root_real = os.path.realpath(ctx.root)
         try:
@@ -83,7 +84,9 @@ class ListDir(Tool):
                 # describe_entry never raises, so neither does the sort.
                 entries = [describe_entry(e, str(target), root_real) for e in it]
         except OSError as e:
-            return error(f"{shown}: unreadable", f"Cannot list '{shown}': {e.strerror}.")
+            return error(
+                f"{shown}: unreadable", f"Cannot list '{shown}': {e.strerror}.", fault="file"
+            )
         entries.sort(key=lambda e: (not e.is_dir, e.rel.lower(), e.rel))
         lines = [_line(e) for e in entries[:MAX_ENTRIES]]
         if not entries:

@@ -11,6 +11,7 @@ from labwright.core.agent.tools.base import (
     ToolTraits,
     error,
     int_arg,
+    missing,
     rel_key,
     resolve,
     str_arg,
@@ -49,6 +50,14 @@ class ReadFile(Tool):
         target = resolve(ctx, rel)
         # The model's own string, but it reaches the log and the app: raw controls escaped.
         rel = safe_name(rel, escape_backslash=False)
+        if not target.exists():
+            return missing(ctx, rel, "file")
+        if target.is_dir():
+            return error(
+                f"{rel}: a folder",
+                f"'{rel}' is a folder, not a file: call list_dir('{rel}') to see its files.",
+                fault="call",
+            )
         try:
             page = read_page(target, offset, limit, cancelled=ctx.cancelled)
         except ReadCancelled:
@@ -56,7 +65,7 @@ class ReadFile(Tool):
         except ReadError as e:
             # Messages name the real file, whose name may hold raw bytes or controls.
             why = safe_name(str(e), escape_backslash=False)
-            return error(f"{rel}: {why}", f"Cannot read '{rel}': {why}")
+            return error(f"{rel}: {why}", f"Cannot read '{rel}': {why}", fault="file")
         header = f"[{rel} · {page.kind} · lines {page.offset}–{page.end}"
         header += f" of {page.total}]" if page.total is not None else "]"
         content = (

@@ -13,12 +13,14 @@ from labwright.core.agent.tools.base import (
     ToolOutcome,
     ToolTraits,
     error,
+    missing,
     rel_key,
     resolve,
     str_arg,
 )
 from labwright.core.events import LLMCall
 from labwright.core.llm.client import LLMError
+from labwright.core.material.workspace import safe_name
 
 MAX_SIDE = 1568  # what vision APIs resample to anyway; more only costs tokens
 MAX_PIXELS = 80_000_000  # beyond this Pillow would refuse it as a decompression bomb
@@ -73,10 +75,7 @@ class ReadImage(Tool):
         question = str_arg(args, "question", "Describe this image for a lab report.")
         target = resolve(ctx, rel)
         if not target.is_file():
-            return error(
-                f"{rel}: no such file",
-                f"There is no file '{rel}'. Call list_dir to see what exists.",
-            )
+            return missing(ctx, safe_name(rel, escape_backslash=False), "file")
         if ctx.llm is None or not ctx.vision_model:
             return error(
                 "no vision model",
@@ -85,7 +84,7 @@ class ReadImage(Tool):
         try:
             url, facts = encode_image(target)
         except ValueError as e:
-            return error(f"{rel}: {e}", f"Cannot read image '{rel}': {e}.")
+            return error(f"{rel}: {e}", f"Cannot read image '{rel}': {e}.", fault="file")
         messages = [
             {
                 "role": "user",
