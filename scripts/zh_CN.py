@@ -182,6 +182,8 @@ ZH_CN = {
     "Exploration stopped: the model kept answering in plain text instead of calling tools.": (
         "探索已停止：模型一直用文字作答，而不调用工具。"
     ),
+    "The model server does not honour a forced tool call; the model was told in words "
+    "to finish instead.": "模型服务器不支持强制工具调用；已改用文字告诉模型结束探索。",
     "A guard stepped in.": "防护机制介入了。",
     "Offline run: no model read the material. The report is a skeleton built from the data files, with TODOs where prose is needed.": "离线运行：没有模型阅读材料。报告是根据数据文件生成的框架，需要文字的地方留有 TODO。",
     "Exploration stopped: the model kept repeating the same calls.": "探索已停止：模型一再重复相同的调用。",

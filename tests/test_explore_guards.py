@@ -526,3 +526,61 @@ def test_broken_calls_repeated_are_stopped_with_an_event(material, tmp_path):
     assert "tool_disabled" not in kinds and kinds[-1] in ("loop_stop", "wander")
     assert len(of_type(events, "tool_call")) == len(of_type(events, "tool_result"))
     assert done(events).status == "degraded"
+
+
+# -- forced tool choice: servers that reject it or ignore it --------------------------------
+
+
+def _pages(n: int) -> object:
+    return read("data/log.txt", offset=n * 10, limit=10)
+
+
+@pytest.mark.parametrize("status", [400, 500])
+def test_a_server_that_rejects_forced_tool_choice_gets_words_instead(material, tmp_path, status):
+    # llama.cpp's server answers tool_choice with HTTP 500; others with 400.
+    def model(body, n):
+        if body.get("tool_choice") == FORCE_FINISH:
+            return http_error(status, "tool_choice is not supported")
+        if "only call left" in body["messages"][-1]["content"]:
+            return finish()
+        return _pages(n)
+
+    with FakeLLM(route(model)) as llm:
+        events = run(config_for(llm, material, tmp_path / "run", max_tool_iters=3))
+        requests = explore_requests(llm)
+        choices = [llm.tool_choice(i) for i in range(len(requests))]
+    kinds = guard_kinds(events)
+    assert kinds == ["final_window", "tool_choice_fallback"]
+    fallback = of_type(events, "guard")[-1]
+    assert "tool_choice is not supported" in fallback.detail and fallback.turn == 4
+    # the forced request failed (and was retried as the client does), then the same turn
+    # was asked again without the forced choice, the instruction last
+    assert FORCE_FINISH in choices and choices[-1] is None
+    assert "finish_exploration now" in requests[-1]["messages"][-1]["content"]
+    assert done(events).status == "ok"
+    assert findings(tmp_path / "run")["status"] == "finished"
+
+
+def test_a_model_that_ignores_forced_tool_choice_is_told_once_then_the_window_ends(
+    material, tmp_path
+):
+    with FakeLLM(route(lambda body, n: _pages(n))) as llm:  # never finishes, forced or not
+        events = run(config_for(llm, material, tmp_path / "run", max_tool_iters=3))
+        requests = explore_requests(llm)
+        choices = [llm.tool_choice(i) for i in range(len(requests))]
+    kinds = guard_kinds(events)
+    assert kinds == ["final_window", "tool_choice_fallback", "iteration_cap"]
+    assert choices == [None, None, None, FORCE_FINISH, None]  # forced once, then words
+    assert "only call left" in requests[4]["messages"][-1]["content"]
+    assert done(events).status == "degraded"
+    assert findings(tmp_path / "run")["reason"] == "iteration_cap"
+
+
+def test_a_model_that_honours_forced_tool_choice_needs_no_fallback(material, tmp_path):
+    def model(body, n):
+        return finish() if body.get("tool_choice") == FORCE_FINISH else _pages(n)
+
+    with FakeLLM(route(model)) as llm:
+        events = run(config_for(llm, material, tmp_path / "run", max_tool_iters=3))
+    assert guard_kinds(events) == ["final_window"]
+    assert done(events).status == "ok"

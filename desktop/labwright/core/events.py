@@ -33,6 +33,7 @@ GuardKind = Literal[
     "call_cap",  # a turn asked for more tool calls than max_calls_per_turn
     "figure_cap",  # make_figure past max_figures
     "no_tool_call",  # an exploration turn answered in text only, without a tool call
+    "tool_choice_fallback",  # forced tool choice rejected or ignored: an instruction instead
 ]
 DoneStatus = Literal["ok", "degraded", "failed", "cancelled"]
 

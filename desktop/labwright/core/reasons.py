@@ -195,6 +195,10 @@ GUARD_TEXT: dict[GuardKind, str] = {
         "The model answered in plain text instead of calling a tool; it was told what to do. "
         "{no_tool_call_stop_at} such answers in a row end exploration."
     ),
+    "tool_choice_fallback": (
+        "The model server does not honour a forced tool call; the model was told in words "
+        "to finish instead."
+    ),
 }
 UNKNOWN_GUARD = "A guard stepped in."
 

@@ -23,13 +23,16 @@ from labwright.core.agent.ledger import Ledger
 from labwright.core.agent.tools import Tool, Toolbox, ToolContext, ToolOutcome, build_tools
 from labwright.core.agent.tools.base import Refused, error
 from labwright.core.events import Error, Event, Guard, LLMCall, ToolCall
-from labwright.core.llm.client import LLM, Cancelled, LLMError, ToolCallRequest, Usage
+from labwright.core.llm.client import LLM, Cancelled, LLMError, Reply, ToolCallRequest, Usage
 from labwright.core.material.workspace import ScanResult
 from labwright.core.reasons import Reason
 from labwright.core.resources import message, prompt
 from labwright.core.settings.config import RunConfig
 
 MAX_PARALLEL = 4
+# A forced tool_choice answered with these (llama.cpp's server: HTTP 500; others 400/422)
+# is retried once without it; the model is then asked for the way out in words.
+FORCING_REJECTED = ("bad_request", "server")
 
 
 __all__ = ["Cancelled", "Exploration", "explore"]  # Cancelled lives in llm.py: a call raises it
@@ -114,6 +117,18 @@ def explore(
     )
     budget = Budget(config, usage, stage="explore", clock=clock)
     cancelled_now = False
+
+    def ask(choice: dict[str, Any] | None) -> Reply:
+        return llm.chat(
+            model=config.explore_model,
+            messages=ledger.messages(),
+            tools=tools.schemas(ledger.withheld()),
+            tool_choice=choice,
+            max_tokens=config.tokens_for("explore"),
+            deadline_s=config.explore_deadline_s,
+            cancelled=cancelled,
+        )
+
     try:
         for turn in itertools.count(1):
             if cancelled():
@@ -124,16 +139,16 @@ def explore(
             yield from ledger.start_turn(turn)  # past the turn budget: the final window
             if ledger.stop:
                 break
+            choice = ledger.tool_choice(turn)  # the way out, forced in the window
             try:
-                reply = llm.chat(
-                    model=config.explore_model,
-                    messages=ledger.messages(),
-                    tools=tools.schemas(ledger.withheld()),
-                    tool_choice=ledger.tool_choice(turn),  # the way out, forced in the window
-                    max_tokens=config.tokens_for("explore"),
-                    deadline_s=config.explore_deadline_s,
-                    cancelled=cancelled,
-                )
+                try:
+                    reply = ask(choice)
+                except LLMError as e:
+                    if choice is None or e.kind not in FORCING_REJECTED:
+                        raise
+                    yield from ledger.forcing_rejected(turn, str(e))  # once: words instead
+                    choice = None
+                    reply = ask(None)
             except LLMError as e:
                 if e.kind == "deadline":
                     cut = f"explore call cut at {config.explore_deadline_s:g} s"
@@ -148,7 +163,9 @@ def explore(
                 "explore", reply.model, reply.prompt_tokens, reply.completion_tokens, reply.ms
             )
             names = [c.name for c in reply.tool_calls]
-            kept, capped = ledger.reply(turn, reply.assistant_message(), names)
+            kept, capped = ledger.reply(
+                turn, reply.assistant_message(), names, forced=choice is not None
+            )
             yield from ledger.spend(budget.check(), turn)  # the wrap-up note, or the stop
             # past max_calls_per_turn the calls are dropped; a text-only turn is noted
             yield from capped

@@ -44,6 +44,7 @@ class Turn:
     capped: Check | None = None  # the call cap's word, when calls were dropped
     wrap_up: str = ""  # the budget's wrap-up message for the model
     text_only: str = ""  # the no_tool_call guard's word: the reply called no tool
+    fallback: str = ""  # the final window's word: a forced choice was ignored
 
     def messages(self, stub: dict[str, str]) -> list[dict[str, Any]]:
         assistant = dict(self.assistant)
@@ -164,11 +165,19 @@ class Ledger:
             self.entries.append(Note(self.model_calls, check.note))
         return self._apply(check, turn=turn)
 
+    def forcing_rejected(self, turn: int, error: str) -> list[Guard]:
+        """The server refused this turn's forced tool choice: ask again with words."""
+        why = f"The server rejected the forced tool choice ({error})"
+        check = self.window.fallback(why, self.standing())
+        if check.note:
+            self.entries.append(Note(self.model_calls, check.note))
+        return self._apply(check, turn=turn)
+
     def reply(
-        self, turn: int, assistant: dict[str, Any], names: list[str]
+        self, turn: int, assistant: dict[str, Any], names: list[str], *, forced: bool = False
     ) -> tuple[int, list[Event]]:
         """The model's reply, with its calls by tool name: how many of them run (the call
-        cap), and the cap's events."""
+        cap), and the cap's events. `forced`: the way out was this turn's forced choice."""
         self.model_calls += 1
         kept, capped = self.call_cap.split(names)
         self.entries.append(
@@ -177,7 +186,13 @@ class Ledger:
         silent = self.no_tool_call.reply(len(names), self.standing())
         self._turn().text_only = silent.note
         events: list[Event] = [self._stamp(e, turn=turn) for e in capped.events]
-        return kept, events + self._apply(silent, turn=turn)
+        events += self._apply(silent, turn=turn)
+        if forced and self.tools.finishing not in names[:kept]:
+            why = "The model ignored the forced tool choice"
+            ignored = self.window.fallback(why, self.standing())
+            self._turn().fallback = ignored.note
+            events += self._apply(ignored, turn=turn)
+        return kept, events
 
     def spend(self, verdict: Verdict, turn: int | None = None) -> list[Guard]:
         """The budget's verdict after a model call (or before one, on a spent budget)."""
@@ -197,6 +212,8 @@ class Ledger:
             notes.append(turn.capped.note)
         if turn.wrap_up:
             notes.append(turn.wrap_up)
+        if turn.fallback:
+            notes.append(turn.fallback)
         if self.nudge_note:
             notes.append(self.nudge_note)
             self.nudge_note = ""

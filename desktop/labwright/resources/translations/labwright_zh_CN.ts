@@ -1397,6 +1397,10 @@
         <translation>模型只用文字作答、没有调用工具；已告诉它该怎么做。连续 {no_tool_call_stop_at} 次这样作答将结束探索。</translation>
     </message>
     <message>
+        <source>The model server does not honour a forced tool call; the model was told in words to finish instead.</source>
+        <translation>模型服务器不支持强制工具调用；已改用文字告诉模型结束探索。</translation>
+    </message>
+    <message>
         <source>A guard stepped in.</source>
         <translation>防护机制介入了。</translation>
     </message>

@@ -11,12 +11,17 @@ from labwright.core.resources import message
 
 class FinalWindow:
     """Past `max_turns`, `window` more turns: the way out is forced once something was
-    read (otherwise the tools stay open so that something can be); then the end."""
+    read (otherwise the tools stay open so that something can be); then the end.
+
+    Servers differ on forced tool choice: some answer it with an error (llama.cpp's
+    server: HTTP 500), some ignore it. Either way the window falls back, once, to an
+    instruction in words, and its end still comes."""
 
     def __init__(self, max_turns: int, window: int, finishing: str) -> None:
         self.max_turns = max_turns
         self.window = window
         self.finishing = finishing
+        self.forcing = True  # until the server rejects, or the model ignores, tool_choice
 
     def start(self, turn: int, evidence: bool, standing: str) -> Check:
         """Before the model is asked for turn `turn` (1-based)."""
@@ -38,8 +43,18 @@ class FinalWindow:
         return Check(events=(event,), note=note, trip=True)
 
     def forces(self, turn: int, evidence: bool) -> bool:
-        """Is the way out the only choice this turn?"""
-        return turn > self.max_turns and evidence
+        """Is the way out the only choice this turn (sent as a forced `tool_choice`)?"""
+        return self.forcing and turn > self.max_turns and evidence
+
+    def fallback(self, why: str, standing: str) -> Check:
+        """The server rejected the forced choice, or the model ignored it: from now on the
+        way out is asked for in words. Once: a second word would be noise."""
+        if not self.forcing:
+            return PASS
+        self.forcing = False
+        detail = f"{why}; the model was told to call {self.finishing} instead."
+        note = message("tool_choice_fallback", finishing=self.finishing, standing=standing)
+        return Check(events=(Guard("tool_choice_fallback", detail),), note=note)
 
 
 class CallCap:
