@@ -666,12 +666,29 @@ PAYLOADS: list[Payload] = [
     ),
     P("forkpty", "fork", "import os\nos.forkpty()"),
     # the bundle maps a library's relative code file name ("numpy/x.py") into the bundle;
-    # outside one, a code object that names itself so is still dynamically created code
+    # outside one, a code object that names itself so is still dynamically created code.
+    # Only the importer may compile under a real file's name or "<frozen …>": the exec
+    # check trusts those names.
     P(
         "code_named_as_bundle_library",
         "exec",
         'src = "import os\\nos.system(\'touch \' + " + repr(@MARKER@) + ")"\n'
         "import builtins\nb = builtins.__dict__\nb['exec'](b['compile'](src, 'numpy/_bundle_lookalike.py', 'exec'))",
+    ),
+    P(
+        "code_named_as_installed_library",
+        "exec",
+        'src = "import os\\nos.system(\'touch \' + " + repr(@MARKER@) + ")"\n'
+        "import builtins, os\nb = builtins.__dict__\nb['exec'](b['compile'](src, os.__file__, 'exec'))",
+        expect_in_message="compiling code under a file's name",
+    ),
+    P(
+        "code_named_as_frozen_module",
+        "exec",
+        'src = "import os\\nos.system(\'touch \' + " + repr(@MARKER@) + ")"\n'
+        "import builtins\nb = builtins.__dict__\n"
+        "b['exec'](b['compile'](src, '<frozen importlib._bootstrap>', 'exec'))",
+        expect_in_message="compiling code under a file's name",
     ),
     P(
         "posix_spawn_touch",

@@ -630,6 +630,20 @@ def _make_hook(
             else:
                 _check_read(path)
             return
+        if event == "compile":
+            # The exec check below trusts a code object's file name (a library's, or
+            # "<frozen …>"); only the importer may give code such a name. Anything else
+            # compiles under "<string>"-like names, as namedtuple and user code do.
+            filename = args[1] if _len(args) > 1 else None
+            if _isinstance(filename, _bytes):
+                filename = filename.decode("utf-8", "replace")
+            named = not _isinstance(filename, _str) or not filename.startswith("<")
+            if named or filename.startswith(code_ok_prefixes):
+                caller = _caller_file(2)
+                if caller.startswith("<frozen importlib") or caller in _bundle_importers:
+                    return
+                deny("compiling code under a file's name", _str(filename))
+            return
         if event == "exec":
             code = args[0]
             if code is user_code:
