@@ -1,4 +1,4 @@
-"""Provider presets (`--provider NAME`).
+"""Provider presets (`--provider NAME`), and a model that cannot call tools.
 
 The presets' real servers are never reached: a preset is checked by what it
 resolves to, and runs go to the fake server over loopback, with `--base-url`
@@ -13,8 +13,9 @@ from urllib.parse import urlsplit
 import pytest
 
 from agent_helpers import FINISH_ARGS, route
-from fakes import FakeLLM, call, tool_calls
+from fakes import FakeLLM, call, http_error, rejects_tools, text, tool_calls
 from labwright.cli import main
+from labwright.core.llm.client import LLM, LLMError, ToolsRejected
 from labwright.core.settings.config import (
     PROVIDER_NAMES,
     PROVIDERS,
@@ -224,3 +225,81 @@ def test_run_help_lists_every_provider_name(capsys):
     assert "--provider NAME" in out
     for name in PROVIDER_NAMES:
         assert f"\n  {name}" in out
+
+
+# -- a model that rejects `tools` ----------------------------------------------------------
+
+
+def test_a_model_rejecting_tools_is_named_with_a_model_that_can(material, tmp_path, capsys):
+    """The whole way: `run --provider ollama` on a model without tool support."""
+    with FakeLLM(rejects_tools()) as llm:
+        code = main(
+            [
+                "run",
+                str(material),
+                *("--provider", "ollama", "--base-url", llm.base_url),
+                *("--explore-model", "gemma3:1b", "--out", str(tmp_path / "run")),
+                "--no-compile",
+            ]
+        )
+        calls = llm.calls
+    err = capsys.readouterr().err
+    assert code == 1
+    assert calls == 1  # not retried: the same request can only be refused the same way
+    assert "The model gemma3:1b at" in err and "rejects tool calls (HTTP 400)" in err
+    assert "gemma3:1b does not support tools" in err  # the server's own words
+    assert "ollama pull qwen2.5:7b" in err  # the Ollama preset's advice
+    events = (tmp_path / "run" / "events.jsonl").read_text(encoding="utf-8")
+    assert '"kind": "tools_unsupported"' in events
+
+
+def test_llamacpp_without_jinja_is_a_rejection_too_and_not_retried():
+    """llama.cpp's server answers 500 "tools param requires --jinja flag"."""
+    with FakeLLM(rejects_tools("tools param requires --jinja flag", status=500)) as llm:
+        client = LLM(llm.base_url, KEY, max_retries=3)
+        try:
+            with pytest.raises(ToolsRejected) as e:
+                client.chat(
+                    model="my-gguf",
+                    messages=[{"role": "user", "content": "hi"}],
+                    tools=[{"type": "function", "function": {"name": "f", "parameters": {}}}],
+                )
+            # without tools the same server answers
+            plain = client.chat(model="my-gguf", messages=[{"role": "user", "content": "hi"}])
+        finally:
+            client.close()
+        assert llm.calls == 2
+    err = e.value
+    assert err.kind == "tools_unsupported" and err.model == "my-gguf" and err.status == 500
+    assert "The model my-gguf at" in str(err) and "--jinja" in str(err)
+    assert "Use a model that supports tool (function) calling." in str(err)  # custom URL
+    assert KEY not in str(err) and plain.content
+
+
+def test_a_rejected_tool_choice_is_not_a_rejection_of_tools():
+    """A forced tool_choice refused has its own fallback (explore); it must stay a bad request."""
+    refusal = http_error(400, 'tool_choice "required" is not supported for tools')
+    with FakeLLM([refusal]) as llm:
+        client = LLM(llm.base_url, None, max_retries=0)
+        try:
+            with pytest.raises(LLMError) as e:
+                client.chat(
+                    model="m",
+                    messages=[{"role": "user", "content": "hi"}],
+                    tools=[{"type": "function", "function": {"name": "f", "parameters": {}}}],
+                    tool_choice="required",
+                )
+        finally:
+            client.close()
+    assert e.value.kind == "bad_request" and not isinstance(e.value, ToolsRejected)
+
+
+def test_other_bad_requests_stay_what_they_were():
+    with FakeLLM([http_error(400, "messages: field required"), text("x")]) as llm:
+        client = LLM(llm.base_url, None, max_retries=0)
+        try:
+            with pytest.raises(LLMError) as e:
+                client.chat(model="m", messages=[], tools=[{"type": "function"}])
+        finally:
+            client.close()
+    assert e.value.kind == "bad_request"
