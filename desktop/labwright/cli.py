@@ -268,14 +268,21 @@ def _parser() -> argparse.ArgumentParser:
         "doctor",
         help="what is missing on this machine, and the fix",
         description="Check Qt's platform libraries, TeX, ctex and CJK fonts, the keyring, "
-        "the configured model provider (one small request) and the disk space; print the "
-        "commands that fix what is missing. Exit 0 only if everything needed is there.",
+        "the configured model provider (its list of models, and one tiny tool-call request: "
+        "can the exploring model call tools?) and the disk space; print the commands that "
+        "fix what is missing. Exit 0 only if everything needed is there.",
     )
     d.add_argument(
         "--provider",
         metavar="NAME",
         help="check this provider preset instead of the configured one "
         "(see `labwright run --help`)",
+    )
+    d.add_argument(
+        "--base-url",
+        metavar="URL",
+        help="check the server at this URL (with --provider: that provider's server "
+        "at another address)",
     )
     d.add_argument(
         "--offline",
@@ -695,7 +702,7 @@ def _dispatch(args: argparse.Namespace) -> int:
     if args.command == "doctor":
         from labwright.doctor import main as doctor
 
-        return doctor(provider=args.provider, offline=args.offline)
+        return doctor(provider=args.provider, offline=args.offline, base_url=args.base_url)
     return EXIT_USAGE
 
 
