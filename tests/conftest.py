@@ -17,7 +17,17 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 # Real material the tests carry (tests/data/README.md: a part of ../shared/data, MIT licence).
 PROJECTILE = Path(__file__).resolve().parent / "data" / "projectile-motion"
-SECRET_ENV = ("LABWRIGHT_API_KEY", "DEEPSEEK_API_KEY", "OPENAI_API_KEY", "LABWRIGHT_BASE_URL")
+SECRET_ENV = (
+    "LABWRIGHT_API_KEY",
+    "DEEPSEEK_API_KEY",
+    "OPENAI_API_KEY",
+    "LABWRIGHT_BASE_URL",
+    # the other presets' key variables (core/settings/config.PROVIDERS)
+    "DASHSCOPE_API_KEY",
+    "MOONSHOT_API_KEY",
+    "SILICONFLOW_API_KEY",
+    "OPENROUTER_API_KEY",
+)
 
 
 @pytest.fixture(autouse=True)

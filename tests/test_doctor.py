@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from fakes import FakeLLM
+from fakes import FakeLLM, call, rejects_tools, text_only, tool_calls
 from labwright import doctor
 from labwright.cli import main
 from labwright.core.report.latex import Engines
@@ -30,6 +30,7 @@ ICCCM_MISSING = """\
 \tlibxcb-frobnicate.so.7 => not found
 """
 ALL_THERE = "\tlibxcb.so.1 => /lib/x86_64-linux-gnu/libxcb.so.1 (0x00007f0c5a000000)\n"
+CALLS_THE_TOOL = tool_calls(call("report_ready", {"word": "ok"}))
 FULL_TEX = Engines(
     latexmk="/usr/bin/latexmk",
     xelatex="/usr/bin/xelatex",
@@ -218,12 +219,17 @@ def test_disk_space(monkeypatch, isolated_home):
 
 
 def test_the_provider_answers(monkeypatch):
-    with FakeLLM([], api_key="sk-doctor-key-0123456789") as llm:
+    with FakeLLM([CALLS_THE_TOOL], api_key="sk-doctor-key-0123456789") as llm:
         monkeypatch.setenv("LABWRIGHT_BASE_URL", llm.base_url)
         monkeypatch.setenv("LABWRIGHT_API_KEY", "sk-doctor-key-0123456789")
         check = doctor.provider_check()
-        assert llm.calls == 0  # the models list: no completion, no tokens spent
+        # the models list, then one tiny tool-call request to the exploring model
+        assert llm.calls == 1
+        probe = llm.last_request
     assert check.ok and "answers (3 models" in check.detail
+    assert "deepseek-chat can call tools" in check.detail
+    assert probe["model"] == "deepseek-chat" and len(probe["tools"]) == 1
+    assert probe["max_tokens"] <= 256 and "tool_choice" not in probe
 
 
 def test_a_wrong_key_is_reported_without_the_key(monkeypatch):
@@ -277,7 +283,7 @@ def test_doctor_exits_0_when_everything_needed_is_there(
     monkeypatch.setattr(doctor, "_ldd", fake_ldd({"libqxcb.so": ALL_THERE}))
     monkeypatch.setattr("labwright.core.report.latex.probe_engines", lambda: FULL_TEX)
     monkeypatch.setenv("DISPLAY", x_display)
-    with FakeLLM([]) as llm:
+    with FakeLLM([CALLS_THE_TOOL]) as llm:
         monkeypatch.setenv("LABWRIGHT_BASE_URL", llm.base_url)
         monkeypatch.setenv("LABWRIGHT_API_KEY", "sk-doctor-0123456789")
         code = main(["doctor"])
@@ -288,7 +294,68 @@ def test_doctor_exits_0_when_everything_needed_is_there(
 
 def test_doctor_rejects_an_unknown_provider(capsys):
     assert main(["doctor", "--provider", "nonesuch"]) == 2
-    assert "deepseek" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert "Unknown provider 'nonesuch'" in err and "deepseek" in err and "llamacpp" in err
+
+
+# --- `labwright doctor --provider`: can the model call tools? -----------------------------
+
+DOCTOR_KEY = "sk-doctor-local-0123456789"
+
+
+@pytest.fixture
+def ready_machine(plugins, monkeypatch, memory_keyring, x_display):
+    """Everything but the provider is there, so the exit status is the provider's."""
+    monkeypatch.setattr(doctor, "_ldd", fake_ldd({"libqxcb.so": ALL_THERE}))
+    monkeypatch.setattr("labwright.core.report.latex.probe_engines", lambda: FULL_TEX)
+    monkeypatch.setenv("DISPLAY", x_display)
+    # a local server started with a key of its own: LABWRIGHT_API_KEY carries it
+    monkeypatch.setenv("LABWRIGHT_API_KEY", DOCTOR_KEY)
+
+
+def doctor_against(script, provider: str, capsys) -> tuple[int, str, dict]:
+    with FakeLLM(script, api_key=DOCTOR_KEY) as llm:
+        code = main(["doctor", "--provider", provider, "--base-url", llm.base_url])
+        request = llm.last_request
+    out = capsys.readouterr().out
+    line = next(row for row in out.splitlines() if row.startswith("Model provider"))
+    assert DOCTOR_KEY not in out
+    return code, out, {"line": line, "request": request}
+
+
+def test_doctor_provider_says_the_model_can_call_tools(ready_machine, capsys):
+    code, out, seen = doctor_against([CALLS_THE_TOOL], "llamacpp", capsys)
+    assert code == 0, out
+    assert "llamacpp at http://127.0.0.1:" in seen["line"]
+    assert "default can call tools" in seen["line"]  # the preset's model, named
+    assert seen["request"]["model"] == "default" and seen["request"]["tools"]
+
+
+def test_doctor_provider_says_a_text_answer_is_weak_tool_support(ready_machine, capsys):
+    code, out, seen = doctor_against(text_only(), "lmstudio", capsys)
+    assert code == 0, out  # a report still comes out (degraded): a warning, not missing
+    assert "WARNING" in seen["line"]
+    assert (
+        "qwen2.5-7b-instruct answered in text without calling the tool (weak tool support)"
+        in seen["line"]
+    )
+    assert "Load a model with tool support in LM Studio" in out.split("To fix:")[1]
+
+
+def test_doctor_provider_says_the_model_rejects_tools(ready_machine, capsys):
+    code, out, seen = doctor_against(rejects_tools(), "ollama", capsys)
+    assert code == 1
+    assert "MISSING" in seen["line"]
+    assert "qwen2.5:7b rejects tools (HTTP 400): " in seen["line"]
+    assert "qwen2.5:7b does not support tools" in seen["line"]  # the server's words
+    assert "ollama pull qwen2.5:7b" in out.split("To fix:")[1]
+    assert "Not ready: Model provider." in out
+
+
+def test_doctor_custom_provider_needs_a_url(capsys):
+    assert main(["doctor", "--provider", "custom"]) == 1
+    out = capsys.readouterr().out
+    assert "The custom provider needs the server's URL" in out
 
 
 def test_doctor_never_loads_qt(tmp_path):

@@ -8,7 +8,7 @@ import pytest
 from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QDialogButtonBox
 
-from fakes import FakeLLM
+from fakes import FakeLLM, call, tool_calls
 from labwright.core.report.latex import Engines
 from labwright.core.settings.saved import Settings, save_settings
 from labwright.gui.doctor_dialog import DoctorDialog
@@ -41,16 +41,17 @@ def _menu_action(window, menu_title: str, action_title: str):
 
 def test_help_check_setup_shows_the_checks_and_the_fixes(qtbot, window_for, monkeypatch):
     monkeypatch.setenv("LABWRIGHT_TEX", "none")
-    with FakeLLM([]) as llm:
+    with FakeLLM([tool_calls(call("report_ready", {"word": "ok"}))]) as llm:
         window = window_for(llm)
         _menu_action(window, "Help", "Check Setup…").trigger()
         qtbot.waitUntil(lambda: window.findChild(DoctorDialog) is not None)
         dialog = window.findChild(DoctorDialog)
-        qtbot.waitUntil(lambda: bool(dialog.checks), timeout=15_000)  # the worker answered
-        assert llm.calls == 0  # the models list only: no tokens spent
+        qtbot.waitUntil(lambda: bool(dialog.checks), timeout=45_000)  # the worker answered
+        assert llm.calls == 1  # the models list, then one tiny tool-call request
     rows = _rows(dialog)
     assert rows["TeX engine"][0] == "missing" and "no xelatex" in rows["TeX engine"][1]
     assert rows["Model provider"][0] == "ok" and "answers" in rows["Model provider"][1]
+    assert "can call tools" in rows["Model provider"][1]
     assert "Qt platform libraries" not in rows  # the window is open: Qt's libraries are there
     assert "not ready" in dialog.summary.text() and "TeX engine" in dialog.summary.text()
     assert "sudo apt-get install texlive-xetex" in dialog.fixes.toPlainText()

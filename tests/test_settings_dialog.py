@@ -10,7 +10,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QDialog
 
 from fake_keyring import installed
-from fakes import FakeLLM
+from fakes import FakeLLM, call, rejects_tools, text_only, tool_calls
 from labwright.core.settings.config import PROVIDERS
 from labwright.core.settings.saved import (
     Settings,
@@ -23,6 +23,7 @@ from labwright.gui import settings_dialog
 from labwright.gui.settings_dialog import SettingsDialog
 
 KEY = "sk-typed-in-dialog-0123456789-f3a9"
+CALLS_THE_TOOL = tool_calls(call("report_ready", {"word": "ok"}))
 
 
 @pytest.fixture
@@ -143,7 +144,7 @@ def test_no_keyring_error_is_shown_and_the_dialog_stays(qtbot):
 
 
 def test_test_connection_lists_the_servers_models(make_dialog, qtbot):
-    with FakeLLM(models=("alpha-1", "beta-2")) as llm:
+    with FakeLLM([CALLS_THE_TOOL], models=("alpha-1", "beta-2")) as llm:
         dialog = make_dialog()
         choose(dialog, "custom")
         dialog.url_edit.setText(llm.base_url)
@@ -158,7 +159,7 @@ def test_test_connection_lists_the_servers_models(make_dialog, qtbot):
 
 def test_test_connection_uses_the_stored_key(make_dialog, qtbot):
     set_api_key("custom", "sk-right-key-0000")
-    with FakeLLM(api_key="sk-right-key-0000") as llm:
+    with FakeLLM([CALLS_THE_TOOL], api_key="sk-right-key-0000") as llm:
         dialog = make_dialog(Settings(provider="custom", base_url=llm.base_url))
         with qtbot.waitSignal(dialog.connection_tested, timeout=10_000) as blocker:
             dialog.test_button.click()
@@ -186,12 +187,67 @@ def test_unreachable_server_says_what_to_do(make_dialog, qtbot):
     assert "Cannot reach" in dialog.test_status.text()
 
 
+@pytest.mark.parametrize(
+    "script, verdict",
+    [
+        ([CALLS_THE_TOOL], "my-explorer can call tools."),
+        (
+            text_only(),
+            "my-explorer answered in text without calling the tool (weak tool support).",
+        ),
+        (
+            rejects_tools(),
+            "my-explorer rejects tools (HTTP 400): "
+            "'registry.ollama.ai/library/my-explorer does not support tools'",
+        ),
+    ],
+)
+def test_test_connection_says_whether_the_model_can_call_tools(make_dialog, qtbot, script, verdict):
+    with FakeLLM(script, api_key=KEY) as llm:
+        dialog = make_dialog()
+        choose(dialog, "custom")
+        for edit, typed in ((dialog.url_edit, llm.base_url), (dialog.explore_edit, "my-explorer")):
+            qtbot.keyClick(edit, Qt.Key.Key_A, Qt.KeyboardModifier.ControlModifier)
+            qtbot.keyClicks(edit, typed)
+        qtbot.keyClicks(dialog.key_edit, KEY)
+        with qtbot.waitSignal(dialog.connection_tested, timeout=60_000) as blocker:
+            qtbot.mouseClick(dialog.test_button, Qt.MouseButton.LeftButton)
+        requests = list(llm.requests)
+    assert blocker.args == [True]  # the server answered; the verdict is about the model
+    assert dialog.tools_status.isVisible()
+    assert verdict in dialog.tools_status.text()
+    assert KEY not in dialog.tools_status.text() + dialog.test_status.text()
+    assert [r["model"] for r in requests] == ["my-explorer"]  # one tiny request
+    assert requests[0]["tools"][0]["function"]["name"] == "report_ready"
+    if "rejects" in verdict:
+        assert "Use a model that supports tool (function) calling." in dialog.tools_status.text()
+
+
+def test_every_preset_is_offered_and_local_ones_take_no_key(make_dialog):
+    dialog = make_dialog()
+    offered = [dialog.provider_combo.itemData(i) for i in range(dialog.provider_combo.count())]
+    assert offered == [*PROVIDERS, "custom"]
+    labels = [dialog.provider_combo.itemText(i) for i in range(dialog.provider_combo.count())]
+    assert "Qwen (DashScope)" in labels and "llama.cpp server (on this computer)" in labels
+    for name, preset in PROVIDERS.items():
+        choose(dialog, name)
+        assert dialog.key_edit.isEnabled() == preset.needs_key, name
+        if preset.local:
+            assert dialog.key_edit.placeholderText() == (
+                "Not needed: the server runs on this computer"
+            )
+        else:
+            assert "Paste your API key" in dialog.key_edit.placeholderText()
+    choose(dialog, "custom")
+    assert dialog.key_edit.isEnabled()
+
+
 def test_closing_waits_for_a_running_test(make_dialog, qtbot, monkeypatch):
     release = threading.Event()
 
-    def slow_probe(relay, base_url, key, key_lookup):
+    def slow_probe(relay, base_url, key, key_lookup, model, provider):
         release.wait(10)
-        relay.finished.emit(["m"], "")
+        relay.finished.emit(["m"], "", None)
 
     monkeypatch.setattr(settings_dialog, "_probe", slow_probe)
     dialog = make_dialog()

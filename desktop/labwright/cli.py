@@ -89,12 +89,13 @@ def _run_epilog() -> str:
         except TemplateError as e:
             about = str(e)
         lines.append(f"  {name:<12} {about}")
-    lines += ["", "providers (--base-url; the key from the first variable set):"]
+    lines += ["", "providers (--provider NAME; the key from the first variable set):"]
     for name, p in PROVIDERS.items():
         default = " (default)" if name == DEFAULT_PROVIDER else ""
         key = ", ".join(p.key_env) if p.needs_key else "no key needed"
-        lines.append(f"  {name + default:<20} {p.base_url:<30} {key}")
-    lines.append(f"  {'any other':<20} {'its URL':<30} LABWRIGHT_API_KEY if it needs one")
+        lines.append(f"  {name + default:<20} {p.base_url:<50} {key}")
+    custom = "custom (any other)"
+    lines.append(f"  {custom:<20} {'--base-url URL':<50} LABWRIGHT_API_KEY if it needs one")
     lines += ["", "exit status:"]
     lines += [f"  {code:<4} {status}: {meaning}" for status, code, meaning in EXIT_STATUSES]
     return "\n".join(lines)
@@ -158,7 +159,15 @@ def _parser() -> argparse.ArgumentParser:
         "--offline", action="store_true", help="use no model at all: a skeleton report to fill in"
     )
     r.add_argument(
-        "--base-url", metavar="URL", help="OpenAI-compatible API URL (default: DeepSeek)"
+        "--provider",
+        metavar="NAME",
+        help="a provider preset (listed below): its URL, models and key variable",
+    )
+    r.add_argument(
+        "--base-url",
+        metavar="URL",
+        help="OpenAI-compatible API URL (default: DeepSeek; with --provider: that "
+        "provider's server at another address)",
     )
     r.add_argument(
         "--api-key", metavar="KEY", help="API key (prefer LABWRIGHT_API_KEY in the environment)"
@@ -259,14 +268,21 @@ def _parser() -> argparse.ArgumentParser:
         "doctor",
         help="what is missing on this machine, and the fix",
         description="Check Qt's platform libraries, TeX, ctex and CJK fonts, the keyring, "
-        "the configured model provider (one small request) and the disk space; print the "
-        "commands that fix what is missing. Exit 0 only if everything needed is there.",
+        "the configured model provider (its list of models, and one tiny tool-call request: "
+        "can the exploring model call tools?) and the disk space; print the commands that "
+        "fix what is missing. Exit 0 only if everything needed is there.",
     )
     d.add_argument(
         "--provider",
         metavar="NAME",
         help="check this provider preset instead of the configured one "
         "(see `labwright run --help`)",
+    )
+    d.add_argument(
+        "--base-url",
+        metavar="URL",
+        help="check the server at this URL (with --provider: that provider's server "
+        "at another address)",
     )
     d.add_argument(
         "--offline",
@@ -330,7 +346,7 @@ def _config_from_args(a: argparse.Namespace):
         "offline": a.offline,
         "allow_unconfined": a.allow_unconfined,
     }
-    config = resolve_config(a.folder.expanduser().resolve(), flags=flags)
+    config = resolve_config(a.folder.expanduser().resolve(), flags=flags, provider=a.provider)
     if settings_problem():  # a damaged settings.json was set aside: say so, as the app does
         _say(f"note: {settings_problem()}")
     config = _limits(a, config)
@@ -686,7 +702,7 @@ def _dispatch(args: argparse.Namespace) -> int:
     if args.command == "doctor":
         from labwright.doctor import main as doctor
 
-        return doctor(provider=args.provider, offline=args.offline)
+        return doctor(provider=args.provider, offline=args.offline, base_url=args.base_url)
     return EXIT_USAGE
 
 

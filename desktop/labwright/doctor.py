@@ -1,7 +1,8 @@
 """`labwright doctor`: what this machine lacks for Labwright, and the commands that fix it.
 
 The checks: Qt's platform libraries, a display, the TeX engine, ctex and a CJK
-font, the keyring, the configured model provider (one small request) and the
+font, the keyring, the configured model provider (its list of models and one tiny
+tool-call request: can the exploring model call tools?) and the
 disk space of LABWRIGHT_HOME. The command line prints them as a table
 (`labwright doctor`), the app shows them in Help > Check setup… and on its first
 run (gui/doctor_dialog.py).
@@ -471,19 +472,25 @@ def provider_check(
     *,
     settings: Settings | None = None,
     timeout_s: float = PROVIDER_TIMEOUT_S,
+    base_url: str | None = None,
 ) -> Check:
-    """The configured provider (or the preset `provider`): a key, and one small request
-    (the list of models) that says the server answers and takes the key. `settings`:
+    """The configured provider (or the preset `provider`, at `base_url` if given): a key,
+    the list of models (the server answers and takes the key), then one tiny tool-call
+    request to the exploring model (core/llm/probe.py): can it call tools? `settings`:
     the app's current ones (default: the saved settings.json)."""
     from labwright.core.llm.client import LLM, LLMError, hide_secrets, redact_url
-    from labwright.core.settings.config import PROVIDERS, provider_for_url
+    from labwright.core.llm.probe import probe_tools
+    from labwright.core.settings.config import provider_for_url
     from labwright.core.settings.resolve import key_problem, resolve_config
 
-    flags = {"base_url": PROVIDERS[provider].base_url} if provider else {}
-    config = resolve_config(Path.cwd(), flags=flags, settings=settings)
-    preset = provider_for_url(config.base_url)
-    label = f"{preset.name} at {redact_url(config.base_url)}"
+    flags = {"base_url": base_url} if base_url else {}
     name = "Model provider"
+    try:
+        config = resolve_config(Path.cwd(), flags=flags, settings=settings, provider=provider)
+    except ValueError as e:  # "custom" without a URL
+        return Check(name, False, str(e), ("labwright doctor --provider custom --base-url URL",))
+    preset = provider_for_url(config.base_url)
+    label = f"{provider or preset.name} at {redact_url(config.base_url)}"
     problem = key_problem(config)
     if problem:
         envs = [e for e in preset.key_env if e != "LABWRIGHT_API_KEY"] or ["LABWRIGHT_API_KEY"]
@@ -498,9 +505,16 @@ def provider_check(
             ),
         )
     try:
-        llm = LLM(config.base_url, config.api_key, timeout_s=timeout_s, max_retries=0)
+        llm = LLM(
+            config.base_url,
+            config.api_key,
+            timeout_s=timeout_s,
+            max_retries=0,
+            provider=config.provider,
+        )
         try:
             models = llm.list_models()
+            probe = probe_tools(llm, config.explore_model)
         finally:
             llm.close()
     except LLMError as e:
@@ -511,7 +525,17 @@ def provider_check(
         wanted = [m for m in dict.fromkeys([config.explore_model, config.write_model]) if m]
         unlisted = [m for m in wanted if m not in models]
         note = f"; not listed: {', '.join(unlisted)}" if unlisted and models else ""
-        return Check(name, True, f"{label} answers ({len(models)} models{note})")
+        answers = f"{label} answers ({len(models)} models{note}); {probe.words()}"
+        if probe.ok:
+            return Check(name, True, answers)
+        model_fix = (
+            f"# {probe.advice}" if probe.advice else "# check the exploring model in Settings",
+            f"labwright doctor --provider {provider}" if provider else "labwright doctor",
+        )
+        # Weak tool support still gives a report (the guards end exploration, degraded);
+        # a deadline may be a local model still loading. Both are warnings.
+        weak = probe.verdict == "text" or probe.kind == "deadline"
+        return Check(name, False, answers, model_fix, needed=not weak)
     return Check(
         name,
         False,
@@ -530,16 +554,18 @@ def run_checks(
     qt: bool = True,
     settings: Settings | None = None,
     platform: str | None = None,
+    base_url: str | None = None,
 ) -> list[Check]:
     """Every check, in the table's order. `offline`: no provider request; `qt`: False
-    inside the running app (its window is on screen, so Qt's libraries are there)."""
+    inside the running app (its window is on screen, so Qt's libraries are there);
+    `provider`, `base_url`: check that preset, at that URL (`--provider`, `--base-url`)."""
     checks = [qt_check(platform=platform), display_check(platform=platform)] if qt else []
     checks += tex_checks(platform)
     checks.append(keyring_check(platform))
     if offline:
         checks.append(Check("Model provider", True, "not checked (offline)", needed=False))
     else:
-        checks.append(provider_check(provider, settings=settings))
+        checks.append(provider_check(provider, settings=settings, base_url=base_url))
     checks.append(disk_check())
     return checks
 
@@ -577,16 +603,13 @@ def report(checks: Sequence[Check]) -> str:
     return "\n".join(lines)
 
 
-def main(*, provider: str | None = None, offline: bool = False) -> int:
+def main(*, provider: str | None = None, offline: bool = False, base_url: str | None = None) -> int:
     """`labwright doctor`: 0 when everything needed is there, 1 otherwise, 2 bad usage."""
-    from labwright.core.settings.config import PROVIDERS
+    from labwright.core.settings.config import PROVIDER_NAMES, unknown_provider
 
-    if provider is not None and provider not in PROVIDERS:
-        print(
-            f"labwright: no provider preset {provider!r}; one of {', '.join(PROVIDERS)}",
-            file=sys.stderr,
-        )
+    if provider is not None and provider not in PROVIDER_NAMES:
+        print(f"labwright: {unknown_provider(provider)}", file=sys.stderr)
         return 2
-    checks = run_checks(provider=provider, offline=offline)
+    checks = run_checks(provider=provider, offline=offline, base_url=base_url)
     print(report(checks))
     return 1 if failed_needed(checks) else 0

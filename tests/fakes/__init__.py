@@ -23,7 +23,9 @@ from .llm_server import (
     ramble,
     raw,
     raw_json,
+    rejects_tools,
     text,
+    text_only,
     tool_calls,
     trickle,
 )
@@ -51,7 +53,9 @@ __all__ = [
     "ramble",
     "raw",
     "raw_json",
+    "rejects_tools",
     "text",
+    "text_only",
     "tool_calls",
     "trickle",
 ]

@@ -50,7 +50,9 @@ __all__ = [
     "ramble",
     "raw",
     "raw_json",
+    "rejects_tools",
     "text",
+    "text_only",
     "tool_calls",
     "trickle",
 ]
@@ -676,3 +678,30 @@ def _stream_chunks(
     yield chunk({}, finish_reason)
     if usage is not None:
         yield {**envelope, "object": "chat.completion.chunk", "choices": [], "usage": usage}
+
+
+# --- Models that cannot call tools -----------------------------------------------
+
+
+def rejects_tools(
+    message: str = "registry.ollama.ai/library/{model} does not support tools",
+    *,
+    status: int = 400,
+    then: Text | ToolCalls | None = None,
+) -> Callable[[dict, int], Turn]:
+    """A script for a model that cannot take `tools` (as Ollama answers for one): every
+    request that offers tools gets HTTP `status` with `message` ({model}: the model
+    asked for); a request without tools gets `then` (default: a short text)."""
+
+    def play(body: dict, n: int) -> Turn:
+        if body.get("tools"):
+            return http_error(status, message.format(model=body.get("model", "")))
+        return then or text("A plain answer, no tools involved.")
+
+    return play
+
+
+def text_only(content: str = "Sure! I would now call the tool with the word ok.") -> Script:
+    """A script for a model with weak tool support: it answers every request in prose,
+    tools offered or not, however many requests come."""
+    return lambda body, n: text(content)

@@ -1,9 +1,10 @@
 """Help > Check setup…: `labwright doctor`'s checks in a window, with the fix commands.
 
 The same checks as the command line (labwright/doctor.py) but Qt's own libraries:
-the window is on screen, so they are there. The provider check makes one small
-request, so the checks run in a worker thread; a close while they run waits for
-their answer (bounded by doctor.PROVIDER_TIMEOUT_S) rather than leaving the thread.
+the window is on screen, so they are there. The provider check makes two small
+requests, so the checks run in a worker thread; a close while they run waits for
+their answer (bounded by doctor.PROVIDER_TIMEOUT_S and the tool-call test's
+deadline, probe.PROBE_DEADLINE_S) rather than leaving the thread.
 
 On the first start (no settings file yet) the app runs the local checks itself and
 opens this dialog with them only when something needed is missing

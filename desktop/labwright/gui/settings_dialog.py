@@ -4,9 +4,11 @@ Keys go to the OS keyring through `core.settings.set_api_key` on OK and are
 never shown again: the key field stays empty, its placeholder names where the
 stored key comes from and shows only a masked fragment of it.
 
-"Test connection" lists the server's models from a worker thread; the result
-comes back through a queued signal, so the GUI thread never waits on the
-network, and the dialog does not close before that thread has finished.
+"Test connection" lists the server's models and sends the exploring model one
+tiny tool-call request (core/llm/probe.py: can it call tools?) from a worker
+thread; the result comes back through a queued signal, so the GUI thread never
+waits on the network, and the dialog does not close before that thread has
+finished.
 """
 
 from __future__ import annotations
@@ -40,6 +42,7 @@ from PySide6.QtWidgets import (
 )
 
 from labwright.core.llm.client import LLM, LLMError
+from labwright.core.llm.probe import ToolProbe, probe_tools
 from labwright.core.report import templates
 from labwright.core.settings.config import PROVIDERS
 from labwright.core.settings.saved import (
@@ -66,22 +69,32 @@ class _Invalid(Exception):
 class _TestRelay(QObject):
     """Carries the worker's answer to the GUI thread (a queued connection: emitted off-thread)."""
 
-    finished = Signal(object, str)  # models (list[str]) or None, error message
+    # models (list[str]) or None, error message, the tool-call test (ToolProbe) or None
+    finished = Signal(object, str, object)
 
 
 def _probe(
-    relay: _TestRelay, base_url: str, key: str | None, key_lookup: tuple[str, str] | None
+    relay: _TestRelay,
+    base_url: str,
+    key: str | None,
+    key_lookup: tuple[str, str] | None,
+    model: str,
+    provider: str,
 ) -> None:
-    """Worker thread: list the server's models. `key_lookup` = (provider, url) when the
-    stored key is to be used; it is fetched here, so the key itself never sits in a widget."""
+    """Worker thread: list the server's models, then ask `model` (the exploring one, if
+    any) for one tool call. `key_lookup` = (provider, url) when the stored key is to be
+    used; it is fetched here, so the key itself never sits in a widget."""
     if key is None and key_lookup is not None:
         key = get_api_key(*key_lookup)[0]
     models: list[str] | None = None
     message = ""
+    tools: ToolProbe | None = None
     try:
-        llm = LLM(base_url, key, timeout_s=TEST_TIMEOUT_S, max_retries=0)
+        llm = LLM(base_url, key, timeout_s=TEST_TIMEOUT_S, max_retries=0, provider=provider)
         try:
             models = llm.list_models()
+            if model:
+                tools = probe_tools(llm, model)
         finally:
             llm.close()
     except LLMError as e:
@@ -90,7 +103,7 @@ def _probe(
         message = f"The connection test failed ({type(e).__name__}). Check the URL."
         if key:
             message = message.replace(key, "***")
-    relay.finished.emit(models, message)
+    relay.finished.emit(models, message, tools)
 
 
 class SettingsDialog(QDialog):
@@ -119,13 +132,12 @@ class SettingsDialog(QDialog):
     def _build(self, s: Settings) -> None:
         # Provider
         self.provider_combo = QComboBox()
-        for label, name in (
-            ("DeepSeek", "deepseek"),
-            ("OpenAI", "openai"),
-            (self.tr("Ollama (on this computer)"), "ollama"),
-            (self.tr("Custom URL"), CUSTOM),
-        ):
+        for name, preset in PROVIDERS.items():
+            label = preset.label or name
+            if preset.local:
+                label = self.tr("{0} (on this computer)").format(label)
             self.provider_combo.addItem(label, name)
+        self.provider_combo.addItem(self.tr("Custom URL"), CUSTOM)
         self.url_edit = QLineEdit()
         self.url_edit.setPlaceholderText("https://example.com/v1")
         self.url_edit.setToolTip(
@@ -178,16 +190,23 @@ class SettingsDialog(QDialog):
         self.test_button = QPushButton(self.tr("&Test connection"))
         self.test_button.setAutoDefault(False)
         self.test_status = QLabel(
-            self.tr("Lists the models the server offers, using the key above.")
+            self.tr(
+                "Lists the models the server offers and checks that the exploring model can call tools, using the key above."
+            )
         )
         self.test_status.setWordWrap(True)
         self.test_status.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.tools_status = QLabel()  # the tool-call test's verdict
+        self.tools_status.setWordWrap(True)
+        self.tools_status.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.tools_status.hide()
         self.models_list = QListWidget()
         self.models_list.setMinimumHeight(80)
         self.models_list.setToolTip(self.tr("Double-click a model to use it for writing."))
         test_layout = QVBoxLayout()
         test_layout.addWidget(self.test_button, 0, Qt.AlignmentFlag.AlignLeft)
         test_layout.addWidget(self.test_status)
+        test_layout.addWidget(self.tools_status)
         test_layout.addWidget(self.models_list, 1)  # the list takes the spare height
         test_box = QGroupBox(self.tr("Connection"))
         test_box.setLayout(test_layout)
@@ -408,13 +427,16 @@ class SettingsDialog(QDialog):
             elif where.startswith("environment:"):
                 hint = self.tr("from {name}").format(name=where.split(":", 1)[1])
             elif preset is not None and not preset.needs_key:
-                hint = self.tr("Not needed for this provider")
+                hint = self.tr("Not needed: the server runs on this computer")
             elif not keyring_available():
                 hint = self.tr("No system keyring. Set LABWRIGHT_API_KEY instead.")
             else:
                 hint = self.tr("No key stored. Paste your API key here.")
             can_forget = where == "keyring" or bool(pending)
         self.key_edit.setPlaceholderText(hint)
+        # A server on this computer takes no key; one started with a key of its own
+        # gets it from LABWRIGHT_API_KEY (or choose Custom URL).
+        self.key_edit.setEnabled(preset is None or preset.needs_key)
         self.forget_button.setEnabled(can_forget)
 
     @Slot(QListWidgetItem)
@@ -440,19 +462,22 @@ class SettingsDialog(QDialog):
             lookup = None
         self._relay = _TestRelay()  # no parent: it lives as long as the worker needs it
         self._relay.finished.connect(self._on_tested, Qt.ConnectionType.QueuedConnection)
+        model = self.explore_edit.text().strip()
         self._worker = threading.Thread(
             target=_probe,
-            args=(self._relay, url, typed, lookup),
+            args=(self._relay, url, typed, lookup, model, provider),
             name="labwright-connection-test",
             daemon=True,
         )
         self.test_button.setEnabled(False)
         self.models_list.clear()
+        self.tools_status.clear()
+        self.tools_status.hide()
         self.test_status.setText(self.tr("Connecting to {url}…").format(url=url))
         self._worker.start()
 
-    @Slot(object, str)
-    def _on_tested(self, models: list[str] | None, message: str) -> None:
+    @Slot(object, str, object)
+    def _on_tested(self, models: list[str] | None, message: str, tools: ToolProbe | None) -> None:
         assert self._worker is not None
         self._worker.join()  # it emitted as its last act: this returns at once
         self._worker = None
@@ -468,9 +493,28 @@ class SettingsDialog(QDialog):
             )
             self.models_list.addItems(models)
             self._model_names.setStringList(models)
+        if tools is not None:
+            self.tools_status.setText(self._tools_words(tools))
+            self.tools_status.show()
         self.connection_tested.emit(models is not None)
         if self._close_with is not None:
             super().done(self._close_with)
+
+    def _tools_words(self, probe: ToolProbe) -> str:
+        """The tool-call test's verdict for a person; the server's own words and the
+        advice for its provider are quoted as they are."""
+        if probe.verdict == "tools":
+            return self.tr("{model} can call tools.").format(model=probe.model)
+        if probe.verdict == "text":
+            return self.tr(
+                "{model} answered in text without calling the tool (weak tool support). Exploring the folder needs a model that calls tools."
+            ).format(model=probe.model)
+        if probe.verdict == "rejected":
+            words = self.tr("{model} rejects tools (HTTP {status}): {reason}").format(
+                model=probe.model, status=probe.status, reason=probe.detail
+            )
+            return f"{words}\n{probe.advice}" if probe.advice else words
+        return self.tr("The tool-call test failed: {message}").format(message=probe.detail)
 
     def done(self, result: int) -> None:
         # Never block the GUI on the network: a close during a test waits for its answer.

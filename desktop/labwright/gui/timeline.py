@@ -78,6 +78,7 @@ def model_failure(kind: str) -> str:
         "bad_request": QCoreApplication.translate("Errors", "the request was rejected"),
         "context_length": QCoreApplication.translate("Errors", "too long for the model"),
         "not_found": QCoreApplication.translate("Errors", "no such model or endpoint"),
+        "tools_unsupported": QCoreApplication.translate("Errors", "the model cannot call tools"),
         "bad_response": QCoreApplication.translate("Errors", "an answer that could not be used"),
         "deadline": QCoreApplication.translate("Errors", "out of time"),
     }
@@ -117,6 +118,10 @@ def error_words(kind: str, message: str) -> str:
         "not_found": QCoreApplication.translate(
             "Errors",
             "The model server has no such model or endpoint. Check the model name and the address (it usually ends in /v1) in Settings.",
+        ),
+        "tools_unsupported": QCoreApplication.translate(
+            "Errors",
+            "The model rejects tool calls, which exploring the folder needs. Choose a model that supports tool calls in Settings.",
         ),
         "bad_response": QCoreApplication.translate(
             "Errors", "The model server sent an answer that could not be used."

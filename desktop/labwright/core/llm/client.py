@@ -28,6 +28,7 @@ import contextlib
 import email.utils
 import json
 import random
+import re
 import socket
 import sys
 import threading
@@ -65,8 +66,21 @@ class LLMError(Exception):
     def __init__(self, message: str, *, kind: str = "error") -> None:
         super().__init__(message)
         # "auth", "not_found", "unreachable", "rate_limit", "server", "bad_request",
-        # "context_length", "bad_response", "deadline", "error"
+        # "context_length", "bad_response", "deadline", "tools_unsupported", "error"
         self.kind = kind
+
+
+class ToolsRejected(LLMError):
+    """The server refused a request for its `tools`: this model (or this server as it
+    was started) cannot call tools. Not retried; the message names the model and says
+    what to use instead (config.tools_advice)."""
+
+    def __init__(self, message: str, *, model: str, status: int, said: str, advice: str) -> None:
+        super().__init__(message, kind="tools_unsupported")
+        self.model = model
+        self.status = status
+        self.said = said  # the server's own words, clipped and scrubbed
+        self.advice = advice
 
 
 @dataclass(frozen=True)
@@ -267,6 +281,7 @@ class LLM:
         max_retries: int = 4,
         deadline_s: float = DEFAULT_DEADLINE_S,
         cancelled: Callable[[], bool] | None = None,
+        provider: str | None = None,
     ) -> None:
         import openai
 
@@ -278,6 +293,7 @@ class LLM:
         self.max_retries = max(0, max_retries)
         self.deadline_s = deadline_s
         self.cancelled = cancelled or (lambda: False)
+        self.provider = provider  # the preset in use (config.PROVIDERS), for its advice
         self._local = threading.local()  # the call running in this thread, for the trace hook
         http = _http_module()
         self._http = openai.DefaultHttpxClient(
@@ -433,6 +449,8 @@ class LLM:
             )
             return err, _backoff(bad) if bad < BAD_RESPONSE_RETRIES else None
         if isinstance(exc, _openai().OpenAIError):
+            if _rejects_tools(exc):  # the same request can only fail the same way
+                return self._tools_rejected(exc, model), None
             wait = _retry_wait(exc, retries) if retries < self.max_retries else None
             return self._explain(exc), wait
         if isinstance(exc, self._http_errors):  # a body read after the headers broke off
@@ -499,6 +517,23 @@ class LLM:
 
     def _scrub(self, text: str) -> str:
         return hide_secrets(text, self._secrets)
+
+    def _tools_rejected(self, e: Any, model: str) -> ToolsRejected:
+        from labwright.core.settings.config import tools_advice
+
+        said = self._scrub(_server_message(e))
+        advice = tools_advice(self.base_url, self.provider)
+        return ToolsRejected(
+            self._scrub(
+                f"The model {model} at {self.base_url} rejects tool calls "
+                f"(HTTP {e.status_code}): {said} Labwright explores the folder by calling "
+                f"tools, so it needs a model that can. {advice}"
+            ),
+            model=model,
+            status=e.status_code,
+            said=said,
+            advice=advice,
+        )
 
     def _explain(self, e: openai.OpenAIError) -> LLMError:
         """A message that says what to do; the key is scrubbed whatever the server echoed."""
@@ -720,6 +755,36 @@ def _server_message(e: Any) -> str:
         if isinstance(inner, dict) and isinstance(inner.get("message"), str):
             return _clip(inner["message"])
     return _clip(getattr(e, "message", "") or str(e))
+
+
+# What servers say when a model (or the server as started) cannot take `tools`: Ollama
+# "<model> does not support tools", OpenAI "tools is not supported with this model",
+# SiliconFlow "Function call is not supported for this model", OpenRouter "No endpoints
+# found that support tool use", llama.cpp without --jinja "tools param requires --jinja
+# flag" (a 500), vLLM without tool parsing "\"auto\" tool choice requires
+# --enable-auto-tool-choice".
+_TOOLS_REJECTED = re.compile(
+    r"(\bnot|n't|\bnever) supports?(ed)?( the)? (tools?\b|tool[ _-]?(use|calls?|calling)"
+    r"|function[ _-]?call)"
+    r"|\b(tools?|tool[ _-]?(use|calls?|calling)|function[ _-]?call(s|ing)?)( param(eter)?)? "
+    r"(is|are) not (supported|enabled|available|allowed)"
+    r"|endpoints? found that supports? tool"
+    r"|tools param requires|enable-auto-tool-choice"
+    r"|(unrecognized|unsupported|unknown|extra|invalid) (request )?(argument|param(eter)?|field)s?"
+    r"[^.]{0,30}\btools\b"
+)
+
+
+def _rejects_tools(e: Any) -> bool:
+    """An HTTP error that says the request's `tools` cannot be taken. One about
+    `tool_choice` alone is not: a forced choice has its own fallback (explore)."""
+    status = getattr(e, "status_code", None)
+    if not isinstance(status, int) or status < 400 or status in (401, 403, 408, 429):
+        return False
+    text = f"{_server_message(e)} {getattr(e, 'message', '')}".lower()
+    if ("tool_choice" in text or "tool choice" in text) and "enable-auto-tool-choice" not in text:
+        return False
+    return _TOOLS_REJECTED.search(text) is not None
 
 
 def _context_exceeded(e: Any) -> bool:

@@ -191,6 +191,7 @@ class RunContext:
                 max_retries=c.max_retries,
                 deadline_s=c.explore_deadline_s,  # vision calls; explore and write pass theirs
                 cancelled=self.cancelled,  # a stuck call gives up at once on Cancel
+                provider=c.provider,
             )
         return self.llm
 

@@ -10,9 +10,12 @@ Precedence, highest first (README, "Where settings come from"):
 4. the saved settings.json (provider, models, template, language, budget, prices);
 5. the provider preset's defaults (config.PROVIDERS), by the base URL.
 
+`--provider NAME` is a flag: it picks the preset's URL (a `--base-url` beside it
+wins) and its models, unless the saved settings are that very provider and URL.
 Saved models belong to the saved provider: when a flag or the environment points
 at another URL, that URL's preset models are used instead. A key stored for the
-"custom" provider is only sent to the custom URL it was saved with.
+"custom" provider is only sent to the custom URL it was saved with, and a preset's
+stored key only to that preset's own server.
 
 Also here: the "a key is needed" rule (`key_problem`) and the key of a run continued from its directory (`key_for_config`; run.json itself
 is read by rundir/files.resumed_config).
@@ -27,9 +30,12 @@ from pathlib import Path
 from typing import Any
 
 from labwright.core.settings.config import (
+    CUSTOM,
+    PROVIDER_NAMES,
     PROVIDERS,
     RunConfig,
     provider_for_url,
+    unknown_provider,
 )
 from labwright.core.settings.saved import (
     Settings,
@@ -78,37 +84,61 @@ def resolve_config(
     flags: Mapping[str, Any] | None = None,
     settings: Settings | None = None,
     env: Mapping[str, str] | None = None,
+    provider: str | None = None,
 ) -> RunConfig:
     """The RunConfig for a run on `folder`, in the documented precedence.
 
     `flags`: RunConfig field names with the values given on the command line (or
     by the app's controls); None means "not given". `prices` given there are added
     to the saved ones (a flag's price of a model wins). `settings`: the saved
-    settings (default: load_settings()). `env`: default os.environ.
-    Raises ValueError (RunConfig's checks) for values that do not fit together.
+    settings (default: load_settings()). `env`: default os.environ. `provider`: a
+    name of config.PROVIDER_NAMES (`--provider`), or None.
+    Raises ValueError (RunConfig's checks) for values that do not fit together, an
+    unknown provider, or "custom" without a URL.
     """
     given = {k: v for k, v in (flags or {}).items() if v is not None}
     s = load_settings() if settings is None else settings
     env = os.environ if env is None else env
+    if provider is not None and provider not in PROVIDER_NAMES:
+        raise ValueError(unknown_provider(provider))
+    preset = PROVIDERS.get(provider or "")
 
-    base_url = given.pop("base_url", None) or env.get("LABWRIGHT_BASE_URL") or s.base_url
-    saved_url = base_url.rstrip("/") == s.base_url.rstrip("/")
+    flag_url = given.pop("base_url", None)
+    if preset is not None:
+        base_url = flag_url or preset.base_url
+    elif provider == CUSTOM:
+        saved = s.base_url if s.provider == CUSTOM else None
+        base_url = flag_url or env.get("LABWRIGHT_BASE_URL") or saved
+        if not base_url:
+            raise ValueError(
+                "The custom provider needs the server's URL: add --base-url URL "
+                "(or set LABWRIGHT_BASE_URL)."
+            )
+    else:
+        base_url = flag_url or env.get("LABWRIGHT_BASE_URL") or s.base_url
+    saved_url = base_url.rstrip("/") == s.base_url.rstrip("/") and provider in (None, s.provider)
     models: dict[str, str | None]
     if saved_url:
         models = {"explore_model": s.explore_model, "write_model": s.write_model}
         models["vision_model"] = s.vision_model
     else:  # another server: the saved models are not its models
-        preset = provider_for_url(base_url)
-        models = {"explore_model": preset.explore_model, "write_model": preset.write_model}
-        models["vision_model"] = preset.vision_model
+        p = preset or provider_for_url(base_url)
+        models = {"explore_model": p.explore_model, "write_model": p.write_model}
+        models["vision_model"] = p.vision_model
 
     key = given.pop("api_key", None)  # --api-key: above every other source
-    if not key:
-        name = _keyring_name(base_url, s if saved_url else None)
-        key = _key_for(name, base_url, env)[0]
+    if not key and saved_url:
+        key = _key_for(_keyring_name(base_url, s), base_url, env)[0]
+    elif not key and preset is not None and provider_for_url(base_url).name != preset.name:
+        # The preset at another URL: its key variables, never its stored key.
+        key = next((env[n] for n in preset.key_env if env.get(n)), None)
+    elif not key:
+        key = _key_for(_keyring_name(base_url, None), base_url, env)[0]
     prices = {m: dict(p) for m, p in s.prices.items()}
     prices.update({m: dict(p) for m, p in given.pop("prices", {}).items()})
-    values: dict[str, Any] = {"base_url": base_url, **models, "prices": prices, **given}
+    chosen = provider or (s.provider if saved_url else provider_for_url(base_url).name)
+    values: dict[str, Any] = {"base_url": base_url, "provider": chosen, **models}
+    values.update({"prices": prices, **given})
     return run_config(s, Path(folder), api_key=key, **values)
 
 

@@ -22,6 +22,7 @@ from typing import Any, TypeGuard
 
 from labwright.core.atomic import atomic_write_json
 from labwright.core.settings.config import (
+    CUSTOM,
     DEFAULT_PROVIDER,
     PROVIDERS,
     RunConfig,
@@ -30,7 +31,6 @@ from labwright.core.settings.config import (
 )
 
 KEYRING_SERVICE = "labwright"
-CUSTOM = "custom"  # the provider name of "any OpenAI-compatible URL"
 UI_LANGUAGES = ("system", "en", "zh_CN")
 REPORT_LANGUAGES = ("en", "zh")
 MAX_RECENT = 10
@@ -267,9 +267,13 @@ def keyring_available() -> bool:
 
 
 def key_env_names(provider: str, base_url: str | None = None) -> tuple[str, ...]:
-    """The environment variables searched for this provider's key, in order."""
-    url = base_url or (PROVIDERS[provider].base_url if provider in PROVIDERS else None)
-    return provider_for_url(url).key_env  # the same order as config.key_from_env
+    """The environment variables searched for this provider's key, in order.
+
+    A preset's own (even at another URL: `--provider vllm --base-url …`); for a custom
+    server, those of the preset its URL belongs to (the same order as config.key_from_env)."""
+    if provider in PROVIDERS:
+        return PROVIDERS[provider].key_env
+    return provider_for_url(base_url).key_env
 
 
 def stored_key(provider: str) -> str | None:
