@@ -485,6 +485,8 @@ def test_quitting_mid_run_asks_first(qtbot, window_for, material, monkeypatch):
         w.load_folder(material)
         qtbot.waitUntil(lambda: "files" in w.scan_label.text(), timeout=10_000)
         qtbot.mouseClick(w.start_button, Qt.MouseButton.LeftButton)
+        # the run says when it will end on its own (Settings' time limit, 60 min by default)
+        assert "time limit 60 min" in w.usage_label.text()
         asked = []
         monkeypatch.setattr(
             QMessageBox,

@@ -199,7 +199,7 @@ def test_final_window_then_hard_stop_when_the_model_ignores_it(material, tmp_pat
         events = run(config_for(llm, material, tmp_path / "run", max_tool_iters=3))
         calls = len(explore_requests(llm))
     assert calls == 3 + 2
-    assert guard_kinds(events) == ["final_window", "iteration_cap"]
+    assert guard_kinds(events) == ["final_window", "tool_choice_fallback", "iteration_cap"]
     assert done(events).status == "degraded" and done(events).reasons == ["iteration_cap"]
     assert findings(tmp_path / "run")["files_read"] == ["data/log.txt"]
 

@@ -330,3 +330,21 @@ def test_nothing_stored_when_cancelled(make_dialog, memory_keyring):
     dialog.reject()
     assert memory_keyring.store == {}
     assert get_api_key("deepseek") == (None, "none")
+
+
+def test_the_time_limit_is_set_in_settings_and_reaches_the_run(make_dialog, qtbot, tmp_path):
+    from PySide6.QtWidgets import QDialogButtonBox
+
+    from labwright.core.settings.resolve import resolve_config
+
+    dialog = make_dialog()
+    assert dialog.minutes_spin.value() == 60  # the default shows as a number, not a blank
+    dialog.minutes_spin.setFocus()
+    dialog.minutes_spin.selectAll()
+    qtbot.keyClicks(dialog.minutes_spin, "15")
+    qtbot.mouseClick(dialog.buttons.button(QDialogButtonBox.StandardButton.Ok), Qt.LeftButton)
+    assert load_settings().max_minutes == 15
+    folder = tmp_path / "material"
+    folder.mkdir()
+    assert resolve_config(folder, flags={}).max_minutes == 15.0
+    assert make_dialog(load_settings()).minutes_spin.value() == 15

@@ -493,6 +493,7 @@ class MainWindow(QMainWindow):
         self.progress.setValue(0)
         self._set_progress_text(lambda: self.tr("Starting…"))
         self.bridge.start(replace(config))
+        self._show_usage()  # with the run's time limit, now that it runs
         self._update_buttons()
 
     def _sandbox_consent(self) -> bool | None:
@@ -595,6 +596,7 @@ class MainWindow(QMainWindow):
 
     def on_finished(self, done: Any) -> None:
         status = getattr(done, "status", "failed")
+        self._show_usage()  # the time limit goes with the run
         if self.timeline.plan and status in ("ok", "degraded"):
             self.progress.setRange(0, len(self.timeline.plan))
             self.progress.setValue(self.progress.maximum())
@@ -789,6 +791,10 @@ class MainWindow(QMainWindow):
         text = self.tr("{0:,} tokens").format(self.tokens) if self.tokens else ""
         if self.cost:
             text += f" · ${self.cost:.4f}"
+        if self.bridge.running and self.priced_config is not None:
+            # A slow local model: the user sees the run will end on its own, and when.
+            limit = self.tr("time limit {0:g} min").format(self.priced_config.max_minutes)
+            text = f"{text} · {limit}" if text else limit
         self.usage_label.setText(text)
 
     def _follow(self, parent, first: int, last: int) -> None:

@@ -44,7 +44,7 @@ from PySide6.QtWidgets import (
 from labwright.core.llm.client import LLM, LLMError
 from labwright.core.llm.probe import ToolProbe, probe_tools
 from labwright.core.report import templates
-from labwright.core.settings.config import PROVIDERS
+from labwright.core.settings.config import PROVIDERS, RunConfig
 from labwright.core.settings.saved import (
     CUSTOM,
     KeyStoreError,
@@ -238,6 +238,17 @@ class SettingsDialog(QDialog):
         self.budget_spin.setSingleStep(10_000)
         self.budget_spin.setGroupSeparatorShown(True)
         self.budget_spin.setSpecialValueText(self.tr("No limit"))  # shown for 0
+        # A slow local model must still end: the run stops writing new things past this.
+        self.minutes_spin = QSpinBox()
+        self.minutes_spin.setRange(1, 24 * 60)
+        self.minutes_spin.setSingleStep(10)
+        self.minutes_spin.setSuffix(self.tr(" min"))
+        self.minutes_spin.setToolTip(
+            self.tr(
+                "When the time is up, exploring stops and the report is written from what "
+                "was gathered; the run ends marked for review."
+            )
+        )
         self.prices_table = QTableWidget(0, 3)
         self.prices_table.setHorizontalHeaderLabels(
             [self.tr("Model"), self.tr("Prompt $/1M"), self.tr("Completion $/1M")]
@@ -265,6 +276,7 @@ class SettingsDialog(QDialog):
         price_buttons.addStretch(1)
         budget_form = QFormLayout()
         budget_form.addRow(self.tr("Token &budget per run:"), self.budget_spin)
+        budget_form.addRow(self.tr("&Time limit per run:"), self.minutes_spin)
         prices_label = QLabel(self.tr("Prices, to estimate the cost of a run:"))
         prices_label.setWordWrap(True)
         budget_form.addRow(prices_label)
@@ -326,6 +338,7 @@ class SettingsDialog(QDialog):
             self.report_lang_combo,
             self.reflect_spin,
             self.budget_spin,
+            self.minutes_spin,
             self.prices_table,
             self.add_price_button,
             self.remove_price_button,
@@ -359,6 +372,7 @@ class SettingsDialog(QDialog):
         )
         self.reflect_spin.setValue(-1 if s.reflect is None else s.reflect)
         self.budget_spin.setValue(s.budget_tokens or 0)
+        self.minutes_spin.setValue(s.max_minutes or int(RunConfig.max_minutes))
         for model, price in sorted(s.prices.items()):
             self._add_price_row(model, price["prompt"], price["completion"])
         self.ui_lang_combo.setCurrentIndex(max(0, self.ui_lang_combo.findData(s.ui_language)))
@@ -609,6 +623,7 @@ class SettingsDialog(QDialog):
             reflect=None if reflect < 0 else reflect,
             ui_language=self.ui_lang_combo.currentData(),
             budget_tokens=self.budget_spin.value() or None,
+            max_minutes=self.minutes_spin.value(),
             prices=self._prices(strict),
             recent_folders=list(self._original.recent_folders),  # not edited here
         )

@@ -51,6 +51,7 @@ class Settings:
     reflect: int | None = None  # None: the template's number of reflection rounds
     ui_language: str = "system"  # "system" | "en" | "zh_CN"
     budget_tokens: int | None = None
+    max_minutes: int | None = None  # the run's wall-clock limit; None: RunConfig's default
     # model -> {"prompt": USD per 1M tokens, "completion": USD per 1M tokens}
     prices: dict[str, dict[str, float]] = field(default_factory=dict)
     recent_folders: list[str] = field(default_factory=list)  # most recent first
@@ -189,6 +190,7 @@ def _from_dict(data: dict[str, Any]) -> Settings:
         reflect=optional_int("reflect", 0),
         ui_language=ui if isinstance(ui, str) and ui in UI_LANGUAGES else "system",
         budget_tokens=optional_int("budget_tokens", 1),
+        max_minutes=optional_int("max_minutes", 1),
         prices=_prices(data.get("prices")),
         recent_folders=_recent(data.get("recent_folders")),
     )
@@ -342,5 +344,7 @@ def run_config(s: Settings, folder: Path, *, api_key: str | None, **overrides: A
         "budget_tokens": s.budget_tokens,
         "prices": {m: dict(p) for m, p in s.prices.items()},
     }
+    if s.max_minutes is not None:
+        values["max_minutes"] = float(s.max_minutes)
     values.update(overrides)
     return RunConfig(**values)

@@ -147,6 +147,10 @@
         <translation>没有这个模型或接口</translation>
     </message>
     <message>
+        <source>the model cannot call tools</source>
+        <translation>模型无法调用工具</translation>
+    </message>
+    <message>
         <source>an answer that could not be used</source>
         <translation>回答无法使用</translation>
     </message>
@@ -185,6 +189,10 @@
     <message>
         <source>The model server has no such model or endpoint. Check the model name and the address (it usually ends in /v1) in Settings.</source>
         <translation>模型服务器上没有这个模型或接口。请在设置中检查模型名称和地址（通常以 /v1 结尾）。</translation>
+    </message>
+    <message>
+        <source>The model rejects tool calls, which exploring the folder needs. Choose a model that supports tool calls in Settings.</source>
+        <translation>模型拒绝工具调用，而探索文件夹需要工具调用。请在设置中选择支持工具调用的模型。</translation>
     </message>
     <message>
         <source>The model server sent an answer that could not be used.</source>
@@ -508,6 +516,10 @@
     <message>
         <source>No API key is set for {0}. Add one in Settings ({1}), or tick “Offline” to write a skeleton report without a model.</source>
         <translation>尚未为 {0} 设置 API 密钥。请在设置（{1}）中添加，或勾选“离线”以不用模型生成报告框架。</translation>
+    </message>
+    <message>
+        <source>time limit {0:g} min</source>
+        <translation>时间上限 {0:g} 分钟</translation>
     </message>
     <message>
         <source>Export the report as a .zip or a folder</source>
@@ -883,10 +895,6 @@
         <translation>设置</translation>
     </message>
     <message>
-        <source>Ollama (on this computer)</source>
-        <translation>Ollama（本机）</translation>
-    </message>
-    <message>
         <source>Custom URL</source>
         <translation>自定义地址</translation>
     </message>
@@ -943,8 +951,12 @@
         <translation>测试连接(&amp;T)</translation>
     </message>
     <message>
-        <source>Lists the models the server offers, using the key above.</source>
-        <translation>用上面的密钥列出服务器提供的模型。</translation>
+        <source>{0} (on this computer)</source>
+        <translation>{0}（本机）</translation>
+    </message>
+    <message>
+        <source>Lists the models the server offers and checks that the exploring model can call tools, using the key above.</source>
+        <translation>用上面的密钥列出服务器提供的模型，并检查探索模型能否调用工具。</translation>
     </message>
     <message>
         <source>Double-click a model to use it for writing.</source>
@@ -995,6 +1007,14 @@
         <translation>不限</translation>
     </message>
     <message>
+        <source> min</source>
+        <translation> 分钟</translation>
+    </message>
+    <message>
+        <source>When the time is up, exploring stops and the report is written from what was gathered; the run ends marked for review.</source>
+        <translation>时间一到，探索即停止，报告根据已收集的内容撰写；本次运行结束时会标记为待审阅。</translation>
+    </message>
+    <message>
         <source>Model</source>
         <translation>模型</translation>
     </message>
@@ -1025,6 +1045,10 @@
     <message>
         <source>Token &amp;budget per run:</source>
         <translation>每次运行的词元预算(&amp;B)：</translation>
+    </message>
+    <message>
+        <source>&amp;Time limit per run:</source>
+        <translation>每次运行的时间上限(&amp;T)：</translation>
     </message>
     <message>
         <source>Prices, to estimate the cost of a run:</source>
@@ -1059,8 +1083,8 @@
         <translation>来自 {name}</translation>
     </message>
     <message>
-        <source>Not needed for this provider</source>
-        <translation>此服务商无需密钥</translation>
+        <source>Not needed: the server runs on this computer</source>
+        <translation>无需密钥：服务器运行在本机</translation>
     </message>
     <message>
         <source>No system keyring. Set LABWRIGHT_API_KEY instead.</source>
@@ -1085,6 +1109,22 @@
     <message>
         <source>Connected. The server offers {n} models.</source>
         <translation>已连接，服务器提供 {n} 个模型。</translation>
+    </message>
+    <message>
+        <source>{model} can call tools.</source>
+        <translation>{model} 可以调用工具。</translation>
+    </message>
+    <message>
+        <source>{model} answered in text without calling the tool (weak tool support). Exploring the folder needs a model that calls tools.</source>
+        <translation>{model} 以文字作答，没有调用工具（工具调用能力弱）。探索文件夹需要能调用工具的模型。</translation>
+    </message>
+    <message>
+        <source>{model} rejects tools (HTTP {status}): {reason}</source>
+        <translation>{model} 拒绝工具调用（HTTP {status}）：{reason}</translation>
+    </message>
+    <message>
+        <source>The tool-call test failed: {message}</source>
+        <translation>工具调用测试失败：{message}</translation>
     </message>
     <message>
         <source>Closing when the connection test answers…</source>
