@@ -634,7 +634,8 @@ def _make_hook(
             # The exec check below trusts a code object's file name (a library's, or
             # "<frozen …>"); only the importer may give code such a name. Anything else
             # compiles under "<string>"-like names, as namedtuple and user code do.
-            filename = args[1] if _len(args) > 1 else None
+            # Any: mypy does not narrow through the _isinstance alias
+            filename: Any = args[1] if _len(args) > 1 else None
             if _isinstance(filename, _bytes):
                 filename = filename.decode("utf-8", "replace")
             named = not _isinstance(filename, _str) or not filename.startswith("<")
