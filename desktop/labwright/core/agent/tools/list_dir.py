@@ -41,22 +41,25 @@ def _line(e: ScanEntry) -> str:
     return f"{e.rel}\t{e.bucket}\t{human_size(e.size)}{hidden}"
 
 
-def _lines(entries: list[ScanEntry], found: Outline) -> list[str]:
-    """The entries, each data file followed by its tables; a series of files alike once."""
+def _lines(entries: list[ScanEntry], found: Outline, prefix: str) -> list[str]:
+    """The entries, each data file followed by its tables; a series of files alike once.
+    `prefix` is the listed folder relative to the root ("" for the root)."""
     out: list[str] = []
     done: set[int] = set()
     for e in entries:
-        s = found.series_of(e.rel) if e.bucket == "data" and not e.note else None
+        key = prefix + e.rel
+        s = found.series_of(key) if e.bucket == "data" and not e.note else None
         if s is not None:
             if id(s) not in done:
                 done.add(id(s))
-                size = sum(x.size for x in entries if x.rel in s.sources)
-                out.append(f"{safe_name(s.pattern, escape_backslash=False)}\tdata\t"
+                size = sum(x.size for x in entries if prefix + x.rel in s.sources)
+                name = s.pattern.removeprefix(prefix)
+                out.append(f"{safe_name(name, escape_backslash=False)}\tdata\t"
                            f"{len(s.tables)} files, {human_size(size)} in all")  # fmt: skip
                 out.append("  " + safe_name(series_line(s), escape_backslash=False))
             continue
         out.append(_line(e))
-        out += [f"  {safe_name(x, escape_backslash=False)}" for x in found.per_file.get(e.rel, [])]
+        out += [f"  {safe_name(x, escape_backslash=False)}" for x in found.per_file.get(key, [])]
     if found.more:
         out.append(f"  (+{found.more} more tables not described: read the files to see them)")
     return out
@@ -114,8 +117,12 @@ class ListDir(Tool):
             )
         entries.sort(key=lambda e: (not e.is_dir, e.rel.lower(), e.rel))
         listed = entries[:MAX_ENTRIES]
-        data = [e.rel for e in listed if e.bucket == "data" and not e.note and not e.hidden]
-        lines = _lines(listed, outline(Path(ctx.root), data))
+        prefix = Path(os.path.relpath(target, ctx.root)).as_posix() + "/"
+        prefix = "" if prefix == "./" else prefix
+        data = [
+            prefix + e.rel for e in listed if e.bucket == "data" and not e.note and not e.hidden
+        ]
+        lines = _lines(listed, outline(Path(ctx.root), data), prefix)
         if not entries:
             return ToolOutcome(True, f"'{shown}' is empty.", f"{shown}: empty", productive=False)
         more = len(entries) - MAX_ENTRIES

@@ -241,7 +241,15 @@ def collect_data(
         overview.left_out.append(
             f"{len(dropped)} more tables or series are not shown (at most {max_items}): {shown}."
         )
-    empty = [f.source for f in found if not f.tables]
+    repeats = [
+        f.source for f in found if not f.tables and any(x.kind == "repeat" for _, x in f.leftovers)
+    ]
+    if repeats:
+        shown = ", ".join(repeats[:8]) + (
+            f" and {len(repeats) - 8} more" if len(repeats) > 8 else ""
+        )
+        overview.left_out.append(f"{shown}: the same numbers as a table shown, not repeated.")
+    empty = [f.source for f in found if not f.tables and f.source not in repeats]
     if empty:
         shown = ", ".join(empty[:8]) + (f" and {len(empty) - 8} more" if len(empty) > 8 else "")
         overview.left_out.append(
