@@ -295,8 +295,10 @@ def test_cli_verify_bad_input(tmp_path, capsys):
 
 def _random_like(rng, text: str) -> str:
     whole, _, frac = text.partition(".")
-    lead = "0" if whole == "0" else str(rng.randint(1, 9)) + "".join(
-        str(rng.randint(0, 9)) for _ in whole[1:]
+    lead = (
+        "0"
+        if whole == "0"
+        else str(rng.randint(1, 9)) + "".join(str(rng.randint(0, 9)) for _ in whole[1:])
     )
     return lead + ("." + "".join(str(rng.randint(0, 9)) for _ in frac) if frac else "")
 

@@ -162,9 +162,9 @@ def plot_series(
     for i in picks:
         t = series.tables[i]
         pairs = sorted(
-            (row[x], row[y])
+            (xv, yv)
             for row in t.plot_rows()
-            if len(row) > max(x, y) and row[x] is not None and row[y] is not None
+            if len(row) > max(x, y) and (xv := row[x]) is not None and (yv := row[y]) is not None
         )
         if len(pairs) >= 2:
             curves.append((PurePosixPath(t.source).stem, pairs))
