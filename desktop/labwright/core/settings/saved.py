@@ -15,6 +15,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import threading
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -241,12 +242,35 @@ _NO_KEYRING = (
 )
 
 
+_keyring_loaded = False
+
+
 def _keyring() -> Any:
-    """The keyring module, imported on first use: it scans its backends, which costs start-up time."""
+    """The keyring module, imported on first use: it scans its backends, which costs start-up time.
+
+    The first import runs in a thread of its own. keyring keeps, for the life of the
+    process, the traceback of an optional import that failed (jaraco's ExceptionTrap
+    around `import winreg` in keyring.backends.Windows); through its frames' callers that
+    traceback would keep alive whatever the caller's frames hold, such as the window
+    whose Start button asked for a key. A thread's frames end at the thread."""
+    global _keyring_loaded
+    if not _keyring_loaded:
+        loader = threading.Thread(target=_import_keyring, name="labwright-keyring")
+        loader.start()
+        loader.join()
+        _keyring_loaded = True
     import keyring
     import keyring.errors
 
     return keyring
+
+
+def _import_keyring() -> None:
+    import keyring
+    import keyring.errors
+
+    with contextlib.suppress(Exception):  # a backend broken at set-up: keyring_available says
+        keyring.get_keyring()
 
 
 def _usable(backend: Any) -> bool:
