@@ -129,6 +129,32 @@ STEP_TEXT: dict[str, str] = {
     "format_failed": "{role}: still not a LaTeX document after {of} retries ({problems})",
     "compile_fix": "Compile failed; fix round {n}/{of}",
     "compile_fix_at": "Compile failed at line {line}: {message}; fix round {n}/{of}",
+    # -- settings that could not be read (saved.settings_problem) --
+    "settings_unreadable": "Could not read {path} ({why}); using the default settings.",
+    "settings_damaged": "The settings file {path} is damaged ({why}); using the default settings.",
+    "settings_kept": (
+        "The settings file was damaged ({why}). It was kept as {name} and the default settings "
+        "are used."
+    ),
+    # -- why a run cannot start or be re-drafted (key_problem, RedraftError) --
+    "no_key": (
+        "No API key for {provider}. Add one in Settings, set {names}, pass --api-key, or run "
+        "offline (--offline, or tick “Offline” in the app)."
+    ),
+    "redraft_not_a_run": "{run_dir} is not a Labwright run directory.",
+    "redraft_running": (
+        "This run is still running, or it was stopped midway: finish it first "
+        "(labwright run --resume)."
+    ),
+    "redraft_offline": (
+        "This run was offline: no model explored the material, so there is nothing to "
+        "draft from. Start a new run with a model instead."
+    ),
+    "redraft_unfinished": (
+        "The run stopped before drafting ({stages} did not finish): resume it instead "
+        "(labwright run --resume)."
+    ),
+    "redraft_folder_gone": "The run's material folder {folder} is gone; it is needed to draft.",
 }
 
 # Words that fill a template's params and are themselves English (a budget's name, what a

@@ -30,6 +30,7 @@ from labwright.core.settings.config import (
     labwright_home,
     provider_for_url,
 )
+from labwright.core.step_words import Words
 
 KEYRING_SERVICE = "labwright"
 UI_LANGUAGES = ("system", "en", "zh_CN")
@@ -113,7 +114,7 @@ def load_settings() -> Settings:
         return Settings()
     except OSError as e:
         # Unreadable (permissions, a folder in its place): leave it where it is.
-        _last_problem = f"Could not read {path} ({e.strerror or e}); using the default settings."
+        _last_problem = Words("settings_unreadable", path=path, why=e.strerror or e)
         return Settings()
     try:
         data = json.loads(raw.decode("utf-8"))
@@ -136,11 +137,8 @@ def _move_aside(path: Path, reason: Exception) -> str:
     try:
         os.replace(path, aside)
     except OSError:
-        return f"The settings file {path} is damaged ({why}); using the default settings."
-    return (
-        f"The settings file was damaged ({why}). It was kept as {aside.name} "
-        "and the default settings are used."
-    )
+        return Words("settings_damaged", path=path, why=why)
+    return Words("settings_kept", why=why, name=aside.name)
 
 
 def save_settings(s: Settings) -> None:
