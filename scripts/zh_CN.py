@@ -479,4 +479,5 @@ ZH_CN = {
     "vision": "视觉",
     "fix": "修复",
     "These settings cannot start a run: {0}": "这些设置无法开始运行：{0}",
+    ", ": "，",  # between the parts of a list
 }

@@ -519,7 +519,9 @@ class MainWindow(QMainWindow):
             if s.seccomp:
                 layers.append(self.tr("seccomp"))
             self.sandbox_label.setText(
-                self.tr("Model-written code runs in a sandbox: {0}.").format(", ".join(layers))
+                self.tr("Model-written code runs in a sandbox: {0}.").format(
+                    self.tr(", ").join(layers)
+                )
             )
             self.sandbox_label.show()
             return False

@@ -558,4 +558,4 @@ def milestone_summary(stage: str, status: str, detail: Any) -> str:
             )
     elif isinstance(detail, str):
         parts.append(detail)
-    return ", ".join(parts)
+    return QCoreApplication.translate("Timeline", ", ").join(parts)  # "，" in Chinese

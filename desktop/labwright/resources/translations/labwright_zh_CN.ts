@@ -66,6 +66,10 @@
         <translation>Labwright 尚未就绪：{0}。</translation>
     </message>
     <message>
+        <source>, </source>
+        <translation>，</translation>
+    </message>
+    <message>
         <source>Everything Labwright needs is there.</source>
         <translation>Labwright 所需的一切都已具备。</translation>
     </message>
@@ -520,6 +524,10 @@
     <message>
         <source>No API key is set for {0}. Add one in Settings ({1}), or tick “Offline” to write a skeleton report without a model.</source>
         <translation>尚未为 {0} 设置 API 密钥。请在设置（{1}）中添加，或勾选“离线”以不用模型生成报告框架。</translation>
+    </message>
+    <message>
+        <source>, </source>
+        <translation>，</translation>
     </message>
     <message>
         <source>time limit {0:g} min</source>
@@ -1260,6 +1268,10 @@
     <message>
         <source>{0} fix rounds</source>
         <translation>修复 {0} 轮</translation>
+    </message>
+    <message>
+        <source>, </source>
+        <translation>，</translation>
     </message>
     <message>
         <source>Error</source>
