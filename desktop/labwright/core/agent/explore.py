@@ -29,6 +29,7 @@ from labwright.core.material.workspace import ScanResult
 from labwright.core.reasons import Reason
 from labwright.core.resources import message, prompt
 from labwright.core.settings.config import RunConfig
+from labwright.core.step_words import Words
 
 MAX_PARALLEL = 4
 # A forced tool_choice answered with these (llama.cpp's server: HTTP 500; others 400/422)
@@ -176,7 +177,9 @@ def explore(
                     reply = ask(None)
             except LLMError as e:
                 if e.kind == "deadline":
-                    cut = f"explore call cut at {config.explore_deadline_s:g} s"
+                    cut = Words(
+                        "deadline", role="explore", seconds=f"{config.explore_deadline_s:g}"
+                    )
                     yield Guard("deadline", cut, turn=turn)
                 if ledger.evidence == 0:
                     raise  # nothing gathered: the run cannot go on from here

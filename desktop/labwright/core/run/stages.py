@@ -56,6 +56,7 @@ from labwright.core.rundir.records import (
     GapRecord,
 )
 from labwright.core.settings.config import RunConfig
+from labwright.core.step_words import Words
 
 if TYPE_CHECKING:
     from labwright.core.run.context import RunContext
@@ -524,10 +525,18 @@ class Compile(Stage):
         ):
             rounds += 1
             first = result.errors[0] if result.errors else None
-            where = f" at line {first.line}: {first.message}" if first else ""
-            yield Guard(
-                "compile_fix", f"Compile failed{where}; fix round {rounds}/{MAX_FIX_ROUNDS}"
+            said = (
+                Words(
+                    "compile_fix_at",
+                    line=first.line,
+                    message=first.message,
+                    n=rounds,
+                    of=MAX_FIX_ROUNDS,
+                )
+                if first
+                else Words("compile_fix", n=rounds, of=MAX_FIX_ROUNDS)
             )
+            yield Guard("compile_fix", said)
             try:
                 fixed = yield from fix_compile(run.writer(model=True), h.tex, result.errors)
             except LLMError as err:

@@ -18,6 +18,7 @@ from labwright.core.agent.tools.base import (
 )
 from labwright.core.material.tables.outline import Outline, outline, series_line
 from labwright.core.material.workspace import ScanEntry, describe_entry, safe_name
+from labwright.core.step_words import Words
 
 MAX_ENTRIES = 300
 
@@ -95,13 +96,15 @@ class ListDir(Tool):
             exists, is_dir = target.exists(), target.is_dir()
         except OSError as e:  # e.g. a name too long for this file system
             return error(
-                f"{shown}: unreadable", f"Cannot list '{shown}': {e.strerror}.", fault="file"
+                Words("unreadable", path=shown),
+                f"Cannot list '{shown}': {e.strerror}.",
+                fault="file",
             )
         if not exists:
             return missing(ctx, shown, "folder", folders=True)
         if not is_dir:
             return error(
-                f"{shown}: not a folder",
+                Words("not_a_folder", path=shown),
                 f"'{shown}' is a file, not a folder. Use read_file to read it.",
                 fault="call",
             )
@@ -113,7 +116,9 @@ class ListDir(Tool):
                 entries = [describe_entry(e, str(target), root_real) for e in it]
         except OSError as e:
             return error(
-                f"{shown}: unreadable", f"Cannot list '{shown}': {e.strerror}.", fault="file"
+                Words("unreadable", path=shown),
+                f"Cannot list '{shown}': {e.strerror}.",
+                fault="file",
             )
         entries.sort(key=lambda e: (not e.is_dir, e.rel.lower(), e.rel))
         listed = entries[:MAX_ENTRIES]
@@ -124,11 +129,13 @@ class ListDir(Tool):
         ]
         lines = _lines(listed, outline(Path(ctx.root), data), prefix)
         if not entries:
-            return ToolOutcome(True, f"'{shown}' is empty.", f"{shown}: empty", productive=False)
+            return ToolOutcome(
+                True, f"'{shown}' is empty.", Words("list_empty", path=shown), productive=False
+            )
         more = len(entries) - MAX_ENTRIES
         tail = f"\n… and {more} more entries not shown." if more > 0 else ""
         return ToolOutcome(
             ok=True,
             content=f"Contents of '{shown}' ({len(entries)} entries):\n" + "\n".join(lines) + tail,
-            summary=f"{shown}: {len(entries)} entries",
+            summary=Words("listed", path=shown, count=len(entries)),
         )
