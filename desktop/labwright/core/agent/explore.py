@@ -34,10 +34,9 @@ MAX_PARALLEL = 4
 # A forced tool_choice answered with these (llama.cpp's server: HTTP 500; others 400/422)
 # is retried once without it; the model is then asked for the way out in words.
 FORCING_REJECTED = ("bad_request", "server")
-# A streamed turn with tools that fails like this is asked again unstreamed: some servers
-# cannot stream tool calls (an error, or a stream that is no answer). When that works,
-# the rest of the exploration goes unstreamed (no live token count, the same turns).
-STREAM_REFUSED = ("bad_request", "server", "bad_response")
+# A streamed turn with tools that the server rejects (a 4xx; a 5xx that names streaming)
+# is asked again unstreamed: some servers cannot stream tool calls. When that works, the
+# rest of the exploration goes unstreamed (no live token count, the same turns).
 
 
 __all__ = ["Cancelled", "Exploration", "explore"]  # Cancelled lives in llm.py: a call raises it
@@ -222,14 +221,13 @@ def explore(
 
 
 def _stream_refused(e: LLMError, choice: dict[str, Any] | None) -> bool:
-    """A streamed turn's failure that may be the streaming itself. With a forced choice,
-    a rejection that does not name streaming is the choice's (its own fallback asks
-    again, streamed, without it)."""
-    if e.kind not in STREAM_REFUSED:
-        return False
-    if choice is not None and e.kind in FORCING_REJECTED:
-        return "stream" in str(e).lower()
-    return True
+    """A streamed turn's rejection that may be the streaming's. With a forced choice, a
+    4xx that does not name streaming is the choice's: its own fallback asks again,
+    streamed, without it. Other failures (5xx, bad replies) were retried as always."""
+    said = str(e).lower()
+    if e.kind == "bad_request":
+        return choice is None or "stream" in said
+    return e.kind == "server" and "stream" in said
 
 
 def _outcome(ledger: Ledger, cancelled: bool) -> Exploration:
