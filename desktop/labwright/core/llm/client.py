@@ -717,6 +717,7 @@ def _read_stream(
     thinking: list[str] = []
     thinking_key = ""
     calls = ToolCallParts()
+    served = model  # the model the chunks say served it (a dated snapshot), for pricing
     prompt = completion = thought = 0
     finish: str | None = None
     done = False
@@ -725,7 +726,7 @@ def _read_stream(
     data_lines: list[str] = []
 
     def handle(data: str) -> None:
-        nonlocal prompt, completion, thought, thinking_key, finish, done, events
+        nonlocal prompt, completion, thought, thinking_key, served, finish, done, events
         if data.strip() == "[DONE]":
             done = True
             return
@@ -738,6 +739,8 @@ def _read_stream(
         if chunk.get("error"):
             raise _BadResponse(f"an error in the stream: {_clip(_error_text(chunk['error']))}")
         events += 1
+        if isinstance(chunk.get("model"), str) and chunk["model"]:
+            served = chunk["model"]
         if chunk.get("usage"):
             prompt, completion = _usage(chunk["usage"])
             thought = reasoning_tokens(chunk["usage"]) or thought
@@ -797,7 +800,7 @@ def _read_stream(
         "content": "".join(parts),
         "tool_calls": tool_calls,
         "finish_reason": finish,
-        "model": model,
+        "model": served,
         "prompt_tokens": prompt,
         "completion_tokens": completion,
         "reasoning": "".join(thinking),
