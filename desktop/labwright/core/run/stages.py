@@ -248,8 +248,8 @@ class Figures(Stage):
     writes = ("figures.json", "figures/")
 
     def run(self, run: RunContext) -> Iterator[Event]:
-        from labwright.core.material.tables import extract_tables
-        from labwright.core.report.offline import plot_table
+        from labwright.core.material.tables import collect_data
+        from labwright.core.report.offline import plot_item
 
         h = run.h
         yield run.milestone("figures", "start")
@@ -258,11 +258,13 @@ class Figures(Stage):
         if not h.figures:
             assert h.scan is not None
             made_by = "tables"
-            tables = extract_tables(run.config.folder, h.scan.sample.get("data", []))
-            for i, table in enumerate(tables):
+            # A series of files alike (31 spectra) is one overlay plot, not one per file.
+            items = collect_data(run.config.folder, h.scan.sample.get("data", [])).items
+            lang = "zh" if run.template.lang.lower().startswith("zh") else "en"
+            for i, item in enumerate(items):
                 if len(h.figures) >= AUTO_FIGURES:
                     break
-                fig = plot_table(table, run.dir / "figures", f"table{i + 1}", run.config.folder)
+                fig = plot_item(item, run.dir / "figures", f"table{i + 1}", run.config.folder, lang)
                 if fig:
                     h.figures.append(fig)
         save_figures(run.dir, [FigureRecord.from_dict(f) for f in h.figures])

@@ -7,7 +7,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from labwright.core.material.tables import Table, column_stats
+from labwright.core.material.tables import Series, Table, column_stats
 from labwright.core.report.offline.formatting import _breakable, format_stat, format_value, tex_text
 from labwright.core.report.offline.language import _TEXT
 from labwright.core.report.templates import Template
@@ -189,21 +189,28 @@ def _as_items(value: Any) -> list[str]:
 
 def _results(
     findings: dict,
-    tables: list[Table],
+    tables: list[Table | Series],
     table_figures: dict[int, dict],
     extra_figures: list[dict],
     words: dict[str, str],
     lang: str,
+    left_out: list[str] | None = None,
 ) -> list[str]:
+    from labwright.core.report.offline.series import left_out_tex, series_tex
+
     out = _labelled(words["findings"], _as_items(findings.get("key_findings")), words)
     if not tables:
         out += [f"\\emph{{{tex_text(words['no_data'])}}}", ""]
     else:
         out += [tex_text(words["tables_intro"]), ""]
     for i, table in enumerate(tables):
-        out += _table_tex(table, i + 1, lang)
+        if isinstance(table, Series):  # many files alike: one table of files, not one each
+            out += series_tex(table, i + 1, lang)
+        else:
+            out += _table_tex(table, i + 1, lang)
         if i in table_figures:
             out += _figure_tex(table_figures[i])
+    out += left_out_tex(left_out or [], lang)
     for figure in extra_figures:
         out += _figure_tex(figure)
     return out
