@@ -223,6 +223,9 @@ ZH_CN = {
     "Error": "错误",
     "Draft version {0}": "草稿第 {0} 版",
     "{0} characters": "{0} 个字符",
+    "waiting for the model… {0} s": "等待模型回答… {0} 秒",
+    "thinking… {0} tokens · {1} s": "思考中… {0} 个 token · {1} 秒",
+    "writing… {0} tokens · {1} s": "撰写中… {0} 个 token · {1} 秒",
     "Step": "步骤",
     "Detail": "详情",
     # DiffView

@@ -9,7 +9,7 @@ from PySide6.QtCore import QMimeData, QPointF, Qt, QUrl
 from PySide6.QtGui import QDropEvent
 
 from agent_helpers import FINISH_ARGS, route
-from fakes import FakeLLM, call, delay, tool_calls
+from fakes import FakeLLM, call, delay, thinking, tool_calls
 from labwright.core.events import Guard, Milestone, ToolCall, ToolResult
 from labwright.gui.main_window import REVIEW, MainWindow
 from labwright.gui.timeline import KindRole, StatusRole, TimelineModel
@@ -130,6 +130,30 @@ def test_cancel_mid_exploration_stops_the_worker_and_marks_the_run(qtbot, window
     meta = json.loads((w.run_dir / "run.json").read_text())
     assert meta["status"] == "cancelled"
     assert (w.run_dir / "findings.json").is_file()  # what was gathered is kept
+
+
+def test_the_running_step_shows_how_far_the_model_got(qtbot, window_for, material):
+    slow = thinking(
+        "Let me think about which file holds the periods. " * 4,
+        tool_calls(call("read_file", {"path": "data/pendulum.csv"})),
+        every=0.1,  # ~2.5 s of thinking, streamed
+    )
+    finish = tool_calls(call("finish_exploration", FINISH_ARGS))
+    with FakeLLM(route([slow, finish])) as llm:
+        w = window_for(llm)
+        w.load_folder(material)
+        qtbot.waitUntil(lambda: "files" in w.scan_label.text(), timeout=10_000)
+        with qtbot.waitSignal(w.bridge.finished, timeout=60_000):
+            qtbot.mouseClick(w.start_button, Qt.MouseButton.LeftButton)
+            qtbot.waitUntil(lambda: w.timeline.current_stage == "explore", timeout=10_000)
+            row = w.timeline.plan.index("explore")
+            detail = w.timeline.index(row, 1)
+            qtbot.waitUntil(lambda: "thinking…" in (detail.data() or ""), timeout=10_000)
+            assert "tokens ·" in detail.data() and " s" in detail.data()
+            assert w.timeline.index(row, 0).data(StatusRole) == "running"
+    # once the call and the step are over, the row says what the step did instead
+    assert "thinking" not in (w.timeline.index(row, 1).data() or "")
+    assert "files read" in w.timeline.index(row, 1).data()
 
 
 def test_no_key_says_what_to_do(qtbot, window_for, material, monkeypatch):

@@ -381,12 +381,15 @@ def test_the_draft_streams_through_on_text_as_the_model_writes_it(material, tmp_
     with FakeLLM(route(EXPLORE)) as llm:
         config = config_for(llm, material, tmp_path / "run")
         events = list(run_agent(config, on_text=lambda kind, text: seen.append((kind, text))))
-        streamed = [r for r in llm.requests if r.get("stream")]
+        requests = list(llm.requests)
     assert seen[0] == ("start", "write")
+    assert [text for kind, text in seen if kind == "start"] == ["write"]  # only the document
     pieces = [text for kind, text in seen if kind == "delta"]
     assert len(pieces) > 3  # it arrived in pieces, not at the end
     assert "".join(pieces) == MINIMAL_REPORT
-    assert len(streamed) == 1 and streamed[0]["stream_options"] == {"include_usage": True}
+    # every call streams (its progress shows), and asks for the usage at the end
+    assert all(r.get("stream") for r in requests)
+    assert all(r["stream_options"] == {"include_usage": True} for r in requests)
     assert of_type(events, "done")[-1].status == "ok"
     journal = (tmp_path / "run" / "events.jsonl").read_text()
     assert "delta" not in journal  # the journal keeps drafts, not keystrokes

@@ -7,6 +7,7 @@ import contextlib
 import json
 import os
 import re
+import shutil
 import signal
 import sys
 import threading
@@ -575,18 +576,62 @@ class JsonPrinter:
 class LogPrinter:
     """A readable live log: one line per step, prefixed with the progress.
 
+    While a model writes, its progress is one status line that updates in place on a
+    terminal, and a line every SPARSE_PROGRESS_S of a call otherwise (a log file
+    shows a long call is alive without filling up).
+
     Every value that comes from the run (file names, model and tool text, paths) goes
     through terminal_safe: a name like "\\x1b]0;..." cannot drive the terminal."""
 
-    def __init__(self, limits: GuardLimits | None = None) -> None:
+    SPARSE_PROGRESS_S = 15
+
+    def __init__(self, limits: GuardLimits | None = None, out=None) -> None:
         self.progress = ""
-        self.out = sys.stderr
+        self.out = out or sys.stderr
         self.limits = limits  # the run's guard limits, quoted in the guards' explanations
+        isatty = getattr(self.out, "isatty", None)
+        self.live = bool(isatty and isatty())  # a terminal: the status line updates in place
+        self._status = False  # a status line is on screen
+        self._sparse = 0  # the call's last SPARSE_PROGRESS_S mark printed (not a terminal)
 
     def __call__(self, ev) -> None:
+        if ev.type == "progress":
+            self._show_progress(ev)
+            return
+        self._sparse = 0
         line = self.format(ev)
         if line:
+            self._clear_status()
             print(line, file=self.out, flush=True)
+
+    def _show_progress(self, ev) -> None:
+        text = self.format_progress(ev)
+        if self.live:
+            width = max(20, shutil.get_terminal_size().columns - 1)  # one line: \r redraws it
+            self.out.write("\r\x1b[K" + text[:width])
+            self.out.flush()
+            self._status = True
+            return
+        mark = ev.ms // (self.SPARSE_PROGRESS_S * 1000)
+        if mark > self._sparse:
+            self._sparse = mark
+            print(text, file=self.out, flush=True)
+
+    def _clear_status(self) -> None:
+        if self._status:
+            self.out.write("\r\x1b[K")
+            self._status = False
+
+    def format_progress(self, ev) -> str:
+        s = terminal_safe
+        secs = ev.ms // 1000
+        if ev.tokens <= 0:
+            what = f"waiting for the answer, {secs} s"
+        else:
+            about = "~" if ev.estimated else ""
+            doing = "thinking" if ev.thinking else "writing"
+            what = f"{doing}, {about}{ev.tokens:,} tokens, {secs} s"
+        return f"{self.progress}   … {s(ev.role)} model {s(ev.model)}: {what}…"
 
     def format(self, ev) -> str | None:
         from labwright.core.reasons import guard_text, reason_text

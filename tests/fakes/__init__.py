@@ -12,6 +12,7 @@ from .llm_server import (
     Raw,
     Script,
     Text,
+    Thinking,
     ToolCalls,
     Trickle,
     Turn,
@@ -26,6 +27,7 @@ from .llm_server import (
     rejects_tools,
     text,
     text_only,
+    thinking,
     tool_calls,
     trickle,
 )
@@ -42,6 +44,7 @@ __all__ = [
     "Raw",
     "Script",
     "Text",
+    "Thinking",
     "ToolCalls",
     "Trickle",
     "Turn",
@@ -56,6 +59,7 @@ __all__ = [
     "rejects_tools",
     "text",
     "text_only",
+    "thinking",
     "tool_calls",
     "trickle",
 ]

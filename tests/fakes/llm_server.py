@@ -13,6 +13,12 @@ exactly that (truncated JSON, an HTML page, `message: null`...), `trickle(every)
 sends a body one byte every `every` seconds, `keep_alive(every)` sends SSE
 `: keep-alive` comments (forever, or `count` of them before an answer). Every
 wait ends when the server closes, so no test hangs on them.
+
+A reasoning model: `thinking(reasoning, turn)` answers `turn` with its
+`reasoning_content` first (DeepSeek's thinking mode, Qwen). With
+`FakeLLM(..., reasoning_back=True)` the server also holds clients to DeepSeek's
+rule for tool turns: a later request must carry each such turn's
+`reasoning_content` back in its assistant message, or it gets HTTP 400.
 """
 
 from __future__ import annotations
@@ -39,6 +45,7 @@ __all__ = [
     "Raw",
     "Script",
     "Text",
+    "Thinking",
     "ToolCalls",
     "Trickle",
     "Turn",
@@ -53,6 +60,7 @@ __all__ = [
     "rejects_tools",
     "text",
     "text_only",
+    "thinking",
     "tool_calls",
     "trickle",
 ]
@@ -137,7 +145,15 @@ class Hang:
     pass
 
 
-Turn = Text | ToolCalls | HttpError | Delay | Raw | Trickle | KeepAlive | Ramble | Hang
+@dataclass(frozen=True)
+class Thinking:
+    reasoning: str
+    turn: Text | ToolCalls
+    reasoning_tokens: int
+    every: float = 0.0  # seconds between streamed reasoning pieces
+
+
+Turn = Text | ToolCalls | HttpError | Delay | Raw | Trickle | KeepAlive | Ramble | Hang | Thinking
 # A list of turns played in order, or a function of (request body, request index).
 Script = Sequence[Turn] | Callable[[dict, int], Turn]
 
@@ -244,6 +260,26 @@ def ramble(every: float = 0.0, word: str = "more ") -> Ramble:
     return Ramble(every, word)
 
 
+def thinking(
+    reasoning: str,
+    turn: Text | ToolCalls,
+    *,
+    reasoning_tokens: int | None = None,
+    every: float = 0.0,
+) -> Thinking:
+    """A reasoning model's answer: `reasoning` as `reasoning_content` in the message
+    (unstreamed), or streamed as deltas before the content and tool calls, one piece
+    every `every` seconds. Usage counts it: completion_tokens grows by
+    `reasoning_tokens` (default: one a word), reported as
+    completion_tokens_details.reasoning_tokens."""
+    if not reasoning:
+        raise ValueError("thinking() needs some reasoning")
+    if not 0 <= every * len(_pieces(reasoning)) <= MAX_DELAY_SECONDS:
+        raise ValueError(f"thinking would stream longer than {MAX_DELAY_SECONDS} s")
+    count = len(reasoning.split()) if reasoning_tokens is None else reasoning_tokens
+    return Thinking(reasoning, turn, count, every)
+
+
 def hang() -> Hang:
     """Accept the request and never answer (no headers, no byte) until the server closes."""
     return Hang()
@@ -263,8 +299,12 @@ class FakeLLM:
         models: Sequence[str] = ("fake-explore", "fake-write", "fake-vision"),
         api_key: str | None = None,
         served: dict[str, str] | None = None,
+        reasoning_back: bool = False,
     ) -> None:
         self.models = tuple(models)
+        # DeepSeek's thinking mode: the reasoning of a tool turn must come back
+        self.reasoning_back = reasoning_back
+        self._reasoning_of_call: dict[str, str] = {}  # tool call id -> the turn's reasoning
         self.api_key = api_key
         # requested model -> the name the replies report (as a dated snapshot would)
         self.served = dict(served or {})
@@ -389,8 +429,35 @@ class FakeLLM:
         with self._lock:
             return f"call_{next(self._call_ids)}"
 
+    def _gave_reasoning(self, call_ids: list[str], reasoning: str) -> None:
+        with self._lock:
+            for call_id in call_ids:
+                self._reasoning_of_call[call_id] = reasoning
 
-_TURN_TYPES = (Text, ToolCalls, HttpError, Delay, Raw, Trickle, KeepAlive, Ramble, Hang)
+    def _reasoning_missing(self, body: dict) -> HttpError | None:
+        """DeepSeek's 400 for a request that drops a tool turn's reasoning_content."""
+        if not self.reasoning_back:
+            return None
+        for i, msg in enumerate(body.get("messages") or []):
+            if not isinstance(msg, dict) or msg.get("role") != "assistant":
+                continue
+            ids = [c.get("id") for c in msg.get("tool_calls") or [] if isinstance(c, dict)]
+            with self._lock:
+                given = next(
+                    (self._reasoning_of_call[c] for c in ids if c in self._reasoning_of_call), None
+                )
+            if given is not None and msg.get("reasoning_content") != given:
+                return HttpError(
+                    400,
+                    f"Missing `reasoning_content` field in the assistant message at message "
+                    f"index {i}. For more information, please refer to "
+                    "https://api-docs.deepseek.com/guides/thinking_mode#tool-calls",
+                    code="invalid_request_error",
+                )
+        return None
+
+
+_TURN_TYPES = (Text, ToolCalls, HttpError, Delay, Raw, Trickle, KeepAlive, Ramble, Hang, Thinking)
 
 
 class _Server(ThreadingHTTPServer):
@@ -449,6 +516,9 @@ class _Handler(BaseHTTPRequestHandler):
         n = fake._record(body, {k.lower(): v for k, v in self.headers.items()})
         if not self._authorized():
             return None
+        missing = fake._reasoning_missing(body)
+        if missing is not None:
+            return self._send_error(missing)
         return self._play(fake._turn_for(body, n), body, n)
 
     def _path(self) -> str:
@@ -487,6 +557,9 @@ class _Handler(BaseHTTPRequestHandler):
             if not self._send_keep_alives(turn) or turn.then is None:
                 return None
             turn = turn.then
+        thought: Thinking | None = None
+        if isinstance(turn, Thinking):
+            thought, turn = turn, turn.turn
         message: dict[str, Any] = {"role": "assistant", "content": None, "refusal": None}
         if isinstance(turn, Text):
             message["content"] = turn.content
@@ -502,11 +575,20 @@ class _Handler(BaseHTTPRequestHandler):
                 for c in turn.calls
             ]
             finish_reason = "tool_calls"
-        usage = {
+        usage: dict[str, Any] = {
             "prompt_tokens": turn.prompt_tokens,
             "completion_tokens": turn.completion_tokens,
             "total_tokens": turn.prompt_tokens + turn.completion_tokens,
         }
+        every = 0.0
+        if thought is not None:
+            message["reasoning_content"] = thought.reasoning
+            every = thought.every
+            usage["completion_tokens"] += thought.reasoning_tokens
+            usage["total_tokens"] += thought.reasoning_tokens
+            usage["completion_tokens_details"] = {"reasoning_tokens": thought.reasoning_tokens}
+            ids = [c["id"] for c in message.get("tool_calls", [])]
+            fake._gave_reasoning(ids, thought.reasoning)
         envelope = {
             "id": f"chatcmpl-fake{n}",
             "created": int(time.time()),
@@ -518,7 +600,7 @@ class _Handler(BaseHTTPRequestHandler):
             chunks = _stream_chunks(
                 envelope, message, finish_reason, usage if include_usage else None
             )
-            return self._send_sse(chunks)
+            return self._send_sse(chunks, every)
         choice = {"index": 0, "message": message, "finish_reason": finish_reason, "logprobs": None}
         return self._send_json(
             200, {**envelope, "object": "chat.completion", "choices": [choice], "usage": usage}
@@ -635,12 +717,17 @@ class _Handler(BaseHTTPRequestHandler):
         self.end_headers()
         self._sse_started = True
 
-    def _send_sse(self, chunks: Iterator[dict]) -> None:
+    def _send_sse(self, chunks: Iterator[dict], every: float = 0.0) -> None:
+        """The chunks; `every` seconds after each reasoning piece (a model thinking)."""
         if not self._sse_started:
             self._sse_head()
+        closing = self.server.fake._closing
         for chunk in chunks:
             self.wfile.write(b"data: " + json.dumps(chunk).encode() + b"\n\n")
             self.wfile.flush()
+            thinks = any("reasoning_content" in c["delta"] for c in chunk.get("choices", []))
+            if every and thinks and closing.wait(every):
+                return
         self.wfile.write(b"data: [DONE]\n\n")
 
 
@@ -665,6 +752,8 @@ def _stream_chunks(
         return out
 
     yield chunk({"role": "assistant", "content": "", "refusal": None})
+    for piece in _pieces(message.get("reasoning_content") or ""):
+        yield chunk({"content": None, "reasoning_content": piece})  # as DeepSeek streams it
     for piece in _pieces(message["content"] or ""):
         yield chunk({"content": piece})
     for index, tc in enumerate(message.get("tool_calls", [])):

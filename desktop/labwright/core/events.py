@@ -2,6 +2,8 @@
 
 DESIGN.md fixes the field names: other programs read `events.jsonl` and
 `labwright run --json`. Fields may be added here, never renamed or removed.
+An event whose `journaled` is False (progress) goes to the caller only, never to
+the journal.
 """
 
 from __future__ import annotations
@@ -41,6 +43,7 @@ DoneStatus = Literal["ok", "degraded", "failed", "cancelled"]
 @dataclass(frozen=True)
 class Event:
     type: ClassVar[str] = "event"
+    journaled: ClassVar[bool] = True  # appended to events.jsonl before the caller sees it
 
     def to_dict(self) -> dict[str, Any]:
         return {"type": self.type, **asdict(self)}
@@ -116,6 +119,30 @@ class LLMCall(Event):
     prompt_tokens: int
     completion_tokens: int
     ms: int
+    # the part of completion_tokens a reasoning model spent thinking, when the server
+    # says (added field: absent from the JSON form when 0, so the event reads as before)
+    reasoning_tokens: int = 0
+
+    def to_dict(self) -> dict[str, Any]:
+        data = super().to_dict()
+        if not data["reasoning_tokens"]:
+            del data["reasoning_tokens"]
+        return data
+
+
+@dataclass(frozen=True)
+class Progress(Event):
+    """A streamed model call still running: how far it got. A few a second at most;
+    shown live (CLI, app), never journaled: the `llm` event at the end is the record."""
+
+    type: ClassVar[str] = "progress"
+    journaled: ClassVar[bool] = False
+    role: str
+    model: str
+    tokens: int  # so far: the server's count when it streams one, else an estimate
+    ms: int  # since the call started
+    estimated: bool = False  # tokens estimated from the characters received
+    thinking: bool = False  # only reasoning so far: a thinking model before its answer
 
 
 @dataclass(frozen=True)
@@ -168,7 +195,8 @@ def _without_none(data: dict[str, Any], *keys: str) -> dict[str, Any]:
 
 
 EVENT_TYPES: dict[str, type[Event]] = {
-    cls.type: cls for cls in (Milestone, ToolCall, ToolResult, Guard, LLMCall, Draft, Done, Error)
+    cls.type: cls
+    for cls in (Milestone, ToolCall, ToolResult, Guard, LLMCall, Progress, Draft, Done, Error)
 }
 
 

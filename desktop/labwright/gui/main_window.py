@@ -568,7 +568,12 @@ class MainWindow(QMainWindow):
             if ev.type == "llm":
                 self.tokens += ev.prompt_tokens + ev.completion_tokens
                 self.usage.add_call(
-                    ev.role, ev.prompt_tokens, ev.completion_tokens, ev.ms, ev.model
+                    ev.role,
+                    ev.prompt_tokens,
+                    ev.completion_tokens,
+                    ev.ms,
+                    ev.model,
+                    reasoning_tokens=ev.reasoning_tokens,
                 )
                 if self.priced_config is not None:
                     self.cost = spent_usd(self.priced_config, self.usage)

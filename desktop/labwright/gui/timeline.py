@@ -162,6 +162,7 @@ class Node:
     row_number: int = 0  # rows are only ever appended, so a node's row never changes
     shown: bool = False  # inserted into the model (until then, changes need no signal)
     raw: Any = None  # what the words were made from: they are made again on a language switch
+    live: Any = None  # a running step's model call in flight: (tokens, ms, estimated, thinking)
 
     def row(self) -> int:
         return self.row_number
@@ -214,10 +215,27 @@ class TimelineModel(QAbstractItemModel):
             self._current = node
         else:
             node.status = "done" if ev.status == "end" else "skipped"
+            node.live = None
             self.done_count = max(self.done_count, ev.index)
             node.raw = (ev.stage, ev.status, ev.detail)
             node.detail = milestone_summary(ev.stage, ev.status, ev.detail)
         self._changed(node)
+
+    def _on_progress(self, ev: Any) -> None:
+        """A model writing: the running step says how far it got, until the call ends."""
+        node = self._current
+        if node is None or node.status != "running":
+            return
+        node.live = (ev.tokens, ev.ms, ev.estimated, ev.thinking)
+        node.detail = progress_words(*node.live)
+        self._changed(node)
+
+    def _on_llm(self, ev: Any) -> None:
+        node = self._current
+        if node is not None and node.live is not None:
+            node.live = None
+            node.detail = milestone_summary(*node.raw) if node.raw is not None else ""
+            self._changed(node)
 
     def _on_tool_call(self, ev: Any) -> None:
         args = ", ".join(f"{k}={_short(v)}" for k, v in ev.args.items() if k not in ("code",))
@@ -256,6 +274,8 @@ class TimelineModel(QAbstractItemModel):
         for milestone in self._root.children:
             if milestone.status == "running":
                 milestone.status = "failed" if ev.status == "failed" else "cancelled"
+                if milestone.live is not None:
+                    milestone.live, milestone.detail = None, ""
                 if milestone.shown:
                     self._changed(milestone)
         for node in self._calls.values():
@@ -292,7 +312,9 @@ class TimelineModel(QAbstractItemModel):
                 1 for n in self._root.children[: node.row_number + 1] if n.stage == node.stage
             )
             node.title = stage_label(node.stage) + (f" {nth}/{total}" if total > 1 else "")
-            if node.raw is not None:
+            if node.live is not None:
+                node.detail = progress_words(*node.live)
+            elif node.raw is not None:
                 node.detail = milestone_summary(*node.raw)
         elif node.kind == "tool" and node.raw is not None:
             node.detail = _tool_detail(*node.raw)
@@ -470,6 +492,19 @@ def _short(value: Any, limit: int = 48) -> str:
 def _tool_detail(summary: str, cached: bool, words: Any = None) -> str:
     said = step_words(words, summary)
     return said + (QCoreApplication.translate("Timeline", " (earlier result)") if cached else "")
+
+
+def progress_words(tokens: int, ms: int, estimated: bool, thinking: bool) -> str:
+    """A model call in flight, e.g. "writing… 1,234 tokens · 12 s"."""
+    secs = ms // 1000
+    if tokens <= 0:
+        return QCoreApplication.translate("Timeline", "waiting for the model… {0} s").format(secs)
+    count = f"{tokens:,}"
+    if thinking:
+        words = QCoreApplication.translate("Timeline", "thinking… {0} tokens · {1} s")
+    else:
+        words = QCoreApplication.translate("Timeline", "writing… {0} tokens · {1} s")
+    return words.format(("~" if estimated else "") + count, secs)
 
 
 def milestone_summary(stage: str, status: str, detail: Any) -> str:

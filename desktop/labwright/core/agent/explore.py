@@ -24,6 +24,7 @@ from labwright.core.agent.tools import Tool, Toolbox, ToolContext, ToolOutcome, 
 from labwright.core.agent.tools.base import Refused, error
 from labwright.core.events import Error, Event, Guard, LLMCall, ToolCall
 from labwright.core.llm.client import LLM, Cancelled, LLMError, Reply, ToolCallRequest, Usage
+from labwright.core.llm.inflight import Feed, in_flight
 from labwright.core.material.tables.outline import Outline, outline
 from labwright.core.material.workspace import ScanResult
 from labwright.core.reasons import Reason
@@ -35,6 +36,9 @@ MAX_PARALLEL = 4
 # A forced tool_choice answered with these (llama.cpp's server: HTTP 500; others 400/422)
 # is retried once without it; the model is then asked for the way out in words.
 FORCING_REJECTED = ("bad_request", "server")
+# A streamed turn with tools that the server rejects (a 4xx; a 5xx that names streaming)
+# is asked again unstreamed: some servers cannot stream tool calls. When that works, the
+# rest of the exploration goes unstreamed (no live token count, the same turns).
 
 
 __all__ = ["Cancelled", "Exploration", "explore"]  # Cancelled lives in llm.py: a call raises it
@@ -143,17 +147,38 @@ def explore(
     )
     budget = Budget(config, usage, stage="explore", clock=clock)
     cancelled_now = False
+    streaming = True  # until the server shows it cannot stream tool calls
 
-    def ask(choice: dict[str, Any] | None) -> Reply:
-        return llm.chat(
+    def ask(choice: dict[str, Any] | None) -> Generator[Event, None, Reply]:
+        """One turn, streamed so its progress shows; unstreamed on a server that cannot."""
+        nonlocal streaming
+        request: dict[str, Any] = dict(
             model=config.explore_model,
-            messages=ledger.messages(),
+            messages=ledger.messages(),  # built here: the ledger stays in this thread
             tools=tools.schemas(ledger.withheld()),
             tool_choice=choice,
             max_tokens=config.tokens_for("explore"),
             deadline_s=config.explore_deadline_s,
-            cancelled=cancelled,
         )
+
+        def streamed(feed: Feed) -> Reply:
+            return llm.stream(**request, on_progress=feed.progress, cancelled=feed.cancelled)
+
+        def plain(feed: Feed) -> Reply:
+            return llm.chat(**request, cancelled=feed.cancelled)
+
+        if streaming:
+            try:
+                return (
+                    yield from in_flight("explore", request["model"], streamed, cancelled=cancelled)
+                )
+            except LLMError as e:
+                if not _stream_refused(e, choice):
+                    raise
+            reply = yield from in_flight("explore", request["model"], plain, cancelled=cancelled)
+            streaming = False  # the same request unstreamed worked: stay with that
+            return reply
+        return (yield from in_flight("explore", request["model"], plain, cancelled=cancelled))
 
     try:
         for turn in itertools.count(1):
@@ -168,13 +193,13 @@ def explore(
             choice = ledger.tool_choice(turn)  # the way out, forced in the window
             try:
                 try:
-                    reply = ask(choice)
+                    reply = yield from ask(choice)
                 except LLMError as e:
                     if choice is None or e.kind not in FORCING_REJECTED:
                         raise
                     yield from ledger.forcing_rejected(turn, str(e))  # once: words instead
                     choice = None
-                    reply = ask(None)
+                    reply = yield from ask(None)
             except LLMError as e:
                 if e.kind == "deadline":
                     cut = Words(
@@ -188,7 +213,12 @@ def explore(
                 break
             usage.add("explore", reply)
             yield LLMCall(
-                "explore", reply.model, reply.prompt_tokens, reply.completion_tokens, reply.ms
+                "explore",
+                reply.model,
+                reply.prompt_tokens,
+                reply.completion_tokens,
+                reply.ms,
+                reply.reasoning_tokens,
             )
             names = [c.name for c in reply.tool_calls]
             kept, capped = ledger.reply(
@@ -207,6 +237,7 @@ def explore(
                         event.completion_tokens,
                         event.ms,
                         event.model,
+                        reasoning_tokens=event.reasoning_tokens,
                     )
                 yield event
             if ledger.findings is not None or ledger.stop:
@@ -215,6 +246,16 @@ def explore(
     except Cancelled:
         cancelled_now = True
     return _outcome(ledger, cancelled_now)
+
+
+def _stream_refused(e: LLMError, choice: dict[str, Any] | None) -> bool:
+    """A streamed turn's rejection that may be the streaming's. With a forced choice, a
+    4xx that does not name streaming is the choice's: its own fallback asks again,
+    streamed, without it. Other failures (5xx, bad replies) were retried as always."""
+    said = str(e).lower()
+    if e.kind == "bad_request":
+        return choice is None or "stream" in said
+    return e.kind == "server" and "stream" in said
 
 
 def _outcome(ledger: Ledger, cancelled: bool) -> Exploration:

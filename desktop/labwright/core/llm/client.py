@@ -37,6 +37,14 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from labwright.core.llm.streamed import (
+    ECHOED_REASONING,
+    Meter,
+    Streaming,
+    ToolCallParts,
+    reasoning_of,
+    reasoning_tokens,
+)
 from labwright.core.secrets import hide_secrets, redact_url, url_secrets
 
 if TYPE_CHECKING:
@@ -111,10 +119,19 @@ class Reply:
     prompt_tokens: int
     completion_tokens: int
     ms: int
+    # A reasoning model's thinking, kept apart from `content`: never part of an answer.
+    reasoning: str = ""
+    reasoning_tokens: int = 0  # the part of completion_tokens spent on it, if the server says
+    reasoning_key: str = ""  # the field it came in (streamed.reasoning_of)
 
     def assistant_message(self) -> dict[str, Any]:
-        """The reply as it goes back into the transcript."""
+        """The reply as it goes back into the transcript. A turn that called tools keeps
+        its `reasoning_content`: DeepSeek's thinking mode requires it back in every later
+        request (HTTP 400 without it); others ignore it. Thinking without a tool call is
+        not needed again, and only the field DeepSeek reads is ever sent back."""
         msg: dict[str, Any] = {"role": "assistant", "content": self.content or None}
+        if self.reasoning and self.tool_calls and self.reasoning_key == ECHOED_REASONING:
+            msg[ECHOED_REASONING] = self.reasoning
         if self.tool_calls:
             msg["tool_calls"] = [
                 {
@@ -133,6 +150,7 @@ class RoleUsage:
     prompt_tokens: int = 0
     completion_tokens: int = 0
     ms: int = 0
+    reasoning_tokens: int = 0  # part of completion_tokens (reasoning models)
 
     @property
     def total_tokens(self) -> int:
@@ -147,16 +165,30 @@ class Usage:
     by_model: dict[tuple[str, str], RoleUsage] = field(default_factory=dict)
 
     def add(self, role: str, reply: Reply) -> None:
-        self.add_call(role, reply.prompt_tokens, reply.completion_tokens, reply.ms, reply.model)
+        self.add_call(
+            role,
+            reply.prompt_tokens,
+            reply.completion_tokens,
+            reply.ms,
+            reply.model,
+            reasoning_tokens=reply.reasoning_tokens,
+        )
 
     def add_call(
-        self, role: str, prompt_tokens: int, completion_tokens: int, ms: int, model: str = ""
+        self,
+        role: str,
+        prompt_tokens: int,
+        completion_tokens: int,
+        ms: int,
+        model: str = "",
+        *,
+        reasoning_tokens: int = 0,
     ) -> None:
         """One call; `model` is the served model's name ("": unknown, priced as configured)."""
-        _count(self.by_role.setdefault(role, RoleUsage()), 1, prompt_tokens, completion_tokens, ms)
+        counts = (prompt_tokens, completion_tokens, ms, reasoning_tokens)
+        _count(self.by_role.setdefault(role, RoleUsage()), 1, *counts)
         if model:
-            u = self.by_model.setdefault((role, model), RoleUsage())
-            _count(u, 1, prompt_tokens, completion_tokens, ms)
+            _count(self.by_model.setdefault((role, model), RoleUsage()), 1, *counts)
 
     def merge(self, other: Usage) -> Usage:
         """A new Usage with the calls of both."""
@@ -164,10 +196,10 @@ class Usage:
         for usage in (self, other):
             for role, u in usage.by_role.items():
                 t = total.by_role.setdefault(role, RoleUsage())
-                _count(t, u.calls, u.prompt_tokens, u.completion_tokens, u.ms)
+                _count(t, u.calls, u.prompt_tokens, u.completion_tokens, u.ms, u.reasoning_tokens)
             for key, u in usage.by_model.items():
                 t = total.by_model.setdefault(key, RoleUsage())
-                _count(t, u.calls, u.prompt_tokens, u.completion_tokens, u.ms)
+                _count(t, u.calls, u.prompt_tokens, u.completion_tokens, u.ms, u.reasoning_tokens)
         return total
 
     @property
@@ -175,22 +207,28 @@ class Usage:
         return sum(u.total_tokens for u in self.by_role.values())
 
     def to_dict(self) -> dict[str, Any]:
-        return {
-            role: {
+        """run.json's usage per role; `reasoning_tokens` only for a role that had some."""
+        out: dict[str, Any] = {}
+        for role, u in sorted(self.by_role.items()):
+            out[role] = {
                 "calls": u.calls,
                 "prompt_tokens": u.prompt_tokens,
                 "completion_tokens": u.completion_tokens,
                 "ms": u.ms,
             }
-            for role, u in sorted(self.by_role.items())
-        }
+            if u.reasoning_tokens:
+                out[role]["reasoning_tokens"] = u.reasoning_tokens
+        return out
 
 
-def _count(u: RoleUsage, calls: int, prompt: int, completion: int, ms: int) -> None:
+def _count(
+    u: RoleUsage, calls: int, prompt: int, completion: int, ms: int, reasoning: int = 0
+) -> None:
     u.calls += calls
     u.prompt_tokens += prompt
     u.completion_tokens += completion
     u.ms += ms
+    u.reasoning_tokens += reasoning
 
 
 class _BadResponse(Exception):
@@ -346,21 +384,30 @@ class LLM:
         messages: list[dict[str, Any]],
         on_delta: Callable[[str], None] | None = None,
         on_retry: Callable[[], None] | None = None,
+        on_progress: Callable[[Streaming], None] | None = None,
+        tools: list[dict[str, Any]] | None = None,
+        tool_choice: str | dict[str, Any] | None = None,
         max_tokens: int | None = None,
         deadline_s: float | None = None,
         cancelled: Callable[[], bool] | None = None,
     ) -> Reply:
-        """A text-only streamed call; `on_delta` sees each piece as it arrives, and
-        `on_retry` is told when an attempt that already sent pieces starts over."""
+        """A streamed call; `on_delta` sees each piece of content as it arrives,
+        `on_retry` is told when an attempt that already sent pieces starts over, and
+        `on_progress` how far the answer got, a few times a second (streamed.Meter).
+        Tool calls are assembled from their streamed pieces."""
         kwargs: dict[str, Any] = {
             "model": model,
             "messages": messages,
             "stream": True,
             "stream_options": {"include_usage": True},
         }
+        if tools:
+            kwargs["tools"] = tools
+            if tool_choice is not None:
+                kwargs["tool_choice"] = tool_choice
         if max_tokens is not None:
             kwargs["max_tokens"] = max_tokens
-        return self._call(kwargs, deadline_s, cancelled, on_delta, on_retry)
+        return self._call(kwargs, deadline_s, cancelled, on_delta, on_retry, on_progress)
 
     def list_models(self) -> list[str]:
         call = _Call(time.monotonic() + self.timeout_s, self.timeout_s, self.cancelled)
@@ -385,10 +432,12 @@ class LLM:
         cancelled: Callable[[], bool] | None,
         on_delta: Callable[[str], None] | None = None,
         on_retry: Callable[[], None] | None = None,
+        on_progress: Callable[[Streaming], None] | None = None,
     ) -> Reply:
         budget = self.deadline_s if deadline_s is None else deadline_s
         start = time.monotonic()
         call = _Call(start + budget, budget, cancelled or self.cancelled)
+        meter = Meter(on_progress, start)  # counts each attempt anew, the time from start
         attempts = bad = retries = 0
         last: LLMError | None = None
         delivered = [False]  # a streamed attempt has shown pieces: a retry must say so
@@ -406,7 +455,8 @@ class LLM:
                         on_retry()
                     delivered[0] = False
                     attempts += 1
-                    reply = self._attempt(call, kwargs, delta)
+                    meter.restart()
+                    reply = self._attempt(call, kwargs, delta, meter)
                     ms = int((time.monotonic() - start) * 1000)
                     return Reply(**{**reply, "ms": ms})
                 except Exception as exc:
@@ -480,7 +530,11 @@ class LLM:
             request.extensions = {**request.extensions, "trace": call.trace}
 
     def _attempt(
-        self, call: _Call, kwargs: dict[str, Any], on_delta: Callable[[str], None]
+        self,
+        call: _Call,
+        kwargs: dict[str, Any],
+        on_delta: Callable[[str], None],
+        meter: Meter | None = None,
     ) -> dict[str, Any]:
         timeout = max(0.05, min(self.timeout_s, call.remaining()))
         http = _http_module()
@@ -492,7 +546,7 @@ class LLM:
             ) as resp:
                 ctype = resp.headers.get("content-type", "")
                 if kwargs.get("stream") and "text/event-stream" in ctype:
-                    return _read_stream(resp.iter_lines(), kwargs["model"], on_delta)
+                    return _read_stream(resp.iter_lines(), kwargs["model"], on_delta, meter)
                 parsed = _parse_completion(resp.read(), ctype, kwargs["model"])
                 if kwargs.get("stream") and parsed["content"]:
                     on_delta(parsed["content"])  # a server that ignored stream=True
@@ -621,6 +675,7 @@ def _parse_completion(body: bytes, ctype: str, model: str) -> dict[str, Any]:
     calls = [_tool_call(c, i, body) for i, c in enumerate(raw_calls)]
     prompt, completion = _usage(data.get("usage"))
     finish = choice.get("finish_reason")
+    reasoning, key = reasoning_of(message)
     return {
         "content": content,
         "tool_calls": calls,
@@ -628,6 +683,9 @@ def _parse_completion(body: bytes, ctype: str, model: str) -> dict[str, Any]:
         "model": data["model"] if isinstance(data.get("model"), str) and data["model"] else model,
         "prompt_tokens": prompt,
         "completion_tokens": completion,
+        "reasoning": reasoning,
+        "reasoning_tokens": reasoning_tokens(data.get("usage")),
+        "reasoning_key": key,
     }
 
 
@@ -647,11 +705,20 @@ def _tool_call(c: Any, i: int, body: bytes) -> ToolCallRequest:
 
 
 def _read_stream(
-    lines: Iterator[str], model: str, on_delta: Callable[[str], None]
+    lines: Iterator[str],
+    model: str,
+    on_delta: Callable[[str], None],
+    meter: Meter | None = None,
 ) -> dict[str, Any]:
-    """An SSE chat stream: `data:` events until [DONE]; comments (keep-alives) skipped."""
+    """An SSE chat stream: `data:` events until [DONE]; comments (keep-alives) skipped.
+    Content, reasoning and tool-call pieces are reassembled; `meter` sees every line."""
+    meter = meter or Meter(None, 0.0)
     parts: list[str] = []
-    prompt = completion = 0
+    thinking: list[str] = []
+    thinking_key = ""
+    calls = ToolCallParts()
+    served = model  # the model the chunks say served it (a dated snapshot), for pricing
+    prompt = completion = thought = 0
     finish: str | None = None
     done = False
     events = 0
@@ -659,7 +726,7 @@ def _read_stream(
     data_lines: list[str] = []
 
     def handle(data: str) -> None:
-        nonlocal prompt, completion, finish, done, events
+        nonlocal prompt, completion, thought, thinking_key, served, finish, done, events
         if data.strip() == "[DONE]":
             done = True
             return
@@ -672,8 +739,12 @@ def _read_stream(
         if chunk.get("error"):
             raise _BadResponse(f"an error in the stream: {_clip(_error_text(chunk['error']))}")
         events += 1
+        if isinstance(chunk.get("model"), str) and chunk["model"]:
+            served = chunk["model"]
         if chunk.get("usage"):
             prompt, completion = _usage(chunk["usage"])
+            thought = reasoning_tokens(chunk["usage"]) or thought
+            meter.served(completion)
         choices = chunk.get("choices") or []
         if not isinstance(choices, list):
             raise _BadResponse(f"stream choices that are not a list: {_clip(data)}")
@@ -685,10 +756,22 @@ def _read_stream(
             if piece:
                 parts.append(piece)
                 on_delta(piece)
+                meter.text(piece)
+            reasoning, key = reasoning_of(delta)
+            if reasoning:  # a thinking model's thoughts: kept apart, never content
+                thinking.append(reasoning)
+                thinking_key = thinking_key or key
+                meter.text(reasoning, reasoning=True)
+            if isinstance(delta, dict) and delta.get("tool_calls") is not None:
+                try:
+                    meter.text(calls.add(delta["tool_calls"]))
+                except ValueError as e:
+                    raise _BadResponse(f"{e}: {_clip(data)}") from None
             if isinstance(choice.get("finish_reason"), str):
                 finish = choice["finish_reason"]
 
     for line in lines:
+        meter.tick()  # keep-alives too: time passes, and the watcher is told so
         if not line.strip():  # the end of an event
             if data_lines:
                 handle("\n".join(data_lines))
@@ -708,13 +791,21 @@ def _read_stream(
         raise _BadResponse(f"an event stream with no answer in it: {shown}")
     if not done and finish is None:
         raise _BadResponse("a stream that ended before the answer was complete")
+    tool_calls = []
+    for i, c in enumerate(calls.calls()):
+        if not c["name"]:
+            raise _BadResponse(f"a streamed tool call with no function name (call {i + 1})")
+        tool_calls.append(ToolCallRequest(c["id"] or f"call_{i}", c["name"], c["arguments"]))
     return {
         "content": "".join(parts),
-        "tool_calls": [],
+        "tool_calls": tool_calls,
         "finish_reason": finish,
-        "model": model,
+        "model": served,
         "prompt_tokens": prompt,
         "completion_tokens": completion,
+        "reasoning": "".join(thinking),
+        "reasoning_tokens": thought,
+        "reasoning_key": thinking_key,
     }
 
 

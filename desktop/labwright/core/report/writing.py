@@ -19,6 +19,7 @@ from typing import Any
 from labwright.core.agent.guards import Budget, RunClock
 from labwright.core.events import Event, Guard, LLMCall
 from labwright.core.llm.client import LLM, LLMError, Reply, Usage
+from labwright.core.llm.inflight import Feed, in_flight
 from labwright.core.report.latex.jail import secret_values
 from labwright.core.report.templates import Template
 from labwright.core.resources import prompt
@@ -35,6 +36,9 @@ _LEAKS = [
     (re.compile(r"</?tool_call>|</?function_calls>|<invoke\b", re.I), "tool-call markup"),
     (re.compile(r"\"?\btool_calls\b\"?\s*[:=]|\btool_calls\b", re.I), "tool_calls JSON"),
 ]
+# A model that thinks inside its answer (a reasoning model served without a reasoning
+# parser) opens with <think>…</think>; an unclosed one is all thinking.
+_THINKING = re.compile(r"\A\s*<think>(?:.*?</think>\s*|.*\Z)", re.S)
 _FENCE = re.compile(r"```[a-zA-Z]*[ \t]*\n(.*?)```", re.S)
 _CITE = re.compile(r"\\cite[a-zA-Z]*\*?(?:\[[^\]]*\]){0,2}\{([^}]*)\}")
 
@@ -125,8 +129,13 @@ class Writer:
     def ask(
         self, role: str, messages: list[dict[str, Any]], *, stream: bool = False
     ) -> Generator[Event, None, Reply]:
-        assert self.llm is not None
+        """One call of the write model, streamed so its progress shows while it writes.
+        `stream`: the answer is a document, whose pieces also go to `on_text`. The reply's
+        content is the answer only: reasoning is never part of it."""
+        llm = self.llm
+        assert llm is not None
         c = self.config
+        show = self.on_text if stream else None
         # every role here writes: they share the write deadline; max_tokens is per role
         limits: dict[str, Any] = {
             "model": c.write_model,
@@ -134,16 +143,28 @@ class Writer:
             "max_tokens": c.tokens_for(role),
             "deadline_s": c.write_deadline_s,
         }
+
+        def call(feed: Feed) -> Reply:
+            return llm.stream(
+                **limits,
+                on_progress=feed.progress,
+                on_delta=feed.piece if show is not None else None,
+                on_retry=feed.restart if show is not None else None,
+                cancelled=feed.cancelled,
+            )
+
         try:
-            if stream and self.on_text is not None:
-                self.on_text("start", role)
-                reply = self.llm.stream(
-                    **limits,
-                    on_delta=partial(self.on_text, "delta"),
-                    on_retry=partial(self.on_text, "start", role),  # the shown text starts over
-                )
-            else:
-                reply = self.llm.chat(**limits)
+            if show is not None:
+                show("start", role)
+            reply = yield from in_flight(
+                role,
+                c.write_model,
+                call,
+                cancelled=llm.cancelled,
+                on_piece=partial(show, "delta") if show is not None else None,
+                # the shown text starts over
+                on_restart=partial(show, "start", role) if show is not None else None,
+            )
         except LLMError as e:
             if e.kind == "deadline":
                 yield Guard(
@@ -151,9 +172,16 @@ class Writer:
                 )
             raise
         self.usage.add(role, reply)
-        yield LLMCall(role, reply.model, reply.prompt_tokens, reply.completion_tokens, reply.ms)
+        yield LLMCall(
+            role,
+            reply.model,
+            reply.prompt_tokens,
+            reply.completion_tokens,
+            reply.ms,
+            reply.reasoning_tokens,
+        )
         yield from self.budget.check().events  # the wrap-up warning once, then the stop
-        return reply
+        return replace(reply, content=_THINKING.sub("", reply.content, count=1))
 
     def ask_for_document(
         self, role: str, messages: list[dict[str, Any]]

@@ -122,6 +122,7 @@ class RunContext:
                         int(ev["completion_tokens"]),
                         int(ev.get("ms") or 0),
                         str(ev.get("model") or ""),
+                        reasoning_tokens=int(ev.get("reasoning_tokens") or 0),
                     )
                 continue
             if ev.get("type") != "milestone":

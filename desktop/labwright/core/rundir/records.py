@@ -175,10 +175,14 @@ def _check(value: Any, tp: Any, where: str) -> Any:
 
 @dataclass
 class RoleUsage(Record):
+    _OMIT_NONE: ClassVar[frozenset[str]] = frozenset({"reasoning_tokens"})
     calls: int = 0
     prompt_tokens: int = 0
     completion_tokens: int = 0
     ms: int = 0
+    # the part of completion_tokens a reasoning model spent thinking; only for a role
+    # whose server reported some (an added key)
+    reasoning_tokens: int | None = None
 
 
 @dataclass

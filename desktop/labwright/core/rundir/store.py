@@ -156,6 +156,8 @@ class RunStore:
         self.dir = run_dir
 
     def append(self, event: Event) -> None:
+        if not event.journaled:  # progress is for whoever watches now, not for the record
+            return
         self._journal.write(event.to_json() + "\n")
         self._journal.flush()
 

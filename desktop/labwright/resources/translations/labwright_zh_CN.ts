@@ -1198,6 +1198,18 @@
         <translation>（之前的结果）</translation>
     </message>
     <message>
+        <source>waiting for the model… {0} s</source>
+        <translation>等待模型回答… {0} 秒</translation>
+    </message>
+    <message>
+        <source>thinking… {0} tokens · {1} s</source>
+        <translation>思考中… {0} 个 token · {1} 秒</translation>
+    </message>
+    <message>
+        <source>writing… {0} tokens · {1} s</source>
+        <translation>撰写中… {0} 个 token · {1} 秒</translation>
+    </message>
+    <message>
         <source>{0} files</source>
         <translation>{0} 个文件</translation>
     </message>

@@ -106,7 +106,12 @@ class ReadImage(Tool):
         except LLMError as e:
             return error(Words("vision_failed", path=rel), f"The vision model failed: {e}")
         event = LLMCall(
-            "vision", reply.model, reply.prompt_tokens, reply.completion_tokens, reply.ms
+            "vision",
+            reply.model,
+            reply.prompt_tokens,
+            reply.completion_tokens,
+            reply.ms,
+            reply.reasoning_tokens,
         )
         answer = reply.content.strip()
         return ToolOutcome(
