@@ -221,10 +221,16 @@ def test_manual_headings_and_requirements_from_docx(projectile: Path) -> None:
         "Manual/1GP2 Projectile Motion - Lab Manual.docx",
     ]
     headings = manual_headings(projectile, docs)
-    for expected in ("ASSESSMENT GUIDELINES", "LAB REPORT (50%)", "OBJECTIVES", "PROCEDURE"):
-        assert expected in headings
-    assert len(headings) == len({h.casefold() for h in headings})  # the PDF twin adds nothing
-    assert not any("You may" in h for h in headings)  # a paragraph styled as a heading
+    # The lab manual's headings, not the assessment guidelines' beside it, and not
+    # the cover page's institution or title.
+    assert headings[:4] == ["OBJECTIVES", "THEORY", "Introduction", "Projectile Motion"]
+    assert "Part B: Maximum Range vs. Initial Speed" in headings  # "vs." ends no sentence
+    assert not {
+        "ASSESSMENT GUIDELINES",
+        "UNIVERSITI SAINS MALAYSIA",
+        "1GP2 PROJECTILE MOTION",
+    } & set(headings)
+    assert len(headings) == len({h.casefold() for h in headings})
     requirements = manual_requirements(projectile, docs)
     assert (
         "Graph of range versus angle of inclination for different initial speeds." in requirements
@@ -242,8 +248,11 @@ def test_manual_headings_and_requirements_from_docx(projectile: Path) -> None:
 def test_manual_from_pdf_alone(projectile: Path) -> None:
     docs = [f"{GUIDELINES}.pdf"]
     headings = manual_headings(projectile, docs)
-    assert "ASSESSMENT GUIDELINES" in headings and "LAB REPORT (50%)" in headings
-    assert not any(h == "1GP2 Projectile Motion" for h in headings)
+    # From font sizes (the PDF has no outline); marks are not part of a heading.
+    assert headings == [
+        "INSTRUCTIONS", "ASSESSMENT GUIDELINES", "LAB REPORT", "EXPERIMENT",
+        "VIVA VOCE AND PRESENTATION",
+    ]  # fmt: skip
     requirements = manual_requirements(projectile, docs)
     assert (
         "Graph of range versus initial speeds at a fixed angle of inclination of θ=45°"
