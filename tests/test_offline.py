@@ -306,7 +306,8 @@ def test_projectile_skeleton_compiles_with_tables_and_plots(
     todo_lines = [line for line in tex.splitlines() if "\\textbf{TODO:}" in line]
     assert len(todo_lines) == len(load_template("lab-en").sections)
     assert all(line.rstrip().endswith("% TODO") for line in todo_lines)
-    assert "The manual covers:" in tex and "ASSESSMENT GUIDELINES" in tex
+    assert "The manual covers:" in tex and "OBJECTIVES; THEORY" in tex
+    assert "ASSESSMENT GUIDELINES" not in tex  # the guidelines are not the manual
     assert "\\section*{Requirements to check}" in tex
     # Wide tables are split: no tabular has more than 1 + 7 columns.
     specs = re.findall(r"\\begin\{tabular\}\{(.*)\}$", tex, flags=re.MULTILINE)

@@ -259,10 +259,13 @@ class Figures(Stage):
             assert h.scan is not None
             made_by = "tables"
             tables = extract_tables(run.config.folder, h.scan.sample.get("data", []))
+            lang = "zh" if run.template.lang.lower().startswith("zh") else "en"
             for i, table in enumerate(tables):
                 if len(h.figures) >= AUTO_FIGURES:
                     break
-                fig = plot_table(table, run.dir / "figures", f"table{i + 1}", run.config.folder)
+                fig = plot_table(
+                    table, run.dir / "figures", f"table{i + 1}", run.config.folder, lang=lang
+                )
                 if fig:
                     h.figures.append(fig)
         save_figures(run.dir, [FigureRecord.from_dict(f) for f in h.figures])

@@ -37,7 +37,7 @@ from labwright.core.report.offline.manual import MAX_REQUIREMENTS as MAX_REQUIRE
 from labwright.core.report.offline.manual import manual_headings, manual_requirements
 from labwright.core.report.offline.plots import MAX_Y_SERIES as MAX_Y_SERIES
 from labwright.core.report.offline.plots import plot_table
-from labwright.core.report.offline.preamble import _preamble
+from labwright.core.report.offline.preamble import _preamble, siunitx_available
 from labwright.core.report.offline.skeleton import MAX_SHOWN_ROWS as MAX_SHOWN_ROWS
 from labwright.core.report.offline.skeleton import MAX_TABLE_COLUMNS as MAX_TABLE_COLUMNS
 from labwright.core.report.offline.skeleton import (
@@ -113,6 +113,7 @@ def offline_report(
     """
     lang = _lang(template)
     words = _TEXT[lang]
+    siunitx = siunitx_available()
     documents = _scan_sample(scan, "documents")
     tables = extract_tables(folder, _scan_sample(scan, "data"))
     headings = manual_headings(folder, documents)
@@ -125,7 +126,14 @@ def offline_report(
             if len(table_figures) >= MAX_FIGURES:
                 break
             try:
-                made = plot_table(table, figures_dir, f"offline-{base}-{i + 1:02d}", folder)
+                made = plot_table(
+                    table,
+                    figures_dir,
+                    f"offline-{base}-{i + 1:02d}",
+                    folder,
+                    lang=lang,
+                    siunitx=siunitx,
+                )
             except Exception as e:  # a figure that cannot be drawn must not cost the report
                 log.warning("offline plot of %s failed: %s", table.title, e)
                 continue
@@ -154,7 +162,9 @@ def offline_report(
         if k == method_at and str(findings.get("method_approach") or "").strip():
             body += _labelled(words["method"], [str(findings["method_approach"])], words)
         if k == results_at:
-            body += _results(findings, tables, table_figures, extra_figures, words, lang)
+            body += _results(
+                findings, tables, table_figures, extra_figures, words, lang, siunitx=siunitx
+            )
     checklist = gaps if gaps is not None else requirements
     if checklist:
         body.append(f"\\section*{{{tex_text(words['requirements'])}}}")

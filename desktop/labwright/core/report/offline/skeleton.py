@@ -8,8 +8,9 @@ from pathlib import Path
 from typing import Any
 
 from labwright.core.material.tables import Table, column_stats
-from labwright.core.report.offline.formatting import _breakable, format_stat, format_value, tex_text
-from labwright.core.report.offline.language import _TEXT
+from labwright.core.report.offline.columns import as_written, table_labels
+from labwright.core.report.offline.formatting import format_stat, format_value, tex_text
+from labwright.core.report.offline.language import _TEXT, table_title
 from labwright.core.report.templates import Template
 
 MAX_SHOWN_ROWS = 25  # table rows printed; the rest are counted
@@ -49,9 +50,10 @@ def _chunks(n_columns: int) -> list[list[int]]:
     return groups
 
 
-def _table_tex(table: Table, index: int, lang: str) -> list[str]:
+def _table_tex(table: Table, index: int, lang: str, *, siunitx: bool = True) -> list[str]:
     words = _TEXT[lang]
     label = f"tab:data{index}"
+    headers = table_labels(table, siunitx=siunitx)
     # Statistics per category (one material each) are not one column's figures: the
     # table's statistics rows hold only those over all rows.
     stats = {s["name"]: s for s in column_stats(table) if "group" not in s}
@@ -75,12 +77,14 @@ def _table_tex(table: Table, index: int, lang: str) -> list[str]:
         )
         out += ["\\begin{table}[H]", "\\centering", "\\footnotesize"]
         if part == 0:
-            caption = words["table_caption"].format(title=table.title)
+            caption = words["table_caption"].format(title=table_title(table, lang))
             caption_tex = tex_text(caption)
             if len(groups) > 1:
                 caption_tex += tex_text(
                     words["columns_part"].format(a=a, b=groups[0][-1] + 1, n=len(table.columns))
                 )
+            # The headers as the file writes them, for the columns shown otherwise.
+            caption_tex += as_written(table, range(len(table.columns)), headers, words)
             out.append(f"\\caption{{{caption_tex}}}\\label{{{label}}}")
         else:
             out.append(
@@ -94,7 +98,7 @@ def _table_tex(table: Table, index: int, lang: str) -> list[str]:
             " & ".join(
                 [
                     tex_text(row_word),
-                    *(r"\hspace{0pt}" + _breakable(table.columns[c]) for c in cols),
+                    *(r"\hspace{0pt}" + headers[c].tex for c in cols),
                 ]
             )
             + r" \\"
@@ -132,13 +136,16 @@ def _stat_cell(stat: dict | None, key: str) -> str:
     return format_stat(stat[key])
 
 
-def _figure_tex(figure: dict) -> list[str]:
+def _figure_tex(figure: dict, caption_tex: str | None = None) -> list[str]:
+    """A figure float; `caption_tex` only for a plot made in this run's skeleton (LaTeX
+    built here, data escaped): a caption from elsewhere is text, escaped."""
     stem = str(figure["filename"])
+    caption = caption_tex or tex_text(str(figure.get("caption") or stem))
     return [
         "\\begin{figure}[H]",
         "\\centering",
         f"\\includegraphics[width=0.85\\linewidth,height=0.5\\textheight,keepaspectratio]{{figures/{stem}.pdf}}",
-        f"\\caption{{{tex_text(str(figure.get('caption') or stem))}}}\\label{{{_label('fig', stem)}}}",
+        f"\\caption{{{caption}}}\\label{{{_label('fig', stem)}}}",
         "\\end{figure}",
         "",
     ]
@@ -194,6 +201,8 @@ def _results(
     extra_figures: list[dict],
     words: dict[str, str],
     lang: str,
+    *,
+    siunitx: bool = True,
 ) -> list[str]:
     out = _labelled(words["findings"], _as_items(findings.get("key_findings")), words)
     if not tables:
@@ -201,9 +210,10 @@ def _results(
     else:
         out += [tex_text(words["tables_intro"]), ""]
     for i, table in enumerate(tables):
-        out += _table_tex(table, i + 1, lang)
+        out += _table_tex(table, i + 1, lang, siunitx=siunitx)
         if i in table_figures:
-            out += _figure_tex(table_figures[i])
+            made = table_figures[i]
+            out += _figure_tex(made, str(made.get("caption_tex") or "") or None)
     for figure in extra_figures:
         out += _figure_tex(figure)
     return out
