@@ -11,7 +11,7 @@ from pathlib import Path
 from labwright.core.report.offline.language import _CJK
 from labwright.core.report.templates import Template
 
-_PACKAGES = ("graphicx", "booktabs", "float", "array")
+_PACKAGES = ("graphicx", "booktabs", "array")
 
 
 _USEPACKAGE_LINE = re.compile(r"^(\s*\\usepackage(?:\[[^\]]*\])?\{)([^}]*)(\}.*)$")

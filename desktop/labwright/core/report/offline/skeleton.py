@@ -15,6 +15,9 @@ from labwright.core.report.templates import Template
 
 MAX_SHOWN_ROWS = 25  # table rows printed; the rest are counted
 MAX_TABLE_COLUMNS = 7  # data columns per printed chunk (the first one repeats)
+# Floats go where they fit (here, top, bottom, a float page), never pinned with [H]:
+# a pinned table too tall for what is left of a page leaves that page half empty.
+FLOAT_PLACEMENT = "htbp"
 
 
 # --------------------------------------------------------------------------
@@ -75,7 +78,7 @@ def _table_tex(table: Table, index: int, lang: str, *, siunitx: bool = True) -> 
             + (f">{{\\raggedleft\\arraybackslash}}b{{{width}}}" * len(cols))
             + "@{}"
         )
-        out += ["\\begin{table}[H]", "\\centering", "\\footnotesize"]
+        out += [f"\\begin{{table}}[{FLOAT_PLACEMENT}]", "\\centering", "\\footnotesize"]
         if part == 0:
             caption = words["table_caption"].format(title=table_title(table, lang))
             caption_tex = tex_text(caption)
@@ -142,7 +145,7 @@ def _figure_tex(figure: dict, caption_tex: str | None = None) -> list[str]:
     stem = str(figure["filename"])
     caption = caption_tex or tex_text(str(figure.get("caption") or stem))
     return [
-        "\\begin{figure}[H]",
+        f"\\begin{{figure}}[{FLOAT_PLACEMENT}]",
         "\\centering",
         f"\\includegraphics[width=0.85\\linewidth,height=0.5\\textheight,keepaspectratio]{{figures/{stem}.pdf}}",
         f"\\caption{{{caption}}}\\label{{{_label('fig', stem)}}}",
