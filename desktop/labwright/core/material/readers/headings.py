@@ -206,19 +206,41 @@ def _by_font_size(reader: Any) -> list[Heading] | None:
     ]
     if not candidates:
         return None
-    sizes = Counter(round(c.size, 1) for c in candidates)
-    usual = sizes.most_common(1)[0][0]
-    # The cover: page 1's lines set larger than the usual heading (the title, the
-    # course) and everything above the last of them.
-    cover = [c for c in candidates if c.page == 1 and c.size > usual * 1.15]
-    if cover:
-        bottom = min(c.y for c in cover)
-        candidates = [c for c in candidates if not (c.page == 1 and c.y >= bottom - 0.5)]
+    candidates = _without_cover(candidates)
+    if not candidates:
+        return None
     levels = {
         s: i + 1 for i, s in enumerate(sorted({round(c.size, 1) for c in candidates}, reverse=True))
     }
     out = [Heading(levels[round(c.size, 1)], c.text, c.page) for c in candidates]
     return out[:MAX_HEADINGS] or None
+
+
+def _without_cover(candidates: list[_Line]) -> list[_Line]:
+    """The headings without page 1's cover: the title (page 1's largest line, larger than
+    any heading of the later pages), what stands above it (institution, course), and the
+    subtitles right after it (each larger than every heading that follows)."""
+    later = [c.size for c in candidates if c.page > 1]
+    first = [c for c in candidates if c.page == 1]
+    if not later or not first:
+        return candidates
+    big = max(c.size for c in first)
+    if big <= max(later) * 1.05:
+        return candidates
+    title_y = min(c.y for c in first if c.size >= big - 0.1)
+    rest = [c for c in candidates if not (c.page == 1 and c.y >= title_y - 0.5)]
+    while (
+        len(rest) > 1 and rest[0].page == 1 and rest[0].size > max(c.size for c in rest[1:]) * 1.05
+    ):
+        rest = rest[1:]
+    return rest
+
+
+_DATE = re.compile(
+    r"^(?:\d{1,2}\s+)?(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\s+"
+    r"(?:\d{1,2},?\s+)?\d{4}$|^\d{4}[-/.]\d{1,2}[-/.]\d{1,2}$|^\d{4}\s*年",
+    re.IGNORECASE,
+)
 
 
 def _looks_like_heading(text: str) -> bool:
@@ -230,4 +252,5 @@ def _looks_like_heading(text: str) -> bool:
         and not text.endswith((".", ",", ";"))
         and not text[:1].islower()
         and not _CAPTION.match(text)
+        and not _DATE.match(text)
     )
