@@ -70,6 +70,11 @@ def test_docx_heading_styles_of_the_manual_not_of_the_paper_beside_it(tmp_path: 
     assert headings == ["Introduction", "Motivation", "Objectives", "Questions"]
 
 
+def test_a_paper_alone_is_no_manual(tmp_path: Path) -> None:
+    _docx(tmp_path / "Smith2019.docx", PAPER)
+    assert manual_headings(tmp_path, ["Smith2019.docx"]) == []
+
+
 def test_a_chinese_word_manual_and_a_style_based_on_a_heading(tmp_path: Path) -> None:
     import docx
     from docx.enum.style import WD_STYLE_TYPE

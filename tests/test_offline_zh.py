@@ -42,6 +42,7 @@ def _visible(tex: str) -> str:
     body = tex.split("\\begin{document}", 1)[1]
     body = "\n".join(re.sub(r"(?<!\\)%.*", "", line) for line in body.splitlines())
     body = "\n".join(ln for ln in body.splitlines() if not ln.startswith("\\begin{tabular}"))
+    body = re.sub(r"\\begin\{(?:table|figure)\}\[[^\]]*\]", " ", body)  # placement
     body = re.sub(r"\\(?:label|ref|includegraphics(?:\[[^\]]*\])?|begin|end)\{[^}]*\}", " ", body)
     body = re.sub(r"\\(?:hspace|si)\{[^}]*\}", " ", body)
     return re.sub(r"\\[A-Za-z]+", " ", body)
