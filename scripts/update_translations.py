@@ -4,7 +4,7 @@
 
 Runs pyside6-lupdate over desktop/labwright/gui (new strings appear, gone ones
 leave), adds the core's tables of sentences (core/reasons.py, core/report/item_words.py,
-core/report/export.py: the GUI translates them at run time, so lupdate cannot
+core/report/export.py, core/step_words.py: the GUI translates them at run time, so lupdate cannot
 see them), then fills each message
 from scripts/zh_CN.py. A string with no
 translation stays "unfinished" (shown in English) and is listed, and a test
@@ -26,7 +26,7 @@ sys.path.insert(0, str(ROOT / "desktop"))
 
 from zh_CN import ZH_CN  # noqa: E402
 
-from labwright.core import reasons  # noqa: E402
+from labwright.core import reasons, step_words  # noqa: E402
 from labwright.core.report import export, item_words  # noqa: E402
 
 # the core's tables of sentences, each translated by the GUI under its own context
@@ -34,6 +34,7 @@ CORE_TABLES = [
     (reasons.TR_CONTEXT, reasons.all_texts),
     (item_words.TR_CONTEXT, item_words.all_texts),
     (export.TR_CONTEXT, export.all_texts),
+    (step_words.TR_CONTEXT, step_words.all_texts),
 ]
 
 

@@ -288,3 +288,57 @@ def test_cli_verify_bad_input(tmp_path, capsys):
     (tmp_path / "run.json").write_text("{}")
     assert main(["verify", str(tmp_path)]) == 2  # no report.tex
     assert "cannot read" in capsys.readouterr().err
+
+
+# -- chance: how often an invented number of the same magnitude is "traced" -------------
+
+
+def _random_like(rng, text: str) -> str:
+    whole, _, frac = text.partition(".")
+    lead = (
+        "0"
+        if whole == "0"
+        else str(rng.randint(1, 9)) + "".join(str(rng.randint(0, 9)) for _ in whole[1:])
+    )
+    return lead + ("." + "".join(str(rng.randint(0, 9)) for _ in frac) if frac else "")
+
+
+def test_random_numbers_of_the_same_size_are_rarely_traced_and_real_ones_still_are(tmp_path):
+    import random
+    import re
+
+    from labwright.core.material.workspace import scan_folder
+    from labwright.core.report.offline import offline_report
+    from labwright.core.report.templates import load_template
+
+    folder = Path(__file__).resolve().parents[1] / "examples" / "pendulum"
+    tex = offline_report(
+        folder, scan_folder(folder), load_template("lab-en"), tmp_path, figures=[]
+    ).tex
+    records = evidence_from_folder(folder, ["data/periods.csv", "data/setup.txt"])
+    real = [
+        c for c in verify_report(tex, records).checks
+        if c.status in ("matched", "derived") and re.fullmatch(r"\d+\.\d+", c.number.text)
+    ]  # fmt: skip
+    # The lengths and the timings of ten swings, copied from periods.csv, are traced.
+    assert len(real) >= 30 and {"0.200", "8.98", "20.16"} <= {c.number.text for c in real}
+    rng = random.Random(14)
+    traced = tried = 0
+    for _ in range(10):  # ten random numbers per check, each in its own table row
+        picks, rows = [], set()
+        for c in rng.sample(real, len(real)):
+            n = c.number
+            if (n.table, n.row, n.segment) in rows or len(picks) == 10:
+                continue
+            fake = _random_like(rng, n.text)
+            if fake != n.text:
+                rows.add((n.table, n.row, n.segment))
+                picks.append((n, fake))
+        fake_tex = tex
+        for n, fake in sorted(picks, key=lambda p: -p[0].start):
+            fake_tex = fake_tex[: n.start] + fake + fake_tex[n.end :]
+        by_start = {c.number.start: c for c in verify_report(fake_tex, records).checks}
+        for n, _ in picks:
+            tried += 1
+            traced += by_start[n.start].status in ("matched", "derived")
+    assert tried >= 90 and traced <= 2, (traced, tried)

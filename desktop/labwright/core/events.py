@@ -77,6 +77,15 @@ class ToolResult(Event):
     productive: bool
     cached: bool
     summary: str
+    # The summary as data ({code, params}, core/step_words.py) for the app's languages;
+    # taken from a summary that is a `Words`, absent from the JSON form otherwise.
+    words: dict[str, Any] | None = None
+
+    def __post_init__(self) -> None:
+        _take_words(self, self.summary)
+
+    def to_dict(self) -> dict[str, Any]:
+        return _without_none(super().to_dict(), "words")
 
 
 @dataclass(frozen=True)
@@ -90,13 +99,13 @@ class Guard(Event):
     tool: str | None = None  # the tool the call asked for
     turn: int | None = None  # the exploration turn (model call), 1-based
     files: list[str] = field(default_factory=list)  # files of the material it concerns
+    words: dict[str, Any] | None = None  # the detail as data (as ToolResult.words)
+
+    def __post_init__(self) -> None:
+        _take_words(self, self.detail)
 
     def to_dict(self) -> dict[str, Any]:
-        data = super().to_dict()
-        for key in ("call_id", "tool", "turn", "files"):
-            if data[key] is None or data[key] == []:
-                del data[key]
-        return data
+        return _without_none(super().to_dict(), "call_id", "tool", "turn", "files", "words")
 
 
 @dataclass(frozen=True)
@@ -134,6 +143,28 @@ class Error(Event):
     # what failed, as data for the app's languages: a model failure's LLMError.kind
     # ("auth", "unreachable", …), "internal" for Labwright's own; "" when not classified
     kind: str = ""
+    words: dict[str, Any] | None = None  # the message as data (as ToolResult.words)
+
+    def __post_init__(self) -> None:
+        _take_words(self, self.message)
+
+    def to_dict(self) -> dict[str, Any]:
+        return _without_none(super().to_dict(), "words")
+
+
+def _take_words(event: Event, text: object) -> None:
+    """A sentence made as `Words` (core/step_words.py) gives the event its `words` field."""
+    made = getattr(text, "to_dict", None)
+    if getattr(event, "words", None) is None and callable(made) and isinstance(text, str):
+        object.__setattr__(event, "words", made())  # frozen: set once, while it is made
+
+
+def _without_none(data: dict[str, Any], *keys: str) -> dict[str, Any]:
+    """The JSON form without added fields that say nothing (a reader sees what it always saw)."""
+    for key in keys:
+        if data[key] is None or data[key] == []:
+            del data[key]
+    return data
 
 
 EVENT_TYPES: dict[str, type[Event]] = {

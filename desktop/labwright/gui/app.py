@@ -17,8 +17,10 @@ from labwright.core.settings.saved import (
     settings_path,
     settings_problem,
 )
+from labwright.core.step_words import words_of
 from labwright.gui.i18n import install_language
 from labwright.gui.main_window import MainWindow
+from labwright.gui.timeline import step_words
 
 if TYPE_CHECKING:
     from asyncio import AbstractEventLoop
@@ -65,7 +67,8 @@ def start(folder: Path | None = None) -> tuple[QApplication, MainWindow, Abstrac
     window.attach_loop(loop)
     problem = settings_problem()
     if problem:
-        window.show_banner(problem, warning=True)
+        said = words_of(problem)  # worded in the UI language, again on a switch
+        window.show_banner(lambda: step_words(said, problem), warning=True)
     if folder is not None:
         window.load_folder(folder)
     if first_run:  # TeX missing, the disk full: say so now, not after the first run

@@ -161,7 +161,9 @@ class DoctorDialog(QDialog):
         bad = doctor.failed_needed(checks)
         if bad:
             self.summary.setText(
-                self.tr("Labwright is not ready yet: {0}.").format(", ".join(c.name for c in bad))
+                self.tr("Labwright is not ready yet: {0}.").format(
+                    self.tr(", ").join(c.name for c in bad)
+                )
             )
         else:
             self.summary.setText(self.tr("Everything Labwright needs is there."))

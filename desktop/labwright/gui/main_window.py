@@ -460,8 +460,9 @@ class MainWindow(QMainWindow):
         }
         try:
             config = resolve_config(self.folder, flags=flags, settings=self.settings)
-        except ValueError as e:
-            self.show_banner(str(e))
+        except ValueError as e:  # settings.json edited by hand: the core's check says which value
+            why = str(e)
+            self.show_banner(lambda: self.tr("These settings cannot start a run: {0}").format(why))
             return
         if key_problem(config):  # the core decides; the app says it in its own words
             provider = provider_for_url(config.base_url).name
@@ -518,7 +519,9 @@ class MainWindow(QMainWindow):
             if s.seccomp:
                 layers.append(self.tr("seccomp"))
             self.sandbox_label.setText(
-                self.tr("Model-written code runs in a sandbox: {0}.").format(", ".join(layers))
+                self.tr("Model-written code runs in a sandbox: {0}.").format(
+                    self.tr(", ").join(layers)
+                )
             )
             self.sandbox_label.show()
             return False
@@ -570,8 +573,10 @@ class MainWindow(QMainWindow):
                 if self.priced_config is not None:
                     self.cost = spent_usd(self.priced_config, self.usage)
             elif ev.type == "error":
-                kind, message = ev.kind, ev.message
-                self.show_banner(lambda k=kind, m=message: error_words(k, plain_words(m)))
+                kind, message, words = ev.kind, ev.message, getattr(ev, "words", None)
+                self.show_banner(
+                    lambda k=kind, m=message, w=words: error_words(k, plain_words(m), w)
+                )
             elif ev.type == "draft" and self.run_dir is not None:
                 self.results.draft.setPlainText(_read(self.run_dir / "report.tex"))
         plan = self.timeline.plan
@@ -959,7 +964,7 @@ def _redraft_job(
         yield from redraft(run_dir, note=note, api_key=key, cancel=cancel, on_text=on_text)
     except RedraftError as e:
         # refused before anything was written: the run is as it was, and says so
-        yield Error("draft", str(e))
+        yield Error("draft", e.words)
         from labwright.core.rundir.files import try_load_run
 
         meta = try_load_run(run_dir)

@@ -23,6 +23,8 @@ from labwright.core.reasons import (
     reason_text,
 )
 from labwright.core.settings.config import GuardLimits
+from labwright.core.step_words import TR_CONTEXT as STEPS_CONTEXT
+from labwright.core.step_words import step_text
 
 KindRole = Qt.ItemDataRole.UserRole + 1  # "milestone", "tool", "guard", "error", "draft", "note"
 StatusRole = (
@@ -50,6 +52,12 @@ def stage_label(stage: str) -> str:
 
 def _tr_reason(text: str) -> str:
     return QCoreApplication.translate(TR_CONTEXT, text)
+
+
+def step_words(words: Any, english: str) -> str:
+    """A tool result's or guard's sentence in the UI language, from the event's `words`
+    (core/step_words.py); its English when it has none (an older run)."""
+    return step_text(words, english, lambda t: QCoreApplication.translate(STEPS_CONTEXT, t))
 
 
 def guard_explanation(kind: str, limits: GuardLimits | None = None) -> str:
@@ -85,14 +93,16 @@ def model_failure(kind: str) -> str:
     return words.get(kind, QCoreApplication.translate("Errors", "an unexpected failure"))
 
 
-def error_words(kind: str, message: str) -> str:
+def error_words(kind: str, message: str, words: Any = None) -> str:
     """An error event for a person. In English the core's own message (it names the server,
-    the status, what to do); in another language the translated sentence for its kind, or
-    the message when the kind is not known (an older run)."""
+    the status, what to do); in another language its `words` translated, else the
+    translated sentence for its kind, or the message when the kind is not known."""
     from labwright.gui.i18n import current_language
 
     if current_language() == "en":
         return message
+    if words is not None:
+        return step_words(words, message)
     words = {
         "auth": QCoreApplication.translate(
             "Errors", "The model server refused the API key. Check the key in Settings."
@@ -222,18 +232,20 @@ class TimelineModel(QAbstractItemModel):
         if node is None:
             return
         node.status = "ok" if ev.ok else "failed"
-        node.raw = (ev.summary, ev.cached)
-        node.detail = _tool_detail(ev.summary, ev.cached)
+        node.raw = (ev.summary, ev.cached, getattr(ev, "words", None))
+        node.detail = _tool_detail(*node.raw)
         self._changed(node)
 
     def _on_guard(self, ev: Any) -> None:
+        words = getattr(ev, "words", None)
         self._add(
             Node(
                 "guard",
                 guard_explanation(ev.kind, self.limits),
-                detail=ev.detail,
+                detail=step_words(words, ev.detail),
                 status=ev.kind,
-                tooltip=ev.detail,
+                tooltip=ev.detail,  # the core's own sentence, for whoever helps
+                raw=(words, ev.detail),
             )
         )
 
@@ -254,13 +266,14 @@ class TimelineModel(QAbstractItemModel):
 
     def _on_error(self, ev: Any) -> None:
         kind = getattr(ev, "kind", "")
+        raw = (kind, ev.message, getattr(ev, "words", None))
         self._add(
             Node(
                 "error",
                 QCoreApplication.translate("Timeline", "Error"),
-                detail=error_words(kind, ev.message),
+                detail=error_words(*raw),
                 tooltip=ev.message,  # the specifics (server, status) for whoever helps
-                raw=(kind, ev.message),
+                raw=raw,
             )
         )
 
@@ -285,6 +298,8 @@ class TimelineModel(QAbstractItemModel):
             node.detail = _tool_detail(*node.raw)
         elif node.kind == "guard":
             node.title = guard_explanation(node.status, self.limits)
+            if node.raw is not None:
+                node.detail = step_words(*node.raw)
         elif node.kind == "error":
             node.title = QCoreApplication.translate("Timeline", "Error")
             if node.raw is not None:
@@ -452,8 +467,9 @@ def _short(value: Any, limit: int = 48) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-def _tool_detail(summary: str, cached: bool) -> str:
-    return summary + (QCoreApplication.translate("Timeline", " (earlier result)") if cached else "")
+def _tool_detail(summary: str, cached: bool, words: Any = None) -> str:
+    said = step_words(words, summary)
+    return said + (QCoreApplication.translate("Timeline", " (earlier result)") if cached else "")
 
 
 def milestone_summary(stage: str, status: str, detail: Any) -> str:
@@ -542,4 +558,4 @@ def milestone_summary(stage: str, status: str, detail: Any) -> str:
             )
     elif isinstance(detail, str):
         parts.append(detail)
-    return ", ".join(parts)
+    return QCoreApplication.translate("Timeline", ", ").join(parts)  # "，" in Chinese

@@ -132,6 +132,33 @@ def series(out: Path) -> None:
         (folder / f"gain_{gain:02d}.txt").write_text(text, encoding="utf-8")
 
 
+def instrument_day(out: Path) -> None:
+    """One folder of a day at the bench: 31 analyzer spectra, 14 scope traces and a note.
+
+    Spectrum k (SA_001.csv … SA_031.csv): 51 frequencies 500–1500 Hz in steps of 20,
+    a Lorentzian line of level -20 - k/2 dBm exactly at 600 + 20·k Hz over a -70 dBm floor.
+    Trace j (scope_01.csv … scope_14.csv): 200 times 0.00–1.99 ms; a pulse of 0.1·j V
+    from 0.50 to 0.60 ms (11 samples), 0 V elsewhere.
+    """
+    folder = out / "bench_day"
+    folder.mkdir(exist_ok=True)
+    for k in range(1, 32):
+        fk, height = 600 + 20 * k, 50 - k / 2
+        lines = ["Frequency (Hz),Level (dBm)"]
+        for i in range(51):
+            f = 500 + 20 * i
+            lines.append(f"{f},{-70 + height / (1 + ((f - fk) / 40) ** 2):.2f}")
+        (folder / f"SA_{k:03d}.csv").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    for j in range(1, 15):
+        lines = ["Time (ms),CH1 (V)"]
+        for i in range(200):
+            lines.append(f"{i / 100:.2f},{0.1 * j if 50 <= i <= 60 else 0.0:.2f}")
+        (folder / f"scope_{j:02d}.csv").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    (folder / "notes.txt").write_text(
+        "Bench day 3: analyzer sweeps SA_*, scope captures scope_*.\n", encoding="utf-8"
+    )
+
+
 def big(out: Path, rows: int = 100_000, name: str = "tracking.csv") -> Path:
     """A tracker export: frame, time, x, y, and constant mass/size columns."""
     path = out / name
@@ -157,6 +184,7 @@ def make(out: Path, *, with_big: bool = False) -> None:
         gbk,
         stacked,
         series,
+        instrument_day,
     ):
         make_one(out)
     if with_big:

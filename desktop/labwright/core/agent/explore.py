@@ -24,10 +24,12 @@ from labwright.core.agent.tools import Tool, Toolbox, ToolContext, ToolOutcome, 
 from labwright.core.agent.tools.base import Refused, error
 from labwright.core.events import Error, Event, Guard, LLMCall, ToolCall
 from labwright.core.llm.client import LLM, Cancelled, LLMError, Reply, ToolCallRequest, Usage
+from labwright.core.material.tables.outline import Outline, outline
 from labwright.core.material.workspace import ScanResult
 from labwright.core.reasons import Reason
 from labwright.core.resources import message, prompt
 from labwright.core.settings.config import RunConfig
+from labwright.core.step_words import Words
 
 MAX_PARALLEL = 4
 # A forced tool_choice answered with these (llama.cpp's server: HTTP 500; others 400/422)
@@ -74,12 +76,35 @@ class Exploration:
         return base
 
 
+MAX_OUTLINE_LINES = 20  # table lines in the first message: a local model's context is small
+
+
+def _collapsed(paths: list[str], tables: Outline) -> list[str]:
+    """Data file names with each series once, as its pattern and count."""
+    out: list[str] = []
+    done: set[int] = set()
+    for p in paths:
+        s = tables.series_of(p)
+        if s is None:
+            out.append(p)
+        elif id(s) not in done:
+            done.add(id(s))
+            out.append(f"{s.pattern} ({len(s.tables)} files)")
+    return out
+
+
 def _first_messages(config: RunConfig, scan: ScanResult, tools: Toolbox) -> list[dict]:
     figures = any(t.traits.figure for t in tools.values())
     figure_hint = message("figure_hint_make" if figures else "figure_hint_later")
+    # The tables in the data files, so the model reads the right ranges; a series of
+    # files alike (31 spectra) is one line in both the listing and the outline.
+    tables = outline(config.folder, scan.sample.get("data", []), max_lines=MAX_OUTLINE_LINES)
     listing = "\n".join(
-        f"- {bucket}: " + ", ".join(paths) for bucket, paths in scan.sample.items() if paths
+        f"- {bucket}: " + ", ".join(_collapsed(paths, tables) if bucket == "data" else paths)
+        for bucket, paths in scan.sample.items()
+        if paths
     )
+    table_lines = "\n".join(f"- {line}" for line in tables.lines())
     return [
         {
             "role": "system",
@@ -94,6 +119,7 @@ def _first_messages(config: RunConfig, scan: ScanResult, tools: Toolbox) -> list
                 folder_name=config.folder.name,
                 scan_summary=scan.summary(),
                 scan_listing=listing or "(no files)",
+                data_tables=table_lines or "(no tables found)",
             ),
         },
     ]
@@ -151,7 +177,9 @@ def explore(
                     reply = ask(None)
             except LLMError as e:
                 if e.kind == "deadline":
-                    cut = f"explore call cut at {config.explore_deadline_s:g} s"
+                    cut = Words(
+                        "deadline", role="explore", seconds=f"{config.explore_deadline_s:g}"
+                    )
                     yield Guard("deadline", cut, turn=turn)
                 if ledger.evidence == 0:
                     raise  # nothing gathered: the run cannot go on from here

@@ -30,6 +30,7 @@ from labwright.core.events import Event, Guard, ToolResult
 from labwright.core.reasons import Reason
 from labwright.core.resources import message
 from labwright.core.settings.config import GuardLimits, RunConfig
+from labwright.core.step_words import Words
 
 
 @dataclass
@@ -167,8 +168,7 @@ class Ledger:
 
     def forcing_rejected(self, turn: int, error: str) -> list[Guard]:
         """The server refused this turn's forced tool choice: ask again with words."""
-        why = f"The server rejected the forced tool choice ({error})"
-        check = self.window.fallback(why, self.standing())
+        check = self.window.fallback("choice_rejected", self.standing(), error=error)
         if check.note:
             self.entries.append(Note(self.model_calls, check.note))
         return self._apply(check, turn=turn)
@@ -188,8 +188,7 @@ class Ledger:
         events: list[Event] = [self._stamp(e, turn=turn) for e in capped.events]
         events += self._apply(silent, turn=turn)
         if forced and self.tools.finishing not in names[:kept]:
-            why = "The model ignored the forced tool choice"
-            ignored = self.window.fallback(why, self.standing())
+            ignored = self.window.fallback("choice_ignored", self.standing())
             self._turn().fallback = ignored.note
             events += self._apply(ignored, turn=turn)
         return kept, events
@@ -282,7 +281,7 @@ class Ledger:
             return [
                 *self._stamped(record, record.events),
                 ToolResult(
-                    record.call_id, record.name, False, False, False, "not run: exploration stopped"
+                    record.call_id, record.name, False, False, False, Words("not_run_stopped")
                 ),
             ]
         events: list[Event] = list(record.events)
@@ -291,7 +290,7 @@ class Ledger:
             record.outcome = ToolOutcome(
                 earlier.ok,
                 dedup_message(self.limits, record.described, earlier.content),
-                "same call earlier in this turn",
+                Words("same_call"),
                 productive=False,
             )
         elif record.ran:
@@ -374,9 +373,8 @@ class Ledger:
         if check.nudge and not self.nudged:
             self.nudged = True
             self.nudge_note = message("guard_nudge", what=check.nudge, standing=self.standing())
-            events.append(
-                Guard("nudge", check.nudge + " The model was asked to move on or finish.")
-            )
+            asked = check.nudged or check.nudge + " The model was asked to move on or finish."
+            events.append(Guard("nudge", asked))
         if check.stop is not None:
             self._end(check.stop)
         return [self._stamp(e, turn=turn) for e in events]

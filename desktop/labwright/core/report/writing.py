@@ -23,6 +23,7 @@ from labwright.core.report.latex.jail import secret_values
 from labwright.core.report.templates import Template
 from labwright.core.resources import prompt
 from labwright.core.settings.config import RunConfig
+from labwright.core.step_words import Words
 
 MAX_FORMAT_RETRIES = 3
 EVIDENCE_CHARS = 60_000  # what the write model sees of the evidence, in all
@@ -145,7 +146,9 @@ class Writer:
                 reply = self.llm.chat(**limits)
         except LLMError as e:
             if e.kind == "deadline":
-                yield Guard("deadline", f"{role} call cut at {c.write_deadline_s:g} s")
+                yield Guard(
+                    "deadline", Words("deadline", role=role, seconds=f"{c.write_deadline_s:g}")
+                )
             raise
         self.usage.add(role, reply)
         yield LLMCall(role, reply.model, reply.prompt_tokens, reply.completion_tokens, reply.ms)
@@ -166,15 +169,19 @@ class Writer:
             if not problems:
                 return text
             if attempt == MAX_FORMAT_RETRIES:
-                yield Guard(
-                    "format_retry",
-                    f"{role}: still not a LaTeX document after {MAX_FORMAT_RETRIES} retries ({'; '.join(problems)})",
+                said = Words(
+                    "format_failed", role=role, of=MAX_FORMAT_RETRIES, problems="; ".join(problems)
                 )
+                yield Guard("format_retry", said)
                 return None
-            yield Guard(
+            said = Words(
                 "format_retry",
-                f"{role} output rejected ({'; '.join(problems)}); retry {attempt + 1}/{MAX_FORMAT_RETRIES}",
+                role=role,
+                problems="; ".join(problems),
+                n=attempt + 1,
+                of=MAX_FORMAT_RETRIES,
             )
+            yield Guard("format_retry", said)
             messages += [
                 {"role": "assistant", "content": reply.content[:4000]},
                 {"role": "user", "content": prompt("retry", problems="; ".join(problems))},

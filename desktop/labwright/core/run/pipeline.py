@@ -26,6 +26,7 @@ from labwright.core.run.stages import AUTO_FIGURES, MAX_FIX_ROUNDS, STAGES, plan
 from labwright.core.rundir.files import RunFileError, load_run
 from labwright.core.rundir.store import RunDirError, read_journal, sweep_temp_dirs
 from labwright.core.settings.config import RunConfig
+from labwright.core.step_words import Words
 
 __all__ = [
     "AUTO_FIGURES",
@@ -191,7 +192,12 @@ def _reload(run: _Run) -> None:
 
 
 class RedraftError(ValueError):
-    """A run that cannot be re-drafted; the message says why and what to do."""
+    """A run that cannot be re-drafted; the message says why and what to do. `words` is
+    the message, a `Words` (core/step_words.py) when the app can say it in its languages."""
+
+    def __init__(self, words: str) -> None:
+        super().__init__(words)
+        self.words = words
 
 
 def redraft(
@@ -233,17 +239,11 @@ def _redraft_config(run_dir: Path, api_key: str | None) -> RunConfig:
     try:
         journal = read_journal(run_dir)
     except OSError:
-        raise RedraftError(f"{run_dir} is not a Labwright run directory.") from None
+        raise RedraftError(Words("redraft_not_a_run", run_dir=run_dir)) from None
     if meta.status == "running":
-        raise RedraftError(
-            "This run is still running, or it was stopped midway: finish it first "
-            "(labwright run --resume)."
-        )
+        raise RedraftError(Words("redraft_running"))
     if meta.config.get("offline"):
-        raise RedraftError(
-            "This run was offline: no model explored the material, so there is nothing to "
-            "draft from. Start a new run with a model instead."
-        )
+        raise RedraftError(Words("redraft_offline"))
     plan = meta.plan
     ended = {
         e.get("stage")
@@ -253,13 +253,10 @@ def _redraft_config(run_dir: Path, api_key: str | None) -> RunConfig:
     before = plan[: plan.index("draft")] if "draft" in plan else ["draft"]
     missing = [s for s in before if s not in ended]
     if missing:
-        raise RedraftError(
-            f"The run stopped before drafting ({', '.join(missing)} did not finish): "
-            "resume it instead (labwright run --resume)."
-        )
+        raise RedraftError(Words("redraft_unfinished", stages=", ".join(missing)))
     folder = meta.folder or Path()
     if not folder.is_dir():
-        raise RedraftError(f"The run's material folder {folder} is gone; it is needed to draft.")
+        raise RedraftError(Words("redraft_folder_gone", folder=folder))
     try:
         config = resumed_config(run_dir, api_key)
     except ValueError as e:

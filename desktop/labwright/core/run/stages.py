@@ -56,6 +56,7 @@ from labwright.core.rundir.records import (
     GapRecord,
 )
 from labwright.core.settings.config import RunConfig
+from labwright.core.step_words import Words
 
 if TYPE_CHECKING:
     from labwright.core.run.context import RunContext
@@ -248,8 +249,8 @@ class Figures(Stage):
     writes = ("figures.json", "figures/")
 
     def run(self, run: RunContext) -> Iterator[Event]:
-        from labwright.core.material.tables import extract_tables
-        from labwright.core.report.offline import plot_table
+        from labwright.core.material.tables import collect_data
+        from labwright.core.report.offline import plot_item
 
         h = run.h
         yield run.milestone("figures", "start")
@@ -258,14 +259,13 @@ class Figures(Stage):
         if not h.figures:
             assert h.scan is not None
             made_by = "tables"
-            tables = extract_tables(run.config.folder, h.scan.sample.get("data", []))
+            # A series of files alike (31 spectra) is one overlay plot, not one per file.
+            items = collect_data(run.config.folder, h.scan.sample.get("data", [])).items
             lang = "zh" if run.template.lang.lower().startswith("zh") else "en"
-            for i, table in enumerate(tables):
+            for i, item in enumerate(items):
                 if len(h.figures) >= AUTO_FIGURES:
                     break
-                fig = plot_table(
-                    table, run.dir / "figures", f"table{i + 1}", run.config.folder, lang=lang
-                )
+                fig = plot_item(item, run.dir / "figures", f"table{i + 1}", run.config.folder, lang)
                 if fig:
                     h.figures.append(fig)
         save_figures(run.dir, [FigureRecord.from_dict(f) for f in h.figures])
@@ -527,10 +527,18 @@ class Compile(Stage):
         ):
             rounds += 1
             first = result.errors[0] if result.errors else None
-            where = f" at line {first.line}: {first.message}" if first else ""
-            yield Guard(
-                "compile_fix", f"Compile failed{where}; fix round {rounds}/{MAX_FIX_ROUNDS}"
+            said = (
+                Words(
+                    "compile_fix_at",
+                    line=first.line,
+                    message=first.message,
+                    n=rounds,
+                    of=MAX_FIX_ROUNDS,
+                )
+                if first
+                else Words("compile_fix", n=rounds, of=MAX_FIX_ROUNDS)
             )
+            yield Guard("compile_fix", said)
             try:
                 fixed = yield from fix_compile(run.writer(model=True), h.tex, result.errors)
             except LLMError as err:

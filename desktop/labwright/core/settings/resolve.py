@@ -44,6 +44,7 @@ from labwright.core.settings.saved import (
     run_config,
     stored_key,
 )
+from labwright.core.step_words import Words
 
 
 def _keyring_name(base_url: str, settings: Settings | None) -> str | None:
@@ -163,11 +164,7 @@ def key_problem(config: RunConfig) -> str | None:
     # A custom or local server may need no key; it says so itself (401) if it does.
     if not provider.needs_key or provider.name not in PROVIDERS:
         return None
-    names = " or ".join(provider.key_env)
-    return (
-        f"No API key for {provider.name}. Add one in Settings, set {names}, "
-        "pass --api-key, or run offline (--offline, or tick “Offline” in the app)."
-    )
+    return Words("no_key", provider=provider.name, names=" or ".join(provider.key_env))
 
 
 # --- a run continued from its directory ------------------------------------------

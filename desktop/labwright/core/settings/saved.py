@@ -15,6 +15,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import threading
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -29,6 +30,7 @@ from labwright.core.settings.config import (
     labwright_home,
     provider_for_url,
 )
+from labwright.core.step_words import Words
 
 KEYRING_SERVICE = "labwright"
 UI_LANGUAGES = ("system", "en", "zh_CN")
@@ -112,7 +114,7 @@ def load_settings() -> Settings:
         return Settings()
     except OSError as e:
         # Unreadable (permissions, a folder in its place): leave it where it is.
-        _last_problem = f"Could not read {path} ({e.strerror or e}); using the default settings."
+        _last_problem = Words("settings_unreadable", path=path, why=e.strerror or e)
         return Settings()
     try:
         data = json.loads(raw.decode("utf-8"))
@@ -135,11 +137,8 @@ def _move_aside(path: Path, reason: Exception) -> str:
     try:
         os.replace(path, aside)
     except OSError:
-        return f"The settings file {path} is damaged ({why}); using the default settings."
-    return (
-        f"The settings file was damaged ({why}). It was kept as {aside.name} "
-        "and the default settings are used."
-    )
+        return Words("settings_damaged", path=path, why=why)
+    return Words("settings_kept", why=why, name=aside.name)
 
 
 def save_settings(s: Settings) -> None:
@@ -241,12 +240,35 @@ _NO_KEYRING = (
 )
 
 
+_keyring_loaded = False
+
+
 def _keyring() -> Any:
-    """The keyring module, imported on first use: it scans its backends, which costs start-up time."""
+    """The keyring module, imported on first use: it scans its backends, which costs start-up time.
+
+    The first import runs in a thread of its own. keyring keeps, for the life of the
+    process, the traceback of an optional import that failed (jaraco's ExceptionTrap
+    around `import winreg` in keyring.backends.Windows); through its frames' callers that
+    traceback would keep alive whatever the caller's frames hold, such as the window
+    whose Start button asked for a key. A thread's frames end at the thread."""
+    global _keyring_loaded
+    if not _keyring_loaded:
+        loader = threading.Thread(target=_import_keyring, name="labwright-keyring")
+        loader.start()
+        loader.join()
+        _keyring_loaded = True
     import keyring
     import keyring.errors
 
     return keyring
+
+
+def _import_keyring() -> None:
+    import keyring
+    import keyring.errors
+
+    with contextlib.suppress(Exception):  # a backend broken at set-up: keyring_available says
+        keyring.get_keyring()
 
 
 def _usable(backend: Any) -> bool:

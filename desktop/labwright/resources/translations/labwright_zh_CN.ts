@@ -66,6 +66,10 @@
         <translation>Labwright 尚未就绪：{0}。</translation>
     </message>
     <message>
+        <source>, </source>
+        <translation>，</translation>
+    </message>
+    <message>
         <source>Everything Labwright needs is there.</source>
         <translation>Labwright 所需的一切都已具备。</translation>
     </message>
@@ -514,8 +518,16 @@
         <translation>{0} 个已跳过</translation>
     </message>
     <message>
+        <source>These settings cannot start a run: {0}</source>
+        <translation>这些设置无法开始运行：{0}</translation>
+    </message>
+    <message>
         <source>No API key is set for {0}. Add one in Settings ({1}), or tick “Offline” to write a skeleton report without a model.</source>
         <translation>尚未为 {0} 设置 API 密钥。请在设置（{1}）中添加，或勾选“离线”以不用模型生成报告框架。</translation>
+    </message>
+    <message>
+        <source>, </source>
+        <translation>，</translation>
     </message>
     <message>
         <source>time limit {0:g} min</source>
@@ -1258,6 +1270,10 @@
         <translation>修复 {0} 轮</translation>
     </message>
     <message>
+        <source>, </source>
+        <translation>，</translation>
+    </message>
+    <message>
         <source>Error</source>
         <translation>错误</translation>
     </message>
@@ -1525,6 +1541,341 @@
     <message>
         <source>The folder {dest} is not empty; choose a new or empty folder, so nothing of yours is overwritten.</source>
         <translation>文件夹 {dest} 不是空的；请选择新的或空的文件夹，以免覆盖你的文件。</translation>
+    </message>
+</context>
+<context>
+    <name>Steps</name>
+    <message>
+        <source>{path}: {count} entries</source>
+        <translation>{path}：{count} 项</translation>
+    </message>
+    <message>
+        <source>{path}: empty</source>
+        <translation>{path}：空</translation>
+    </message>
+    <message>
+        <source>{path}: unreadable</source>
+        <translation>{path}：无法读取</translation>
+    </message>
+    <message>
+        <source>{path}: not a folder</source>
+        <translation>{path}：不是文件夹</translation>
+    </message>
+    <message>
+        <source>{path}: a folder</source>
+        <translation>{path}：是文件夹</translation>
+    </message>
+    <message>
+        <source>{path}: no such file</source>
+        <translation>{path}：没有这个文件</translation>
+    </message>
+    <message>
+        <source>{path}: no such folder</source>
+        <translation>{path}：没有这个文件夹</translation>
+    </message>
+    <message>
+        <source>{path} lines {start}–{end}</source>
+        <translation>{path} 第 {start}–{end} 行</translation>
+    </message>
+    <message>
+        <source>{path} lines {start}–{end} of {total}</source>
+        <translation>{path} 第 {start}–{end} 行（共 {total} 行）</translation>
+    </message>
+    <message>
+        <source>{path} lines {start}–{end} (nothing new)</source>
+        <translation>{path} 第 {start}–{end} 行（没有新内容）</translation>
+    </message>
+    <message>
+        <source>{path} lines {start}–{end} of {total} (nothing new)</source>
+        <translation>{path} 第 {start}–{end} 行（共 {total} 行，没有新内容）</translation>
+    </message>
+    <message>
+        <source>{path}: reading cancelled</source>
+        <translation>{path}：读取已取消</translation>
+    </message>
+    <message>
+        <source>refused path {quoted}</source>
+        <translation>已拒绝路径 {quoted}</translation>
+    </message>
+    <message>
+        <source>no vision model</source>
+        <translation>没有视觉模型</translation>
+    </message>
+    <message>
+        <source>{path}: vision model failed</source>
+        <translation>{path}：视觉模型出错</translation>
+    </message>
+    <message>
+        <source>figure {name}</source>
+        <translation>图 {name}</translation>
+    </message>
+    <message>
+        <source>{name}: refused</source>
+        <translation>{name}：被拒绝</translation>
+    </message>
+    <message>
+        <source>{name}: failed</source>
+        <translation>{name}：失败</translation>
+    </message>
+    <message>
+        <source>figures disabled (no OS sandbox)</source>
+        <translation>作图已停用（没有系统沙箱）</translation>
+    </message>
+    <message>
+        <source>missing {fields}</source>
+        <translation>缺少 {fields}</translation>
+    </message>
+    <message>
+        <source>finished: {experiment}</source>
+        <translation>已完成：{experiment}</translation>
+    </message>
+    <message>
+        <source>not run: exploration stopped</source>
+        <translation>未运行：探索已停止</translation>
+    </message>
+    <message>
+        <source>same call earlier in this turn</source>
+        <translation>本轮前面已有相同调用</translation>
+    </message>
+    <message>
+        <source>figure limit reached ({limit})</source>
+        <translation>已达作图上限（{limit}）</translation>
+    </message>
+    <message>
+        <source>{tool} failed {count} times in a row and was withdrawn</source>
+        <translation>{tool} 连续失败 {count} 次，已被撤下</translation>
+    </message>
+    <message>
+        <source>{tool} gave the same error {same} times in its last {window} calls whatever the arguments ({shape}); it was withdrawn</source>
+        <translation>{tool} 在最近 {window} 次调用中无论参数如何都报出同一错误 {same} 次（{shape}）；已被撤下</translation>
+    </message>
+    <message>
+        <source>{call} repeated; earlier result returned</source>
+        <translation>{call} 重复；已返回先前的结果</translation>
+    </message>
+    <message>
+        <source>{call} asked twice in one turn</source>
+        <translation>{call} 在同一轮中被请求两次</translation>
+    </message>
+    <message>
+        <source>{call} was asked {count} times with the same arguments; exploration stopped and the report is drafted from what was read.</source>
+        <translation>{call} 以相同参数被请求了 {count} 次；探索已停止，报告依据已读内容起草。</translation>
+    </message>
+    <message>
+        <source>The calls {block} went round {rounds} times with the same arguments.</source>
+        <translation>调用 {block} 以相同参数循环了 {rounds} 次。</translation>
+    </message>
+    <message>
+        <source>The calls {block} went round {rounds} times with the same arguments; exploration stopped and the report is drafted from what was read.</source>
+        <translation>调用 {block} 以相同参数循环了 {rounds} 次；探索已停止，报告依据已读内容起草。</translation>
+    </message>
+    <message>
+        <source>{tool} not run: figure limit reached ({limit})</source>
+        <translation>{tool} 未运行：已达作图上限（{limit}）</translation>
+    </message>
+    <message>
+        <source>{call} re-read lines {start}–{end} already read</source>
+        <translation>{call} 重读了已读过的第 {start}–{end} 行</translation>
+    </message>
+    <message>
+        <source>{path} was re-read {count} times without new lines; exploration stopped.</source>
+        <translation>{path} 被重读 {count} 次而没有新内容；探索已停止。</translation>
+    </message>
+    <message>
+        <source>{tool} was called again without any file read; exploration ended with nothing gathered (nothing is invented).</source>
+        <translation>在未读任何文件的情况下再次调用了 {tool}；探索结束，未收集到任何内容（不会编造内容）。</translation>
+    </message>
+    <message>
+        <source>{tool} refused ({n}/{of}): nothing has been read yet</source>
+        <translation>{tool} 被拒绝（{n}/{of}）：还什么都没读</translation>
+    </message>
+    <message>
+        <source>{idle} of the last {window} calls brought nothing new (repeats, errors, empty results, lines or listings already seen).</source>
+        <translation>最近 {window} 次调用中有 {idle} 次没有带来新内容（重复、出错、空结果、已看过的行或目录）。</translation>
+    </message>
+    <message>
+        <source>{idle} of the last {window} calls brought nothing new (repeats, errors, empty results, lines or listings already seen); exploration stopped and the report is drafted from what was read.</source>
+        <translation>最近 {window} 次调用中有 {idle} 次没有带来新内容（重复、出错、空结果、已看过的行或目录）；探索已停止，报告依据已读内容起草。</translation>
+    </message>
+    <message>
+        <source>{call} was asked {count} times with the same arguments. The model was asked to move on or finish.</source>
+        <translation>{call} 以相同参数被请求了 {count} 次。已提醒模型换个方向或结束。</translation>
+    </message>
+    <message>
+        <source>{path} was re-read {count} times without new lines. The model was asked to move on or finish.</source>
+        <translation>{path} 被重读 {count} 次而没有新内容。已提醒模型换个方向或结束。</translation>
+    </message>
+    <message>
+        <source>The calls {block} went round {rounds} times with the same arguments. The model was asked to move on or finish.</source>
+        <translation>调用 {block} 以相同参数循环了 {rounds} 次。已提醒模型换个方向或结束。</translation>
+    </message>
+    <message>
+        <source>{idle} of the last {window} calls brought nothing new (repeats, errors, empty results, lines or listings already seen). The model was asked to move on or finish.</source>
+        <translation>最近 {window} 次调用中有 {idle} 次没有带来新内容（重复、出错、空结果、已看过的行或目录）。已提醒模型换个方向或结束。</translation>
+    </message>
+    <message>
+        <source>No finish after {turns} turns and {window} final turns; exploration stopped.</source>
+        <translation>{turns} 轮加 {window} 个收尾轮后仍未结束；探索已停止。</translation>
+    </message>
+    <message>
+        <source>Turn budget of {turns} used; {tool} is now forced.</source>
+        <translation>{turns} 轮的预算已用完；现在必须调用 {tool}。</translation>
+    </message>
+    <message>
+        <source>Turn budget of {turns} used; nothing read yet, tools stay open.</source>
+        <translation>{turns} 轮的预算已用完；还什么都没读，工具仍可使用。</translation>
+    </message>
+    <message>
+        <source>The server rejected the forced tool choice ({error}); the model was told to call {tool} instead.</source>
+        <translation>服务器拒绝了强制的工具选择（{error}）；已改为告诉模型调用 {tool}。</translation>
+    </message>
+    <message>
+        <source>The model ignored the forced tool choice; the model was told to call {tool} instead.</source>
+        <translation>模型忽略了强制的工具选择；已改为告诉模型调用 {tool}。</translation>
+    </message>
+    <message>
+        <source>The model asked for {asked} tool calls in one turn; the first {cap} ran, {dropped} were not run ({names}).</source>
+        <translation>模型在一轮中请求了 {asked} 次工具调用；前 {cap} 次已运行，{dropped} 次未运行（{names}）。</translation>
+    </message>
+    <message>
+        <source>The model answered {count} turns in a row without calling a tool; exploration stopped.</source>
+        <translation>模型连续 {count} 轮回答都没有调用工具；探索已停止。</translation>
+    </message>
+    <message>
+        <source>The model answered in text without calling a tool ({n} of {of} in a row); it was told to call one.</source>
+        <translation>模型用文字回答而没有调用工具（连续第 {n} 次，上限 {of}）；已提醒它调用工具。</translation>
+    </message>
+    <message>
+        <source>{Label} reached ({spent} of {limit}); {what} stopped.</source>
+        <translation>已达{Label}（{spent} / {limit}）；{what}已停止。</translation>
+    </message>
+    <message>
+        <source>{share}% of the {label} used ({spent} of {limit}); the model was told to wrap up.</source>
+        <translation>{label}已用 {share}%（{spent} / {limit}）；已提醒模型收尾。</translation>
+    </message>
+    <message>
+        <source>{role} call cut at {seconds} s</source>
+        <translation>{role}调用在 {seconds} 秒时被截断</translation>
+    </message>
+    <message>
+        <source>{role} output rejected ({problems}); retry {n}/{of}</source>
+        <translation>{role}的输出被拒绝（{problems}）；重试 {n}/{of}</translation>
+    </message>
+    <message>
+        <source>{role}: still not a LaTeX document after {of} retries ({problems})</source>
+        <translation>{role}：重试 {of} 次后仍不是 LaTeX 文档（{problems}）</translation>
+    </message>
+    <message>
+        <source>Compile failed; fix round {n}/{of}</source>
+        <translation>编译失败；修复第 {n}/{of} 轮</translation>
+    </message>
+    <message>
+        <source>Compile failed at line {line}: {message}; fix round {n}/{of}</source>
+        <translation>编译在第 {line} 行失败：{message}；修复第 {n}/{of} 轮</translation>
+    </message>
+    <message>
+        <source>Could not read {path} ({why}); using the default settings.</source>
+        <translation>无法读取 {path}（{why}）；将使用默认设置。</translation>
+    </message>
+    <message>
+        <source>The settings file {path} is damaged ({why}); using the default settings.</source>
+        <translation>设置文件 {path} 已损坏（{why}）；将使用默认设置。</translation>
+    </message>
+    <message>
+        <source>The settings file was damaged ({why}). It was kept as {name} and the default settings are used.</source>
+        <translation>设置文件已损坏（{why}），已另存为 {name}，现使用默认设置。</translation>
+    </message>
+    <message>
+        <source>No API key for {provider}. Add one in Settings, set {names}, pass --api-key, or run offline (--offline, or tick “Offline” in the app).</source>
+        <translation>没有 {provider} 的 API 密钥。请在设置中添加，或设置环境变量 {names}，或勾选“离线”。</translation>
+    </message>
+    <message>
+        <source>{run_dir} is not a Labwright run directory.</source>
+        <translation>{run_dir} 不是 Labwright 的运行文件夹。</translation>
+    </message>
+    <message>
+        <source>This run is still running, or it was stopped midway: finish it first (labwright run --resume).</source>
+        <translation>这次运行仍在进行，或中途被停止：请先让它完成。</translation>
+    </message>
+    <message>
+        <source>This run was offline: no model explored the material, so there is nothing to draft from. Start a new run with a model instead.</source>
+        <translation>这次运行是离线的：没有模型探索过材料，因此没有可据以重新起草的内容。请改用模型开始新的运行。</translation>
+    </message>
+    <message>
+        <source>The run stopped before drafting ({stages} did not finish): resume it instead (labwright run --resume).</source>
+        <translation>这次运行在起草前就停止了（{stages} 未完成）：请改为继续这次运行。</translation>
+    </message>
+    <message>
+        <source>The run's material folder {folder} is gone; it is needed to draft.</source>
+        <translation>这次运行的材料文件夹 {folder} 已不存在；起草需要它。</translation>
+    </message>
+    <message>
+        <source>token budget</source>
+        <translation>令牌预算</translation>
+    </message>
+    <message>
+        <source>money budget</source>
+        <translation>费用预算</translation>
+    </message>
+    <message>
+        <source>time budget</source>
+        <translation>时间预算</translation>
+    </message>
+    <message>
+        <source>exploration token budget</source>
+        <translation>探索令牌预算</translation>
+    </message>
+    <message>
+        <source>exploration money budget</source>
+        <translation>探索费用预算</translation>
+    </message>
+    <message>
+        <source>Token budget</source>
+        <translation>令牌预算</translation>
+    </message>
+    <message>
+        <source>Money budget</source>
+        <translation>费用预算</translation>
+    </message>
+    <message>
+        <source>Time budget</source>
+        <translation>时间预算</translation>
+    </message>
+    <message>
+        <source>Exploration token budget</source>
+        <translation>探索令牌预算</translation>
+    </message>
+    <message>
+        <source>Exploration money budget</source>
+        <translation>探索费用预算</translation>
+    </message>
+    <message>
+        <source>exploration</source>
+        <translation>探索</translation>
+    </message>
+    <message>
+        <source>the run</source>
+        <translation>本次运行</translation>
+    </message>
+    <message>
+        <source>explore</source>
+        <translation>探索</translation>
+    </message>
+    <message>
+        <source>write</source>
+        <translation>写作</translation>
+    </message>
+    <message>
+        <source>reflect</source>
+        <translation>审阅</translation>
+    </message>
+    <message>
+        <source>vision</source>
+        <translation>视觉</translation>
+    </message>
+    <message>
+        <source>fix</source>
+        <translation>修复</translation>
     </message>
 </context>
 </TS>

@@ -87,6 +87,7 @@ class Check:
 
     events: tuple[Guard, ...] = ()  # the guard's own events (its stop's included)
     nudge: str = ""  # what happened, when it asks the model to move on (once per run)
+    nudged: str = ""  # the nudge event's detail, as `Words` (default: nudge + the ask)
     stop: Stop | None = None
     answer: Answer | None = None  # before a call: it is not run, the model reads this
     note: str = ""  # after a call: appended to what the model reads

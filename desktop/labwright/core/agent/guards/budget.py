@@ -16,6 +16,7 @@ from labwright.core.reasons import Reason
 from labwright.core.resources import message
 from labwright.core.settings.config import RunConfig
 from labwright.core.settings.cost import spent_usd
+from labwright.core.step_words import Words
 
 if TYPE_CHECKING:
     from labwright.core.llm.client import Usage
@@ -132,9 +133,12 @@ class Budget:
         spent = [(lim, lim.spent()) for lim in self.limits]
         for lim, value in spent:
             if value >= lim.limit:
-                detail = (
-                    f"{lim.label[0].upper()}{lim.label[1:]} reached "
-                    f"({lim.show(value)} of {lim.show(lim.limit)}); {what} stopped."
+                detail = Words(
+                    "budget_stop",
+                    Label=f"{lim.label[0].upper()}{lim.label[1:]}",
+                    spent=lim.show(value),
+                    limit=lim.show(lim.limit),
+                    what=what,
                 )
                 return Verdict("stop", detail, [Guard("budget", detail)], lim.reason)
         if not self.warned:
@@ -148,8 +152,13 @@ class Budget:
                         events=[
                             Guard(
                                 "budget",
-                                f"{share}% of the {lim.label} used ({lim.show(value)} of "
-                                f"{lim.show(lim.limit)}); the model was told to wrap up.",
+                                Words(
+                                    "budget_warn",
+                                    share=share,
+                                    label=lim.label,
+                                    spent=lim.show(value),
+                                    limit=lim.show(lim.limit),
+                                ),
                             )
                         ],
                     )

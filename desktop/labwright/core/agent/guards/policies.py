@@ -28,6 +28,7 @@ from labwright.core.events import Guard
 from labwright.core.reasons import Reason
 from labwright.core.resources import message
 from labwright.core.settings.config import GuardLimits
+from labwright.core.step_words import Words
 
 Standing = Callable[[], str]  # where things stand, for messages to the model
 
@@ -93,17 +94,16 @@ class FailureBreaker(Policy):
             return PASS
         if n >= self.limits.failure_limit:
             why = f"{n} failures in a row"
-            event = Guard("tool_disabled", f"{name} failed {n} times in a row and was withdrawn")
+            event = Guard("tool_disabled", Words("withdrawn", tool=name, count=n))
         else:
             same = sum(1 for s in recent if s == shape)
             if same < self.limits.error_storm_at:
                 return PASS
             why = f"the same error {same} times in its last {len(recent)} calls"
-            event = Guard(
-                "error_storm",
-                f"{name} gave the same error {same} times in its last {len(recent)} calls "
-                f"whatever the arguments ({shape[:80]}); it was withdrawn",
+            detail = Words(
+                "error_storm", tool=name, same=same, window=len(recent), shape=shape[:80]
             )
+            event = Guard("error_storm", detail)
         self.withdrawn[name] = why
         note = message("guard_withdrawn", tool=name, why=why, standing=self.standing())
         return Check(events=(event,), note=note, trip=True)
@@ -125,14 +125,12 @@ class Dedup(Policy):
         if record.action != "run":
             return PASS  # a withdrawn tool repeats nothing
         if record.fp in self.results:
-            event = Guard("dedup", f"{record.described} repeated; earlier result returned")
+            event = Guard("dedup", Words("repeated", call=record.described))
             content = dedup_message(self.limits, record.described, self.results[record.fp])
             return Check(events=(event,), answer=Answer("dedup", content))
         if record.fp in self.running:
-            event = Guard("dedup", f"{record.described} asked twice in one turn")
-            return Check(
-                events=(event,), answer=Answer("same", summary="same call earlier in this turn")
-            )
+            event = Guard("dedup", Words("asked_twice", call=record.described))
+            return Check(events=(event,), answer=Answer("same", summary=Words("same_call")))
         return PASS
 
     def approved(self, record: Record) -> None:
@@ -157,13 +155,13 @@ class LoopBreaker(Policy):
     def before(self, record: Record) -> Check:
         n = self.occurrences[record.fp] = self.occurrences.get(record.fp, 0) + 1
         if n >= self.limits.stop_at:
-            detail = (
-                f"{record.described} was asked {n} times with the same arguments; exploration "
-                "stopped and the report is drafted from what was read."
-            )
+            detail = Words("loop_stop", call=record.described, count=n)
             return stop_with("loop_stop", Reason.LOOP, detail)
         if n >= self.limits.nudge_at:
-            return Check(nudge=f"{record.described} was asked {n} times with the same arguments.")
+            return Check(
+                nudge=f"{record.described} was asked {n} times with the same arguments.",
+                nudged=Words("nudge_loop", call=record.described, count=n),
+            )
         return PASS
 
 
@@ -187,11 +185,13 @@ class CycleBreaker(Policy):
         block, rounds = cycle
         what = f"The calls {block} went round {rounds} times with the same arguments"
         if rounds >= self.limits.cycle_stop_at:
-            detail = f"{what}; exploration stopped and the report is drafted from what was read."
+            detail = Words("cycle_stop", block=block, rounds=rounds)
             return stop_with("cycle", Reason.CYCLE, detail)
         if rounds >= self.limits.cycle_nudge_at and not self.seen:
             self.seen = True
-            return Check(events=(Guard("cycle", what + "."),), nudge=what + ".")
+            said = Words("cycle", block=block, rounds=rounds)
+            nudged = Words("nudge_cycle", block=block, rounds=rounds)
+            return Check(events=(Guard("cycle", said),), nudge=what + ".", nudged=nudged)
         return PASS
 
     def _cycle(self, fp: str) -> tuple[str, int] | None:
@@ -222,9 +222,10 @@ class FigureCap(Policy):
     def before(self, record: Record) -> Check:
         if record.action != "run" or not record.traits.figure or self.runs < self.limit:
             return PASS
-        summary = f"figure limit reached ({self.limit})"
+        summary = Words("figure_limit", limit=self.limit)
+        detail = Words("figure_not_run", tool=record.name, limit=self.limit)
         return Check(
-            events=(Guard("figure_cap", f"{record.name} not run: {summary}"),),
+            events=(Guard("figure_cap", detail),),
             answer=Answer("refuse", message("figure_cap", figures=self.limit), summary),
         )
 
@@ -281,19 +282,24 @@ class Coverage(Policy):
             return PASS
         n = self.rereads[path] = self.rereads.get(path, 1) + 1
         note = message("guard_reread", start=start, end=end, path=path)
-        reread = Guard("reread", f"{record.described} re-read lines {start}–{end} already read")
+        reread = Guard("reread", Words("reread", call=record.described, start=start, end=end))
         if n >= self.limits.stop_at:
-            detail = f"{path} was re-read {n} times without new lines; exploration stopped."
+            detail = Words("reread_stop", path=path, count=n)
             return Check(
                 events=(reread, Guard("loop_stop", detail)),
                 stop=Stop(Reason.LOOP, detail),
                 note=note,
                 unproductive=True,
             )
-        nudge = (
-            f"{path} was re-read {n} times without new lines." if n >= self.limits.nudge_at else ""
+        if n < self.limits.nudge_at:
+            return Check(events=(reread,), note=note, unproductive=True)
+        return Check(
+            events=(reread,),
+            nudge=f"{path} was re-read {n} times without new lines.",
+            nudged=Words("nudge_reread", path=path, count=n),
+            note=note,
+            unproductive=True,
         )
-        return Check(events=(reread,), nudge=nudge, note=note, unproductive=True)
 
 
 class EvidenceGate(Policy):
@@ -312,14 +318,13 @@ class EvidenceGate(Policy):
             return PASS
         self.refusals += 1
         if self.refusals > self.limits.evidence_refusals:
-            detail = (
-                f"{record.name} was called again without any file read; exploration "
-                "ended with nothing gathered (nothing is invented)."
-            )
+            detail = Words("no_evidence_stop", tool=record.name)
             return stop_with("evidence_retry", Reason.NO_EVIDENCE, detail)
-        detail = (
-            f"{record.name} refused ({self.refusals}/{self.limits.evidence_refusals}): "
-            "nothing has been read yet"
+        detail = Words(
+            "no_evidence_refused",
+            tool=record.name,
+            n=self.refusals,
+            of=self.limits.evidence_refusals,
         )
         return Check(
             events=(Guard("evidence_retry", detail),),
@@ -355,9 +360,7 @@ class Wander(Policy):
             "(repeats, errors, empty results, lines or listings already seen)."
         )
         if idle >= self.limits.wander_stop_at:
-            detail = (
-                f"{what[:-1]}; exploration stopped and the report is drafted from what was read."
-            )
+            detail = Words("wander_stop", idle=idle, window=len(self.idle))
             return Check(
                 events=(Guard("wander", detail),),
                 stop=Stop(Reason.WANDER, detail),
@@ -365,7 +368,11 @@ class Wander(Policy):
             )
         if idle >= self.limits.wander_nudge_at and not self.seen:
             self.seen = True
-            return Check(events=(Guard("wander", what),), nudge=what, unproductive=True)
+            said = Words("wander", idle=idle, window=len(self.idle))
+            nudged = Words("nudge_wander", idle=idle, window=len(self.idle))
+            return Check(
+                events=(Guard("wander", said),), nudge=what, nudged=nudged, unproductive=True
+            )
         return Check(unproductive=True)
 
     def _nothing_new(self, record: Record) -> bool:

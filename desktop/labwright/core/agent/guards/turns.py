@@ -7,6 +7,7 @@ from labwright.core.agent.guards.base import PASS, Check, stop_with
 from labwright.core.events import Guard
 from labwright.core.reasons import Reason
 from labwright.core.resources import message
+from labwright.core.step_words import Words
 
 
 class FinalWindow:
@@ -27,32 +28,30 @@ class FinalWindow:
         """Before the model is asked for turn `turn` (1-based)."""
         past = turn - self.max_turns
         if past > self.window:
-            detail = (
-                f"No finish after {self.max_turns} turns and {self.window} final turns; "
-                "exploration stopped."
-            )
+            detail = Words("turns_stop", turns=self.max_turns, window=self.window)
             return stop_with("iteration_cap", Reason.ITERATION_CAP, detail)
         if past != 1:
             return PASS
         if evidence:
-            then = f"{self.finishing} is now forced."
+            said = Words("window_forced", turns=self.max_turns, tool=self.finishing)
             note = message("window_forced", standing=standing)
         else:
-            then, note = "nothing read yet, tools stay open.", message("window_unread")
-        event = Guard("final_window", f"Turn budget of {self.max_turns} used; {then}")
+            said, note = Words("window_unread", turns=self.max_turns), message("window_unread")
+        event = Guard("final_window", said)
         return Check(events=(event,), note=note, trip=True)
 
     def forces(self, turn: int, evidence: bool) -> bool:
         """Is the way out the only choice this turn (sent as a forced `tool_choice`)?"""
         return self.forcing and turn > self.max_turns and evidence
 
-    def fallback(self, why: str, standing: str) -> Check:
+    def fallback(self, why: str, standing: str, **params: object) -> Check:
         """The server rejected the forced choice, or the model ignored it: from now on the
-        way out is asked for in words. Once: a second word would be noise."""
+        way out is asked for in words. Once: a second word would be noise. `why` is the
+        code of the event's detail (core/step_words.py), filled from `params`."""
         if not self.forcing:
             return PASS
         self.forcing = False
-        detail = f"{why}; the model was told to call {self.finishing} instead."
+        detail = Words(why, tool=self.finishing, **params)
         note = message("tool_choice_fallback", finishing=self.finishing, standing=standing)
         return Check(events=(Guard("tool_choice_fallback", detail),), note=note)
 
@@ -74,9 +73,12 @@ class CallCap:
         if len(names) <= self.cap:
             return len(names), PASS
         dropped = ", ".join(sorted(set(names[self.cap :])))
-        detail = (
-            f"The model asked for {len(names)} tool calls in one turn; the first {self.cap} "
-            f"ran, {len(names) - self.cap} were not run ({dropped[:200]})."
+        detail = Words(
+            "call_cap",
+            asked=len(names),
+            cap=self.cap,
+            dropped=len(names) - self.cap,
+            names=dropped[:200],
         )
         return self.cap, Check(
             events=(Guard("call_cap", detail),), note=message("cap_note", cap=self.cap)
@@ -101,15 +103,9 @@ class NoToolCall:
         self.in_a_row += 1
         n = self.in_a_row
         if n >= self.stop_at:
-            detail = (
-                f"The model answered {n} turns in a row without calling a tool; "
-                "exploration stopped."
-            )
+            detail = Words("text_only_stop", count=n)
             return stop_with("no_tool_call", Reason.NO_TOOL_CALL, detail)
-        detail = (
-            f"The model answered in text without calling a tool ({n} of {self.stop_at} in "
-            "a row); it was told to call one."
-        )
+        detail = Words("text_only", n=n, of=self.stop_at)
         note = message(
             "no_tool_call", finishing=self.finishing, standing=standing, left=self.stop_at - n
         )

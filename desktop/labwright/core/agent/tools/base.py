@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from labwright.core.events import Event, GuardKind
+from labwright.core.step_words import Words
 
 if TYPE_CHECKING:
     from labwright.core.llm.client import LLM
@@ -103,7 +104,8 @@ def resolve(ctx: ToolContext, rel: str) -> Path:
         return resolve_in_folder(ctx.root, rel)
     except PathDenied as e:
         content = f"{e} {correction(ctx.root, rel)}"
-        raise Refused(error(f"refused path {rel!r}", content, denied="path_denied")) from None
+        summary = Words("refused_path", quoted=repr(rel))
+        raise Refused(error(summary, content, denied="path_denied")) from None
 
 
 def rel_key(root: Path, target: Path) -> str:
@@ -144,7 +146,7 @@ def missing(ctx: ToolContext, shown: str, what: str, *, folders: bool = False) -
     from labwright.core.agent.tools.nearby import correction
 
     return error(
-        f"{shown}: no such {what}",
+        Words(f"no_such_{what}", path=shown),
         f"There is no {what} '{shown}'. {correction(ctx.root, shown, folders=folders)}",
         fault="call",
     )

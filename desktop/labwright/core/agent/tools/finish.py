@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from labwright.core.agent.tools.base import Tool, ToolContext, ToolOutcome, ToolTraits, error
+from labwright.core.step_words import Words
 
 FINISH = "finish_exploration"
 REQUIRED = ("experiment", "goal", "key_findings")
@@ -59,7 +60,7 @@ class FinishExploration(Tool):
         missing = [k for k in REQUIRED if not args.get(k)]
         if missing:
             return error(
-                f"missing {', '.join(missing)}",
+                Words("finish_missing", fields=", ".join(missing)),
                 f"finish_exploration needs {', '.join(REQUIRED)}; missing: {', '.join(missing)}. "
                 "Call it again with every required field filled from what you read.",
             )
@@ -74,6 +75,6 @@ class FinishExploration(Tool):
         return ToolOutcome(
             ok=True,
             content="Exploration finished. Thank you.",
-            summary=f"finished: {findings['experiment'][:80]}",
+            summary=Words("finished", experiment=findings["experiment"][:80]),
             data=findings,
         )

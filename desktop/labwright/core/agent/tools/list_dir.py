@@ -1,8 +1,9 @@
-"""list_dir: what is in a folder, with kinds and sizes."""
+"""list_dir: what is in a folder, with kinds and sizes, and the tables in its data files."""
 
 from __future__ import annotations
 
 import os
+from pathlib import Path
 from typing import Any
 
 from labwright.core.agent.tools.base import (
@@ -15,7 +16,9 @@ from labwright.core.agent.tools.base import (
     resolve,
     str_arg,
 )
+from labwright.core.material.tables.outline import Outline, outline, series_line
 from labwright.core.material.workspace import ScanEntry, describe_entry, safe_name
+from labwright.core.step_words import Words
 
 MAX_ENTRIES = 300
 
@@ -39,11 +42,37 @@ def _line(e: ScanEntry) -> str:
     return f"{e.rel}\t{e.bucket}\t{human_size(e.size)}{hidden}"
 
 
+def _lines(entries: list[ScanEntry], found: Outline, prefix: str) -> list[str]:
+    """The entries, each data file followed by its tables; a series of files alike once.
+    `prefix` is the listed folder relative to the root ("" for the root)."""
+    out: list[str] = []
+    done: set[int] = set()
+    for e in entries:
+        key = prefix + e.rel
+        s = found.series_of(key) if e.bucket == "data" and not e.note else None
+        if s is not None:
+            if id(s) not in done:
+                done.add(id(s))
+                size = sum(x.size for x in entries if prefix + x.rel in s.sources)
+                name = s.pattern.removeprefix(prefix)
+                out.append(f"{safe_name(name, escape_backslash=False)}\tdata\t"
+                           f"{len(s.tables)} files, {human_size(size)} in all")  # fmt: skip
+                out.append("  " + safe_name(series_line(s), escape_backslash=False))
+            continue
+        out.append(_line(e))
+        out += [f"  {safe_name(x, escape_backslash=False)}" for x in found.per_file.get(key, [])]
+    if found.more:
+        out.append(f"  (+{found.more} more tables not described: read the files to see them)")
+    return out
+
+
 class ListDir(Tool):
     name = "list_dir"
     description = (
         "List a folder of the experiment material: sub-folders end with '/', files show "
-        "their kind and size. Paths are relative to the material's root; '.' is the root. "
+        "their kind and size, data files the tables found in them (cell range or lines, "
+        "rows, header with units); many files alike are one line. Paths are relative to "
+        "the material's root; '.' is the root. "
         "Odd characters in names are shown escaped (e.g. \\x1b); pass names back as shown."
     )
     parameters = {
@@ -67,13 +96,15 @@ class ListDir(Tool):
             exists, is_dir = target.exists(), target.is_dir()
         except OSError as e:  # e.g. a name too long for this file system
             return error(
-                f"{shown}: unreadable", f"Cannot list '{shown}': {e.strerror}.", fault="file"
+                Words("unreadable", path=shown),
+                f"Cannot list '{shown}': {e.strerror}.",
+                fault="file",
             )
         if not exists:
             return missing(ctx, shown, "folder", folders=True)
         if not is_dir:
             return error(
-                f"{shown}: not a folder",
+                Words("not_a_folder", path=shown),
                 f"'{shown}' is a file, not a folder. Use read_file to read it.",
                 fault="call",
             )
@@ -85,16 +116,26 @@ class ListDir(Tool):
                 entries = [describe_entry(e, str(target), root_real) for e in it]
         except OSError as e:
             return error(
-                f"{shown}: unreadable", f"Cannot list '{shown}': {e.strerror}.", fault="file"
+                Words("unreadable", path=shown),
+                f"Cannot list '{shown}': {e.strerror}.",
+                fault="file",
             )
         entries.sort(key=lambda e: (not e.is_dir, e.rel.lower(), e.rel))
-        lines = [_line(e) for e in entries[:MAX_ENTRIES]]
+        listed = entries[:MAX_ENTRIES]
+        prefix = Path(os.path.relpath(target, ctx.root)).as_posix() + "/"
+        prefix = "" if prefix == "./" else prefix
+        data = [
+            prefix + e.rel for e in listed if e.bucket == "data" and not e.note and not e.hidden
+        ]
+        lines = _lines(listed, outline(Path(ctx.root), data), prefix)
         if not entries:
-            return ToolOutcome(True, f"'{shown}' is empty.", f"{shown}: empty", productive=False)
+            return ToolOutcome(
+                True, f"'{shown}' is empty.", Words("list_empty", path=shown), productive=False
+            )
         more = len(entries) - MAX_ENTRIES
         tail = f"\n… and {more} more entries not shown." if more > 0 else ""
         return ToolOutcome(
             ok=True,
             content=f"Contents of '{shown}' ({len(entries)} entries):\n" + "\n".join(lines) + tail,
-            summary=f"{shown}: {len(entries)} entries",
+            summary=Words("listed", path=shown, count=len(entries)),
         )

@@ -12,6 +12,7 @@ from labwright.core.agent.tools.base import (
     error,
     str_arg,
 )
+from labwright.core.step_words import Words
 
 
 class MakeFigure(Tool):
@@ -51,7 +52,7 @@ class MakeFigure(Tool):
         if not figures_allowed(ctx.allow_unconfined):
             # No OS layer and the user did not allow running model code without one:
             # the figures stage falls back to Labwright's own plots of the tables.
-            return error("figures disabled (no OS sandbox)", UNCONFINED_MESSAGE)
+            return error(Words("figures_disabled"), UNCONFINED_MESSAGE)
         code = str_arg(args, "code")
         filename = str_arg(args, "filename")
         caption = str_arg(args, "caption", "")
@@ -69,7 +70,7 @@ class MakeFigure(Tool):
         )
         if not result.ok:
             return error(
-                f"{filename}: {'refused' if result.denied else 'failed'}",
+                Words("figure_refused" if result.denied else "figure_failed", name=filename),
                 result.message,
                 denied="sandbox_denied" if result.denied else None,
             )
@@ -84,7 +85,7 @@ class MakeFigure(Tool):
         return ToolOutcome(
             ok=True,
             content=result.message,
-            summary=f"figure {result.pdf.name if result.pdf else filename}",
+            summary=Words("figure", name=result.pdf.name if result.pdf else filename),
             evidence=evidence,
             data={
                 "filename": filename,

@@ -19,6 +19,7 @@ from labwright.core.agent.tools.base import (
 from labwright.core.material.evidence import record_of_page
 from labwright.core.material.readers import ReadCancelled, ReadError, read_page
 from labwright.core.material.workspace import safe_name
+from labwright.core.step_words import Words
 
 
 class ReadFile(Tool):
@@ -54,28 +55,28 @@ class ReadFile(Tool):
             return missing(ctx, rel, "file")
         if target.is_dir():
             return error(
-                f"{rel}: a folder",
+                Words("is_a_folder", path=rel),
                 f"'{rel}' is a folder, not a file: call list_dir('{rel}') to see its files.",
                 fault="call",
             )
         try:
             page = read_page(target, offset, limit, cancelled=ctx.cancelled)
         except ReadCancelled:
-            return error(f"{rel}: reading cancelled", f"Reading '{rel}' was cancelled.")
+            return error(Words("read_cancelled", path=rel), f"Reading '{rel}' was cancelled.")
         except ReadError as e:
             # Messages name the real file, whose name may hold raw bytes or controls.
             why = safe_name(str(e), escape_backslash=False)
-            return error(f"{rel}: {why}", f"Cannot read '{rel}': {why}", fault="file")
+            return error(
+                Words("cannot_read", path=rel, why=why), f"Cannot read '{rel}': {why}", fault="file"
+            )
         header = f"[{rel} · {page.kind} · lines {page.offset}–{page.end}"
         header += f" of {page.total}]" if page.total is not None else "]"
         content = (
             f"{header}\n{page.text}\n[{page.note}]" if page.text else f"{header}\n[{page.note}]"
         )
-        summary = f"{rel} lines {page.offset}–{page.end}"
-        if page.total is not None:
-            summary += f" of {page.total}"
-        if not page.productive:
-            summary += " (nothing new)"
+        code = ("lines" if page.total is None else "lines_of") + ("" if page.productive else "_old")
+        total = {} if page.total is None else {"total": page.total}
+        summary = Words(code, path=rel, start=page.offset, end=page.end, **total)
         evidence = record_of_page(rel, page) if page.productive and page.text else None
         return ToolOutcome(
             ok=True,

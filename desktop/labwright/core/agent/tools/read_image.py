@@ -21,6 +21,7 @@ from labwright.core.agent.tools.base import (
 from labwright.core.events import LLMCall
 from labwright.core.llm.client import LLMError
 from labwright.core.material.workspace import safe_name
+from labwright.core.step_words import Words
 
 MAX_SIDE = 1568  # what vision APIs resample to anyway; more only costs tokens
 MAX_PIXELS = 80_000_000  # beyond this Pillow would refuse it as a decompression bomb
@@ -78,13 +79,17 @@ class ReadImage(Tool):
             return missing(ctx, safe_name(rel, escape_backslash=False), "file")
         if ctx.llm is None or not ctx.vision_model:
             return error(
-                "no vision model",
+                Words("no_vision_model"),
                 "No vision model is configured; use read_file for the image's facts.",
             )
         try:
             url, facts = encode_image(target)
         except ValueError as e:
-            return error(f"{rel}: {e}", f"Cannot read image '{rel}': {e}.", fault="file")
+            return error(
+                Words("cannot_read", path=rel, why=e),
+                f"Cannot read image '{rel}': {e}.",
+                fault="file",
+            )
         messages = [
             {
                 "role": "user",
@@ -99,7 +104,7 @@ class ReadImage(Tool):
                 model=ctx.vision_model, messages=messages, max_tokens=ctx.vision_max_tokens
             )
         except LLMError as e:
-            return error(f"{rel}: vision model failed", f"The vision model failed: {e}")
+            return error(Words("vision_failed", path=rel), f"The vision model failed: {e}")
         event = LLMCall(
             "vision", reply.model, reply.prompt_tokens, reply.completion_tokens, reply.ms
         )
@@ -107,7 +112,7 @@ class ReadImage(Tool):
         return ToolOutcome(
             ok=True,
             content=f"[{rel} · image · {facts}]\n{answer}",
-            summary=f"{rel}: {facts}",
+            summary=Words("image", path=rel, facts=facts),
             productive=bool(answer),
             coverage=(rel_key(ctx.root, target), 0, 1),
             evidence={

@@ -7,14 +7,16 @@ independent variable, measured, uncertainty, category, constant); statistics
 are over all rows, streamed (accum.py), and only where they mean something.
 What is in no table is listed with its cell range (`FileTables.leftovers`).
 
-`extract_tables` gives the tables of many files (the offline report, the
-figures stage); `scan_tables` one file's tables and left-overs (list_dir).
+`extract_tables` gives the tables of many files; `collect_data` (series.py)
+the same with series of similar files gathered into one entry each and a line
+for whatever is left out (the offline report, the figures stage);
+`scan_tables` one file's tables and left-overs (list_dir).
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
@@ -38,17 +40,30 @@ from labwright.core.material.tables.roles import (
     STATISTIC_ROLES,
     UNCERTAINTY,
     assign_roles,
+    is_logarithmic,
     split_unit,
     unit_cell,
+)
+from labwright.core.material.tables.series import (
+    DataOverview,
+    FileFigures,
+    Series,
+    collect_data,
+    find_series,
 )
 from labwright.core.material.workspace import PathDenied, resolve_in_folder
 
 __all__ = [
+    "DataOverview",
+    "FileFigures",
     "FileTables",
     "Leftover",
+    "Series",
     "Table",
+    "collect_data",
     "column_stats",
     "extract_tables",
+    "find_series",
     "scan_tables",
     "table_roles",
 ]
@@ -68,7 +83,7 @@ class ColumnStats:
     n: int
     min: float
     max: float
-    mean: float
+    mean: float | None  # None for a logarithmic unit (dB): a mean of dB values means nothing
     std: float | None
     group: str | None = None  # the category value the rows share, when grouped
 
@@ -107,6 +122,10 @@ class Table:
     sample: list[list[float | None]] = field(default_factory=list, compare=False)  # for plots
     sample_labels: list[list[str | None]] = field(default_factory=list, compare=False)
     cut: bool = field(default=False, compare=False)  # the stream stopped at MAX_STREAM_ROWS
+    # Per column over all rows: (smallest, largest) value, and the whole row where the
+    # column is largest (a spectrum's peak and the frequency beside it); None when empty.
+    extent: list[tuple[float, float] | None] = field(default_factory=list, compare=False)
+    peaks: list[list[float] | None] = field(default_factory=list, compare=False)
 
     @property
     def n_rows(self) -> int:
@@ -413,7 +432,7 @@ def _finish(b: Builder, source: str, sheet: str | None) -> Table:
         _drop(b, [j for j, role in enumerate(roles) if role != NOTE])
         return _finish(b, source, sheet)
     template = any(k == "empty" for k in b.kinds)
-    stats = _stats(columns, roles, b.acc.total, b.acc.groups, template)
+    stats = _stats(columns, roles, b.acc.total, b.acc.groups, template, units)
     written = b.written if any(any(w) for w in b.written) else []
     labels = b.labels if any(texts) else []
     return Table(
@@ -439,6 +458,8 @@ def _finish(b: Builder, source: str, sheet: str | None) -> Table:
         sample=b.sample if b.n > len(b.rows) else [],
         sample_labels=b.sample_labels if b.n > len(b.rows) and any(texts) else [],
         cut=b.cut,
+        extent=[(m.lo, m.hi) if m.n else None for m in b.acc.total],
+        peaks=list(b.acc.peaks),
     )
 
 
@@ -453,6 +474,8 @@ def _drop(b: Builder, keep: list[int]) -> None:
     b.labels = [[row[j] for j in keep] for row in b.labels]
     b.sample_labels = [[row[j] for j in keep] for row in b.sample_labels]
     b.acc.total = [b.acc.total[j] for j in keep]
+    b.acc.peaks = [None if p is None else [p[j] for j in keep] for p in b.acc.peaks]
+    b.acc.peaks = [b.acc.peaks[j] for j in keep]
     b.acc.groups = {}  # a note column is no category to group by
     b.acc.width = len(keep)
 
@@ -463,6 +486,7 @@ def _stats(
     total: list[Moments],
     groups: dict[str, list[Moments]],
     template: bool,
+    units: Sequence[str | None] = (),
 ) -> list[ColumnStats]:
     if template:
         return []
@@ -479,15 +503,21 @@ def _stats(
         if all(m.n <= 1 for ms in groups.values() for m in ms):
             return []
         return [
-            _stat(columns[j], ms[j], group)
+            _stat(columns[j], ms[j], group, _unit(units, j))
             for group, ms in groups.items()
             for j in wanted
             if ms[j].n
         ]
-    return [_stat(columns[j], total[j]) for j in wanted]
+    return [_stat(columns[j], total[j], None, _unit(units, j)) for j in wanted]
 
 
-def _stat(name: str, m: Moments, group: str | None = None) -> ColumnStats:
+def _unit(units: Sequence[str | None], j: int) -> str | None:
+    return units[j] if j < len(units) else None
+
+
+def _stat(name: str, m: Moments, group: str | None, unit: str | None) -> ColumnStats:
+    if is_logarithmic(unit):  # dB, dBm: the range says something, a mean or spread does not
+        return ColumnStats(name, m.n, m.lo, m.hi, None, None, group)
     return ColumnStats(name, m.n, m.lo, m.hi, m.mean, m.std, group)
 
 
@@ -501,7 +531,8 @@ def _stats_of_rows(table: Table) -> list[ColumnStats]:
         m.fold(np.array([np.nan if (v := (row[j] if j < len(row) else None)) is None else v
                          for row in table.rows], dtype=float))  # fmt: skip
         total.append(m)
-    return _stats(table.columns, roles, total, {}, table.template)
+    units = table.units or [split_unit(c)[1] for c in table.columns]
+    return _stats(table.columns, roles, total, {}, table.template, units)
 
 
 def _signature(table: Table, j: int) -> tuple[float | None, ...]:

@@ -52,6 +52,9 @@ class Accumulator:
         self.width = width
         self.total = [Moments() for _ in range(width)]
         self.groups: dict[str, list[Moments]] = {}
+        # Per column, the whole row where it reached its largest value: where a
+        # spectrum peaks (the frequency beside the peak), over all rows.
+        self.peaks: list[list[float] | None] = [None] * width
         self._rows: list[list[float | None]] = []
         self._labels: list[str | None] = []
 
@@ -61,14 +64,23 @@ class Accumulator:
         if len(self._rows) >= BLOCK:
             self.flush()
 
+    def fold_block(self, block: np.ndarray) -> None:
+        """Fold rows (one per line of `block`, NaN where no number) into the totals."""
+        for j in range(self.width):
+            before = self.total[j].hi
+            self.total[j].fold(block[:, j])
+            if self.total[j].hi > before:
+                column = block[:, j]
+                at = int(np.nanargmax(column))
+                self.peaks[j] = [float(v) for v in block[at]]
+
     def flush(self) -> None:
         if not self._rows:
             return
         block = np.array(
             [[math.nan if v is None else v for v in row] for row in self._rows], dtype=float
         ).reshape(len(self._rows), self.width)
-        for j in range(self.width):
-            self.total[j].fold(block[:, j])
+        self.fold_block(block)
         if any(label is not None for label in self._labels):
             labels = np.array([label or "" for label in self._labels], dtype=object)
             for label in dict.fromkeys(self._labels):

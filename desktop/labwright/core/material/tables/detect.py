@@ -149,8 +149,7 @@ class Builder:
             return
         assert self.acc is not None
         self.acc.flush()
-        for j in range(len(self.cols)):
-            self.acc.total[j].fold(block[:, j])
+        self.acc.fold_block(block)
         room = self.max_rows - len(self.rows)
         for row in block[: max(room, 0)].tolist():
             values = [None if v != v else v for v in row]

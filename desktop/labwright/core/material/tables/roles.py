@@ -34,7 +34,16 @@ _SUFFIX = re.compile(r"^(.*?[A-Za-z0-9])_([A-Za-zµ°%]{1,4})$")
 _IN = re.compile(r"^(.*?\S)\s+in\s+(\S{1,10})$")
 # Units parse_unit does not know but headers use.
 _EXTRA_UNITS = frozenset(("%", "°", "a.u.", "au", "arb. units", "arb.u.", "counts", "dB", "dBm",
+                          "dBV", "dBu", "dBc", "dBm/Hz", "dBV/Hz", "dB/Hz",
                           "rad.", "deg", "px", "pixel", "pixels", "ppm"))  # fmt: skip
+
+
+_LOGARITHMIC = re.compile(r"^(?:dB\w*|dB\s*\(\w+\)|Np|neper)(?:\s*/\s*\w+)?$", re.I)
+
+
+def is_logarithmic(unit: str | None) -> bool:
+    """A level on a log scale (dB, dBm, dBV/Hz): its values are not averaged as if linear."""
+    return unit is not None and bool(_LOGARITHMIC.match(unit.strip()))
 
 
 def is_unit(text: str) -> bool:

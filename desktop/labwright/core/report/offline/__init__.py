@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from labwright.core.material.tables import Table, extract_tables
+from labwright.core.material.tables import Series, Table, collect_data
 from labwright.core.report.offline.formatting import format_stat as format_stat
 from labwright.core.report.offline.formatting import format_value as format_value
 from labwright.core.report.offline.formatting import tex_text
@@ -38,6 +38,7 @@ from labwright.core.report.offline.manual import manual_headings, manual_require
 from labwright.core.report.offline.plots import MAX_Y_SERIES as MAX_Y_SERIES
 from labwright.core.report.offline.plots import plot_table
 from labwright.core.report.offline.preamble import _preamble, siunitx_available
+from labwright.core.report.offline.series import plot_series
 from labwright.core.report.offline.skeleton import MAX_SHOWN_ROWS as MAX_SHOWN_ROWS
 from labwright.core.report.offline.skeleton import MAX_TABLE_COLUMNS as MAX_TABLE_COLUMNS
 from labwright.core.report.offline.skeleton import (
@@ -55,6 +56,7 @@ __all__ = [
     "manual_headings",
     "manual_requirements",
     "offline_report",
+    "plot_item",
     "plot_table",
 ]
 
@@ -75,6 +77,34 @@ class OfflineReport:
 def _scan_sample(scan: Any, bucket: str) -> list[str]:
     sample = scan.get("sample", {}) if isinstance(scan, dict) else getattr(scan, "sample", {})
     return list(sample.get(bucket, []))
+
+
+def _unlisted_data(scan: Any) -> int:
+    """Data files the scan counted but did not list (it lists the first ones of each kind)."""
+    counts = scan.get("counts", {}) if isinstance(scan, dict) else getattr(scan, "counts", {})
+    try:
+        return max(0, int(counts.get("data", 0)) - len(_scan_sample(scan, "data")))
+    except (TypeError, ValueError, AttributeError):
+        return 0
+
+
+def plot_item(
+    item: Table | Series,
+    figures_dir: Path,
+    stem: str,
+    folder: Path,
+    lang: str = "en",
+    *,
+    siunitx: bool = True,
+) -> dict | None:
+    """A table's plot, or a series' one overlay plot."""
+    if isinstance(item, Series):
+        return plot_series(item, figures_dir, stem, folder, lang)
+    return plot_table(item, figures_dir, stem, folder, lang=lang, siunitx=siunitx)
+
+
+def _item_name(item: Table | Series) -> str:
+    return item.pattern if isinstance(item, Series) else item.title
 
 
 def _role_of(section: str) -> str:
@@ -115,27 +145,28 @@ def offline_report(
     words = _TEXT[lang]
     siunitx = siunitx_available()
     documents = _scan_sample(scan, "documents")
-    tables = extract_tables(folder, _scan_sample(scan, "data"))
+    overview = collect_data(folder, _scan_sample(scan, "data"), unlisted=_unlisted_data(scan))
+    tables = overview.tables
     headings = manual_headings(folder, documents)
     requirements = manual_requirements(folder, documents)
 
     table_figures: dict[int, dict] = {}
     if figures is None:
         base = _slug(folder.name) or "data"
-        for i, table in enumerate(tables):
+        for i, item in enumerate(overview.items):
             if len(table_figures) >= MAX_FIGURES:
                 break
             try:
-                made = plot_table(
-                    table,
+                made = plot_item(
+                    item,
                     figures_dir,
                     f"offline-{base}-{i + 1:02d}",
                     folder,
-                    lang=lang,
+                    lang,
                     siunitx=siunitx,
                 )
             except Exception as e:  # a figure that cannot be drawn must not cost the report
-                log.warning("offline plot of %s failed: %s", table.title, e)
+                log.warning("offline plot of %s failed: %s", _item_name(item), e)
                 continue
             if made is not None:
                 table_figures[i] = made
@@ -163,8 +194,9 @@ def offline_report(
             body += _labelled(words["method"], [str(findings["method_approach"])], words)
         if k == results_at:
             body += _results(
-                findings, tables, table_figures, extra_figures, words, lang, siunitx=siunitx
-            )
+                findings, overview.items, table_figures, extra_figures, words, lang,
+                overview.left_out, siunitx=siunitx,
+            )  # fmt: skip
     checklist = gaps if gaps is not None else requirements
     if checklist:
         body.append(f"\\section*{{{tex_text(words['requirements'])}}}")

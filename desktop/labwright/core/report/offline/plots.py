@@ -169,10 +169,15 @@ def _mpl_escaped(text: str) -> str:
 
 
 def _short(text: str, width: int, lines: int) -> str:
-    """Wrapped for a figure; `text` is already escaped for mathtext (columns.py), and
-    a line is never broken inside a $...$ formula."""
+    """Data text wrapped for a figure, with "$" escaped (see _mpl_escaped)."""
+    wrapped = "\n".join(textwrap.wrap(text, width, max_lines=lines, placeholder=" …"))
+    return _mpl_escaped(wrapped)
+
+
+def _short_label(text: str, width: int, lines: int) -> str:
+    """A label already mathtext-ready (columns.py), wrapped; a formula is kept whole."""
     if "$" in text.replace(r"\$", ""):
-        return text  # a formula is kept whole: wrapping could split it
+        return text
     return "\n".join(textwrap.wrap(text, width, max_lines=lines, placeholder=" …"))
 
 
@@ -283,7 +288,7 @@ def _render(
             yerr = [e or 0.0 for e in errs] if any(e is not None for e in errs) else None
             ax.errorbar(xs, [p[1] for p in pairs], yerr=yerr, marker="." if big else "o",
                         ms=2 if big else 4, lw=1.2, ls=line, capsize=2,
-                        label=_short(name, 40, 2))  # fmt: skip
+                        label=_short_label(name, 40, 2))  # fmt: skip
             if fit is not None:
                 lo, hi = min(xs), max(xs)
                 ax.plot([lo, hi], [fit["slope"] * lo + fit["intercept"],
@@ -291,16 +296,16 @@ def _render(
                         lw=1, color="0.3", label=fit_legend)  # fmt: skip
                 ax.legend(fontsize=8)
             if panels > 1:
-                ax.set_ylabel(_short(name, 24, 3), fontsize=8)
+                ax.set_ylabel(_short_label(name, 24, 3), fontsize=8)
         if panels == 1:
             names = [name for name, _, _ in series]
-            grid[0].set_ylabel(_short("; ".join(names), 45, 3), fontsize=9)
+            grid[0].set_ylabel(_short_label("; ".join(names), 45, 3), fontsize=9)
             if len(series) > 1:
                 grid[0].legend(fontsize=8)
         for ax in grid:
             ax.grid(True, alpha=0.3)
-        grid[-1].set_xlabel(_short(x_name, 60, 2))
-        fig.suptitle(_short(title, 80, 2), fontsize=9)
+        grid[-1].set_xlabel(_short_label(x_name, 60, 2))
+        fig.suptitle(_short_label(title, 80, 2), fontsize=9)
         # Lay out once, then freeze: otherwise each of the two saves lays out again.
         fig.draw_without_rendering()
         fig.set_layout_engine("none")

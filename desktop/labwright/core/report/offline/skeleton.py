@@ -7,7 +7,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from labwright.core.material.tables import Table, column_stats
+from labwright.core.material.tables import Series, Table, column_stats
 from labwright.core.report.offline.columns import as_written, table_labels
 from labwright.core.report.offline.formatting import format_stat, format_value, tex_text
 from labwright.core.report.offline.language import _TEXT, table_title
@@ -199,24 +199,31 @@ def _as_items(value: Any) -> list[str]:
 
 def _results(
     findings: dict,
-    tables: list[Table],
+    tables: list[Table | Series],
     table_figures: dict[int, dict],
     extra_figures: list[dict],
     words: dict[str, str],
     lang: str,
+    left_out: list[str] | None = None,
     *,
     siunitx: bool = True,
 ) -> list[str]:
+    from labwright.core.report.offline.series import left_out_tex, series_tex
+
     out = _labelled(words["findings"], _as_items(findings.get("key_findings")), words)
     if not tables:
         out += [f"\\emph{{{tex_text(words['no_data'])}}}", ""]
     else:
         out += [tex_text(words["tables_intro"]), ""]
     for i, table in enumerate(tables):
-        out += _table_tex(table, i + 1, lang, siunitx=siunitx)
+        if isinstance(table, Series):  # many files alike: one table of files, not one each
+            out += series_tex(table, i + 1, lang)
+        else:
+            out += _table_tex(table, i + 1, lang, siunitx=siunitx)
         if i in table_figures:
             made = table_figures[i]
             out += _figure_tex(made, str(made.get("caption_tex") or "") or None)
+    out += left_out_tex(left_out or [], lang)
     for figure in extra_figures:
         out += _figure_tex(figure)
     return out

@@ -35,12 +35,12 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from labwright.core.material.evidence import evidence_numbers, load_run_evidence
+from labwright.core.material.evidence import PERCENT, evidence_numbers, load_run_evidence
 from labwright.core.report.verify.columns import _column_formulas, index_columns
 from labwright.core.report.verify.derive import _derivation
 from labwright.core.report.verify.extract import _parse, extract_numbers
 from labwright.core.report.verify.markup import readable as readable
-from labwright.core.report.verify.match import _Index, _nearest
+from labwright.core.report.verify.match import _FRACTION_WORDS, _Index, _nearest
 from labwright.core.report.verify.match import match_evidence as match_evidence
 from labwright.core.report.verify.model import Check, ReportNumber, Verification
 from labwright.core.report.verify.structure import _Report
@@ -65,6 +65,67 @@ def _cited(n: ReportNumber, report: _Report) -> str | None:
     return ", ".join(outside) if outside else None
 
 
+# -- matches a random number would get as well ------------------------------------
+
+# A match is kept when a random number of the same magnitude and precision would
+# match something less often than this (bench/bench_verify_chance.py measures it).
+CHANCE = 0.01
+CHANCE_SKIP = "too few digits to tell from chance here"
+
+
+def _chance_of_match(n: ReportNumber, at: float, index: _Index) -> float:
+    """Expected count of material values within the rounding of a random number this size:
+    the density of the material's values around the one matched (`at`, in its own unit or
+    scale: 0.124 for 12.4 %) times the relative width of the report's rounding."""
+    if n.value <= 0 or at <= 0:
+        return 1.0
+    near = index.between(at / 2, at * 2)
+    if n.percent:  # a percentage matches only percentages and fractions named so
+        near = [
+            e
+            for e in near
+            if e.unit is PERCENT or e.unit is None and _FRACTION_WORDS.search(e.source.excerpt)
+        ]
+    elif n.unit is not None:  # values of another kind could not match it
+        near = [e for e in near if e.unit is None or e.unit.dims == n.unit.dims]
+    return max(len(near), 1) * 2 * n.tol / (1.5 * n.value)
+
+
+def _place(c: Check) -> tuple[object, ...] | None:
+    src = c.source
+    if src is None:
+        return None
+    return (src.path, src.sheet, src.table, src.row, src.line, src.page)
+
+
+def _chance_guard(
+    report: _Report, checks: dict[int, Check], index: _Index, found_at: dict[int, float]
+) -> None:
+    """Matches a random number would get as often (0.5 in a workbook of thousands of values)
+    stand only when another number of the same sentence or table row matched the same place
+    of the material (its row, line or page); otherwise they are skipped, neither traced nor
+    flagged: the check cannot tell them from chance."""
+    by_segment: dict[tuple[object, ...], list[Check]] = {}
+    for n in report.numbers:
+        c = checks[id(n)]
+        if c.status == "matched":
+            key = (n.table, n.row) if n.table is not None else ("s", n.segment)
+            by_segment.setdefault(key, []).append(c)
+    for group in by_segment.values():
+        for c in group:
+            n = c.number
+            chance = _chance_of_match(n, found_at.get(id(n), n.value), index)
+            if chance <= CHANCE:
+                continue
+            place = _place(c)
+            if place is not None and any(o is not c and _place(o) == place for o in group):
+                continue  # the same row of the material as its neighbour: no coincidence
+            c.status = "skipped"
+            c.how = (
+                f"{CHANCE_SKIP} ({chance:.0%} of random numbers this size would match the material)"
+            )
+
+
 # -- the check -------------------------------------------------------------------
 
 
@@ -77,6 +138,7 @@ def verify_report(
     index = _Index(ev)
     checks: dict[int, Check] = {}  # by id() of the report number
     row_numbers = index_columns(report)
+    found_at: dict[int, float] = {}  # the material's value each match found
     for n in report.numbers:
         sentence = report.sentence(n)
         if n.table is not None and (n.table, n.col) in row_numbers:
@@ -88,8 +150,10 @@ def verify_report(
         hit = match_evidence(n, index)
         if hit:
             checks[id(n)] = Check(n, "matched", hit[1], hit[0].source, sentence)
+            found_at[id(n)] = hit[0].value
         else:
             checks[id(n)] = Check(n, "unmatched", sentence=sentence)
+    _chance_guard(report, checks, index, found_at)
     _column_formulas(report, checks)
     for _ in range(2):  # derived values may restate other derived values
         for n in report.numbers:

@@ -19,6 +19,7 @@ for _k in (2, 3, 4, 5, 6, 8, 10, 20, 50, 100, 1000):
 _NICE |= {"1/(2π)": 1 / (2 * math.pi), "1/(4π²)": 1 / (4 * math.pi**2), "1/g": 1 / 9.81,
           "1/(2g)": 1 / (2 * 9.81), "2/g": 2 / 9.81}  # fmt: skip
 _POWERS = {1: "", 2: "²", -1: "⁻¹", -2: "⁻²", 0.5: "^½"}
+MAX_OPERAND_ROUNDING = 0.02  # relative rounding of a formula's operands, at most
 
 
 # A table's row-number column ("line", "row", "No.", "#", "序号") counts rows; nothing is
@@ -115,6 +116,9 @@ def _fit_column(
         for r in usable:
             target = rows[r][j]
             rel = sum(abs(p) * rows[r][c].tol / rows[r][c].value for c, p in terms)
+            # Operands written to a digit or two (0.1 ± 0.05) fit any formula: no test.
+            if rel > MAX_OPERAND_ROUNDING:
+                continue
             if abs(target.value - k * preds[r]) <= target.tol * (1 + 1e-9) + k * preds[r] * rel:
                 good.append(r)
         if len(good) >= 2 and len(good) * 3 >= len(usable) * 2:

@@ -12,6 +12,7 @@ from labwright.core.report.verify.markup import readable
 from labwright.core.report.verify.model import Check, ReportNumber
 from labwright.core.report.verify.structure import _Report
 
+RESTATEMENT_CHANCE = 0.02  # at most this share of random numbers may "restate" a derived one
 _RELATION = re.compile(r"=|\\approx|≈|\\simeq|\\cong")
 
 
@@ -110,7 +111,12 @@ def _operand(x: ReportNumber, checks: dict[int, Check]) -> bool:
     c = checks.get(id(x))
     if c is None or x.role != "value" or c.how == "a row number":
         return False
-    return c.status in ("matched", "derived") or c.how == "a common constant"
+    # A match too imprecise to tell from chance still stands in the material: an operand.
+    return (
+        c.status in ("matched", "derived")
+        or c.how == "a common constant"
+        or c.how.startswith("too few digits")
+    )
 
 
 def _compatible(a: ReportNumber, b: ReportNumber) -> bool:
@@ -168,12 +174,17 @@ def _derivation(
     how = _pairs(n, pool, words, checks)
     if how:
         return how, None
-    for other in checks.values():  # the restatement of a value derived elsewhere
-        if (
-            other.status == "derived"
-            and other.exact is not None
-            and other.number is not n
-            and abs(other.exact - n.value) <= n.tol * (1 + 1e-9)
-        ):
+    # The restatement of a value derived elsewhere; not where so many values were derived
+    # near this one that a random number would restate one of them too.
+    derived = [
+        c for c in checks.values()
+        if c.status == "derived" and c.exact is not None and c.number is not n
+    ]  # fmt: skip
+    near = sum(1 for c in derived if n.value / 2 <= abs(c.exact or 0) <= n.value * 2)
+    if n.value > 0 and near * 2 * n.tol / (1.5 * n.value) > RESTATEMENT_CHANCE:
+        return None
+    for other in derived:
+        assert other.exact is not None
+        if abs(other.exact - n.value) <= n.tol * (1 + 1e-9):
             return f"same as the value derived on line {other.number.line}", other.exact
     return None

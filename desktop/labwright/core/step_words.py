@@ -1,0 +1,240 @@
+"""The words of a run's steps: tool results, guard details. One English template per code.
+
+A `Words` is the English sentence itself (a `str`, so the journal, the CLI and every guard
+that reads it see what they always saw) that also remembers its template's code and the
+params it was filled from. A `tool_result` event whose summary is a `Words`, or a `guard`
+event whose detail is one, carries them as its `words` field ({code, params}); the app
+translates the template with context `TR_CONTEXT` and fills it from the same params, and
+scripts/update_translations.py collects `all_texts()` into the .ts file.
+
+Params hold what the step is about (a path, a call, a count, TeX's own message): those stay
+as they are in every language. A sentence built by adding to a `Words` is a plain `str`
+again: it is shown in English, as before.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Mapping
+from typing import Any
+
+TR_CONTEXT = "Steps"
+Translate = Callable[[str], str]
+
+STEP_TEXT: dict[str, str] = {
+    # -- tool results (the timeline's Detail column) --
+    "listed": "{path}: {count} entries",
+    "list_empty": "{path}: empty",
+    "unreadable": "{path}: unreadable",
+    "not_a_folder": "{path}: not a folder",
+    "is_a_folder": "{path}: a folder",
+    "no_such_file": "{path}: no such file",
+    "no_such_folder": "{path}: no such folder",
+    "lines": "{path} lines {start}–{end}",
+    "lines_of": "{path} lines {start}–{end} of {total}",
+    "lines_old": "{path} lines {start}–{end} (nothing new)",
+    "lines_of_old": "{path} lines {start}–{end} of {total} (nothing new)",
+    "read_cancelled": "{path}: reading cancelled",
+    "cannot_read": "{path}: {why}",  # the reader's own words
+    "refused_path": "refused path {quoted}",
+    "image": "{path}: {facts}",
+    "no_vision_model": "no vision model",
+    "vision_failed": "{path}: vision model failed",
+    "figure": "figure {name}",
+    "figure_refused": "{name}: refused",
+    "figure_failed": "{name}: failed",
+    "figures_disabled": "figures disabled (no OS sandbox)",
+    "finish_missing": "missing {fields}",
+    "finished": "finished: {experiment}",
+    "not_run_stopped": "not run: exploration stopped",
+    "same_call": "same call earlier in this turn",
+    "figure_limit": "figure limit reached ({limit})",
+    # -- guard details (the Detail column of a guard row) --
+    "withdrawn": "{tool} failed {count} times in a row and was withdrawn",
+    "error_storm": (
+        "{tool} gave the same error {same} times in its last {window} calls whatever the "
+        "arguments ({shape}); it was withdrawn"
+    ),
+    "repeated": "{call} repeated; earlier result returned",
+    "asked_twice": "{call} asked twice in one turn",
+    "loop_stop": (
+        "{call} was asked {count} times with the same arguments; exploration stopped and the "
+        "report is drafted from what was read."
+    ),
+    "cycle": "The calls {block} went round {rounds} times with the same arguments.",
+    "cycle_stop": (
+        "The calls {block} went round {rounds} times with the same arguments; exploration "
+        "stopped and the report is drafted from what was read."
+    ),
+    "figure_not_run": "{tool} not run: figure limit reached ({limit})",
+    "reread": "{call} re-read lines {start}–{end} already read",
+    "reread_stop": "{path} was re-read {count} times without new lines; exploration stopped.",
+    "no_evidence_stop": (
+        "{tool} was called again without any file read; exploration ended with nothing "
+        "gathered (nothing is invented)."
+    ),
+    "no_evidence_refused": "{tool} refused ({n}/{of}): nothing has been read yet",
+    "wander": (
+        "{idle} of the last {window} calls brought nothing new (repeats, errors, empty "
+        "results, lines or listings already seen)."
+    ),
+    "wander_stop": (
+        "{idle} of the last {window} calls brought nothing new (repeats, errors, empty "
+        "results, lines or listings already seen); exploration stopped and the report is "
+        "drafted from what was read."
+    ),
+    "nudge_loop": (
+        "{call} was asked {count} times with the same arguments. The model was asked to move "
+        "on or finish."
+    ),
+    "nudge_reread": (
+        "{path} was re-read {count} times without new lines. The model was asked to move on "
+        "or finish."
+    ),
+    "nudge_cycle": (
+        "The calls {block} went round {rounds} times with the same arguments. The model was "
+        "asked to move on or finish."
+    ),
+    "nudge_wander": (
+        "{idle} of the last {window} calls brought nothing new (repeats, errors, empty "
+        "results, lines or listings already seen). The model was asked to move on or finish."
+    ),
+    "turns_stop": "No finish after {turns} turns and {window} final turns; exploration stopped.",
+    "window_forced": "Turn budget of {turns} used; {tool} is now forced.",
+    "window_unread": "Turn budget of {turns} used; nothing read yet, tools stay open.",
+    "choice_rejected": (
+        "The server rejected the forced tool choice ({error}); the model was told to call "
+        "{tool} instead."
+    ),
+    "choice_ignored": (
+        "The model ignored the forced tool choice; the model was told to call {tool} instead."
+    ),
+    "call_cap": (
+        "The model asked for {asked} tool calls in one turn; the first {cap} ran, {dropped} "
+        "were not run ({names})."
+    ),
+    "text_only_stop": (
+        "The model answered {count} turns in a row without calling a tool; exploration stopped."
+    ),
+    "text_only": (
+        "The model answered in text without calling a tool ({n} of {of} in a row); it was "
+        "told to call one."
+    ),
+    "budget_stop": "{Label} reached ({spent} of {limit}); {what} stopped.",
+    "budget_warn": (
+        "{share}% of the {label} used ({spent} of {limit}); the model was told to wrap up."
+    ),
+    "deadline": "{role} call cut at {seconds} s",
+    "format_retry": "{role} output rejected ({problems}); retry {n}/{of}",
+    "format_failed": "{role}: still not a LaTeX document after {of} retries ({problems})",
+    "compile_fix": "Compile failed; fix round {n}/{of}",
+    "compile_fix_at": "Compile failed at line {line}: {message}; fix round {n}/{of}",
+    # -- settings that could not be read (saved.settings_problem) --
+    "settings_unreadable": "Could not read {path} ({why}); using the default settings.",
+    "settings_damaged": "The settings file {path} is damaged ({why}); using the default settings.",
+    "settings_kept": (
+        "The settings file was damaged ({why}). It was kept as {name} and the default settings "
+        "are used."
+    ),
+    # -- why a run cannot start or be re-drafted (key_problem, RedraftError) --
+    "no_key": (
+        "No API key for {provider}. Add one in Settings, set {names}, pass --api-key, or run "
+        "offline (--offline, or tick “Offline” in the app)."
+    ),
+    "redraft_not_a_run": "{run_dir} is not a Labwright run directory.",
+    "redraft_running": (
+        "This run is still running, or it was stopped midway: finish it first "
+        "(labwright run --resume)."
+    ),
+    "redraft_offline": (
+        "This run was offline: no model explored the material, so there is nothing to "
+        "draft from. Start a new run with a model instead."
+    ),
+    "redraft_unfinished": (
+        "The run stopped before drafting ({stages} did not finish): resume it instead "
+        "(labwright run --resume)."
+    ),
+    "redraft_folder_gone": "The run's material folder {folder} is gone; it is needed to draft.",
+}
+
+# Words that fill a template's params and are themselves English (a budget's name, what a
+# budget stopped, a model role): translated with the template, under the same context.
+PARAM_TEXT: tuple[str, ...] = (
+    "token budget",
+    "money budget",
+    "time budget",
+    "exploration token budget",
+    "exploration money budget",
+    "Token budget",
+    "Money budget",
+    "Time budget",
+    "Exploration token budget",
+    "Exploration money budget",
+    "exploration",
+    "the run",
+    "explore",
+    "write",
+    "reflect",
+    "vision",
+    "fix",
+)
+_WORD_PARAMS = frozenset({"label", "Label", "what", "role"})  # the params PARAM_TEXT fills
+
+_PLACEHOLDER = re.compile(r"\{[A-Za-z_]*\}")
+
+
+class Words(str):
+    """An English sentence that remembers its template's code and params."""
+
+    code: str
+    params: dict[str, str]
+
+    def __new__(cls, code: str, **params: object) -> Words:
+        shown = {k: str(v) for k, v in params.items()}
+        self = super().__new__(cls, STEP_TEXT[code].format(**shown))
+        self.code, self.params = code, shown
+        return self
+
+    def __reduce__(self) -> tuple[Any, ...]:  # copies (dataclasses.asdict) keep the code
+        return (_rebuild, (self.code, self.params))
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"code": self.code, "params": dict(self.params)}
+
+
+def _rebuild(code: str, params: dict[str, str]) -> Words:
+    return Words(code, **params)
+
+
+def words_of(text: object) -> dict[str, Any] | None:
+    """The {code, params} of a sentence that is a `Words`, else None."""
+    return text.to_dict() if isinstance(text, Words) else None
+
+
+def _same(text: str) -> str:
+    return text
+
+
+def all_texts() -> list[str]:
+    """The templates with words of their own, and the English params, for the translation file."""
+    with_words = [t for t in STEP_TEXT.values() if re.search(r"[A-Za-z]", _PLACEHOLDER.sub("", t))]
+    return [*with_words, *PARAM_TEXT]
+
+
+def step_text(words: Mapping[str, Any] | None, english: str, tr: Translate = _same) -> str:
+    """A step's sentence from its {code, params}, in the words `tr` gives; `english` (the
+    event's own sentence) when it has none or its code is not known (another version)."""
+    if not isinstance(words, Mapping):
+        return english
+    template = STEP_TEXT.get(str(words.get("code")))
+    params = words.get("params")
+    if template is None or not isinstance(params, Mapping):
+        return english
+    shown = {
+        k: tr(str(v)) if k in _WORD_PARAMS and str(v) in PARAM_TEXT else str(v)
+        for k, v in params.items()
+    }
+    try:
+        return tr(template).format(**shown)
+    except (KeyError, IndexError, ValueError):  # a translation that lost a placeholder
+        return english
