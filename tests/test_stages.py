@@ -124,3 +124,19 @@ def test_a_resume_after_a_kill_in_bib_reloads_and_runs_only_the_rest(material, t
     assert stages == ["bib", "bib"]
     assert events[-1].type == "done" and events[-1].reasons == first.reasons
     assert again.h.tex == first.h.tex and again.h.unresolved_citations == []
+
+
+def test_course_boilerplate_is_not_a_requirement_to_check(material, tmp_path):
+    """Marks, links, deadlines and the viva the model passed on never reach the gap check."""
+    requirements = [
+        "a plot of T",
+        "Viva voce and presentation (20%)",
+        "Submit the report at https://elearning.example.edu/lab3",
+        "The deadline is one week after the second session.",
+    ]
+    finish = call("finish_exploration", {**FINISH_ARGS, "assignment_requirements": requirements})
+    with FakeLLM(route([EXPLORE[0], tool_calls(finish)])) as llm:
+        done = _drive_to_the_end(config_for(llm, material, tmp_path / "run", reflect=1))
+    assert [g["requirement"] for g in done.h.gaps or []] == ["a plot of T"]
+    saved = json.loads((tmp_path / "run" / "gaps.json").read_text(encoding="utf-8"))
+    assert "Viva" not in json.dumps(saved)

@@ -310,8 +310,10 @@ class Gap(Stage):
 
 def _requirements(run: RunContext) -> list[str]:
     from labwright.core.report.offline import manual_requirements
+    from labwright.core.report.offline.manual import drop_boilerplate
 
-    reqs = list(run.h.exploration.to_findings().get("assignment_requirements") or [])
+    # Marks, deadlines, links and the viva are no requirement a report can meet.
+    reqs = drop_boilerplate(run.h.exploration.to_findings().get("assignment_requirements") or [])
     return reqs or manual_requirements(run.config.folder, run.h.documents())
 
 

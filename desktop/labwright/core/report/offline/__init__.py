@@ -37,7 +37,7 @@ from labwright.core.report.offline.manual import MAX_REQUIREMENTS as MAX_REQUIRE
 from labwright.core.report.offline.manual import manual_headings, manual_requirements
 from labwright.core.report.offline.plots import MAX_Y_SERIES as MAX_Y_SERIES
 from labwright.core.report.offline.plots import plot_table
-from labwright.core.report.offline.preamble import _preamble
+from labwright.core.report.offline.preamble import _preamble, siunitx_available
 from labwright.core.report.offline.series import plot_series
 from labwright.core.report.offline.skeleton import MAX_SHOWN_ROWS as MAX_SHOWN_ROWS
 from labwright.core.report.offline.skeleton import MAX_TABLE_COLUMNS as MAX_TABLE_COLUMNS
@@ -89,12 +89,18 @@ def _unlisted_data(scan: Any) -> int:
 
 
 def plot_item(
-    item: Table | Series, figures_dir: Path, stem: str, folder: Path, lang: str = "en"
+    item: Table | Series,
+    figures_dir: Path,
+    stem: str,
+    folder: Path,
+    lang: str = "en",
+    *,
+    siunitx: bool = True,
 ) -> dict | None:
     """A table's plot, or a series' one overlay plot."""
     if isinstance(item, Series):
         return plot_series(item, figures_dir, stem, folder, lang)
-    return plot_table(item, figures_dir, stem, folder)
+    return plot_table(item, figures_dir, stem, folder, lang=lang, siunitx=siunitx)
 
 
 def _item_name(item: Table | Series) -> str:
@@ -137,6 +143,7 @@ def offline_report(
     """
     lang = _lang(template)
     words = _TEXT[lang]
+    siunitx = siunitx_available()
     documents = _scan_sample(scan, "documents")
     overview = collect_data(folder, _scan_sample(scan, "data"), unlisted=_unlisted_data(scan))
     tables = overview.tables
@@ -150,7 +157,14 @@ def offline_report(
             if len(table_figures) >= MAX_FIGURES:
                 break
             try:
-                made = plot_item(item, figures_dir, f"offline-{base}-{i + 1:02d}", folder, lang)
+                made = plot_item(
+                    item,
+                    figures_dir,
+                    f"offline-{base}-{i + 1:02d}",
+                    folder,
+                    lang,
+                    siunitx=siunitx,
+                )
             except Exception as e:  # a figure that cannot be drawn must not cost the report
                 log.warning("offline plot of %s failed: %s", _item_name(item), e)
                 continue
@@ -181,7 +195,7 @@ def offline_report(
         if k == results_at:
             body += _results(
                 findings, overview.items, table_figures, extra_figures, words, lang,
-                overview.left_out,
+                overview.left_out, siunitx=siunitx,
             )  # fmt: skip
     checklist = gaps if gaps is not None else requirements
     if checklist:

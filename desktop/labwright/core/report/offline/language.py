@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import re
+from pathlib import PurePosixPath
 
+from labwright.core.material.tables import Table
 from labwright.core.report.templates import Template
 
 _TEXT: dict[str, dict[str, str]] = {
@@ -33,6 +35,15 @@ _TEXT: dict[str, dict[str, str]] = {
         "colon": ":",
         "no_data": "No numeric tables were found in the data files.",
         "stats": "n|min|max|mean|std",
+        "as_written": " Columns as written in the file: {names}.",
+        "against": "{y} against {x}.",
+        "fit": ("Straight-line fit: slope {slope}, intercept {intercept}, R² = {r2} ({n} points)."),
+        "sampled": " Plotted: {k} rows spread evenly over all {n}.",
+        "data": " Data: {title}.",
+        "fit_legend": "fit",
+        "list_sep": "; ",
+        "where_sheet": "{name} › {sheet}, rows {a}–{b}",
+        "where_lines": "{name}, lines {a}–{b}",
     },
     "zh": {
         "note": (
@@ -58,6 +69,15 @@ _TEXT: dict[str, dict[str, str]] = {
         "colon": "：",
         "no_data": "数据文件中没有找到数值表格。",
         "stats": "n|最小值|最大值|平均值|标准差",
+        "as_written": "文件中的原始列名：{names}。",
+        "against": "{y}与{x}的关系。",
+        "fit": "直线拟合：斜率 {slope}，截距 {intercept}，R² = {r2}（{n} 个点）。",
+        "sampled": "图中绘出均匀取自全部 {n} 行的 {k} 行。",
+        "data": "数据：{title}。",
+        "fit_legend": "拟合",
+        "list_sep": "；",
+        "where_sheet": "{name} › {sheet}，第 {a}–{b} 行",
+        "where_lines": "{name}，第 {a}–{b} 行",
     },
 }
 
@@ -98,6 +118,23 @@ _PROMPTS: dict[str, dict[str, str]] = {
         "": "撰写本节内容。",
     },
 }
+
+
+def table_title(table: Table, lang: str) -> str:
+    """Where a table is, in the report's language ("data.csv, lines 2–9" / "data.csv，第 2–9 行").
+
+    The file and sheet names and the titles above the table are data and stay as written.
+    """
+    if lang == "en" or not table.source:
+        return table.title
+    words = _TEXT[lang]
+    name = PurePosixPath(table.source).name
+    key = "where_sheet" if table.sheet is not None else "where_lines"
+    where = words[key].format(
+        name=name, sheet=(table.sheet or "").strip(), a=table.first_row, b=table.last_row
+    )
+    _, dash, context = table.title.partition(" — ")
+    return where + (words["list_sep"] + context if dash and context else "")
 
 
 def _lang(template: Template) -> str:

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from labwright.core.material.readers import ReadError, read_page
+from labwright.core.material.readers.headings import Heading, document_headings
 from labwright.core.material.readers.sniff import sniff
 from labwright.core.material.workspace import PathDenied, resolve_in_folder
 
@@ -43,6 +44,9 @@ _SENTENCE_INSIDE = re.compile(r"[.!?。！？]\s*\S")
 class _Doc:
     kind: str  # "docx", "pdf" or "text"
     lines: list[str] = field(default_factory=list)
+    rel: str = ""
+    # The document's own headings (PDF outline or font sizes, Word styles); None: none found.
+    headings: list[Heading] | None = None
 
 
 def _documents(folder: Path, paths: Iterable[str]) -> list[_Doc]:
@@ -78,7 +82,9 @@ def _read_document(folder: Path, rel: str) -> _Doc | None:
         return None
     # The reader's own lines (page markers, table brackets) are not the manual's words.
     own = {n - page.offset for s in page.spans if s.marker for n in range(s.start, s.end)}
-    return _Doc(kind, [ln for n, ln in enumerate(page.text.split("\n")) if n not in own])
+    lines = [ln for n, ln in enumerate(page.text.split("\n")) if n not in own]
+    headings = document_headings(path, kind) if kind in ("pdf", "docx") else None
+    return _Doc(kind, lines, rel, headings)
 
 
 def _clean(text: str) -> str:
@@ -124,30 +130,182 @@ def _running_lines(doc: _Doc) -> set[str]:
     return {line for line, n in counts.items() if n >= 2}
 
 
+# Abbreviations end no sentence ("Part B: Maximum Range vs. Initial Speed").
+_ABBREVIATION = re.compile(r"\b(?:vs|e\.g|i\.e|etc|cf|fig|eq|no|approx|ca)\.", re.IGNORECASE)
+
+
 def _good_heading(text: str) -> bool:
     # A paragraph styled as a heading is not a hint ("“VIVA VOCE ...”. You may").
-    return 0 < len(text) <= 80 and not _SENTENCE_INSIDE.search(text.rstrip(".。"))
+    return (
+        0 < len(text) <= 80
+        and not _SENTENCE_INSIDE.search(_ABBREVIATION.sub(" ", text).rstrip(".。"))
+        and not junk_heading(text)
+    )
+
+
+# Text extracted from formulas and letter-spaced titles of papers: "PSD V/",
+# "PS = LSD ×", "F EATURES", "Q U A N T U M".
+_FORMULA_CHARS = re.compile(r"[=×÷±∑∫√≈≤≥∝^∂∇⃗\U0001d400-\U0001d7ff]")
+_TRAILING_OPERATOR = re.compile(r"[/+\-*×·=(\[{<]$")
+_LABEL_WORD = re.compile(
+    r"^(?:part|section|appendix|experiment|exercise|task|step|question|chapter|unit|table|figure)$",
+    re.IGNORECASE,
+)
+
+
+def junk_heading(text: str) -> bool:
+    """Is this "heading" a formula or a broken-spaced line rather than a title?"""
+    text = text.strip()
+    if _FORMULA_CHARS.search(text) or _TRAILING_OPERATOR.search(text):
+        return True
+    visible = [c for c in text if not c.isspace()]
+    letters = sum(c.isalpha() for c in visible)
+    if letters < 2 or letters < 0.6 * len(visible):
+        return True
+    words = text.split()
+    if re.search(r"(?:\b\w\s){3,}", text + " "):  # "Q U A N T U M"
+        return True
+    for i, word in enumerate(words):
+        lone = len(word) == 1 and word.isalpha() and word not in ("A", "a", "I")
+        if not lone or (i and _LABEL_WORD.match(words[i - 1])):
+            continue
+        nxt = words[i + 1] if i + 1 < len(words) else ""
+        # "F EATURES": a capital split off its word; "ENBW V": a symbol left by a formula.
+        if re.fullmatch(r"[A-Z]{2,}\w*", nxt) or len(words) <= 3:
+            return True
+    return False
+
+
+# Marks in a heading ("LAB REPORT (50%)") are the course's weighting, not the topic.
+_MARKS_SUFFIX = re.compile(r"\s*[(（]\s*\d{1,3}(?:\.\d+)?\s*%\s*[)）]\s*$")
+
+
+def _shown_heading(text: str) -> str:
+    return _MARKS_SUFFIX.sub("", _clean(text))
+
+
+# --------------------------------------------------------------------------
+# Which document is the manual
+# --------------------------------------------------------------------------
+
+_MANUAL_NAME = re.compile(
+    r"manual|handout|lab\s*sheet|worksheet|script|讲义|指导|实验|说明", re.IGNORECASE
+)
+_COURSE_NAME = re.compile(
+    r"instruction|guideline|guide|assignment|brief|experiment|practical|lab|要求|任务",
+    re.IGNORECASE,
+)
+_PAPER_NAME = re.compile(
+    r"paper|article|reference|datasheet|data\s*sheet|arxiv|thesis|review|slides|lecture"
+    r"|\d{4}\.\d{4,5}|论文|文献",
+    re.IGNORECASE,
+)
+_PAPER_WORDS = re.compile(
+    r"\babstract\b|\bkeywords?\b|\bdoi\b|arxiv|\bjournal\b|\bet al\.|\breceived\b"
+    r"|\baccepted\b|\bpublished\b|©|copyright|\bissn\b|proceedings|phys\. ?rev|摘要|关键词",
+    re.IGNORECASE,
+)
+_MANUAL_WORDS = re.compile(
+    r"\bobjectives?\b|\baims?\b|\bapparatus\b|\bequipment\b|\bprocedure\b|\bstudents?\b"
+    r"|\blab(?:oratory)?\b|\byou (?:will|should|must)\b|\bmeasure\b|实验目的|实验仪器|实验原理|实验步骤",
+    re.IGNORECASE,
+)
+_MANUAL_HEADINGS = re.compile(
+    r"^(?:\d+(?:\.\d+)*\s*)?(?:objectives?|aims?|apparatus|equipment|procedure|method|theory"
+    r"|background|introduction|motivation|questions?|tasks?|exercises?|pre-?lab|safety"
+    r"|measurements?|analysis|实验目的|实验原理|实验仪器|实验步骤|实验内容|思考题|注意事项)\b",
+    re.IGNORECASE,
+)
+
+
+def _manual_score(doc: _Doc) -> int:
+    """How much `doc` looks like a lab manual (> 0) rather than a paper beside it (< 0).
+
+    From its name, the words of its first page, and its headings' names.
+    """
+    name = doc.rel.rsplit("/", 1)[-1]
+    score = 4 * bool(_MANUAL_NAME.search(name)) + 2 * bool(_COURSE_NAME.search(name))
+    score -= 4 * bool(_PAPER_NAME.search(name))
+    first = " ".join(doc.lines[:80])
+    score -= min(4, len({m.group().casefold() for m in _PAPER_WORDS.finditer(first)}))
+    score += min(3, len({m.group().casefold() for m in _MANUAL_WORDS.finditer(first)}))
+    titles = [h.text for h in doc.headings or []] or [
+        h for h in (_heading_of(ln, doc, set()) for ln in doc.lines) if h
+    ]
+    score += min(4, len({m.group().casefold() for t in titles if (m := _MANUAL_HEADINGS.match(t))}))
+    return score
+
+
+def _course_documents(docs: list[_Doc]) -> list[tuple[int, _Doc]]:
+    """The documents that are not papers, best manual first; all of them if each looks a paper."""
+    scored = sorted(
+        ((_manual_score(d), i, d) for i, d in enumerate(docs)), key=lambda t: (-t[0], t[1])
+    )
+    course = [(s, d) for s, _, d in scored if s >= 0]
+    return course or [(s, d) for s, _, d in scored]
+
+
+def _headings_of(doc: _Doc) -> list[str]:
+    if doc.headings:
+        return [h.text for h in doc.headings]
+    running = _running_lines(doc)
+    return [h for h in (_heading_of(line, doc, running) for line in doc.lines) if h]
 
 
 def manual_headings(folder: Path, paths: Iterable[str]) -> list[str]:
-    """The headings of the manual/guidelines among `paths`, in order, deduplicated, capped.
+    """The headings of the lab manual among `paths`, in order, deduplicated, capped.
 
-    Word heading styles (the docx reader marks them with #), Markdown `#`
-    lines and LaTeX sections, and in PDFs short ALL-CAPS lines or numbered
-    Chinese headings that are not running heads.
+    The manual is the document that looks most like one (its name, its first
+    page's words, headings such as Objectives or Procedure), not a paper or
+    datasheet beside it. Its headings are its PDF outline, else its lines set
+    larger or bold than the body (PDF), its heading styles (Word), Markdown
+    `#` lines and LaTeX sections; in a PDF with neither, short ALL-CAPS
+    lines or numbered Chinese headings that are not running heads. Formulas
+    and broken-spaced lines are not headings; marks ("(50%)") are dropped.
     """
+    course = _course_documents(_documents(folder, paths))
+    if not course or course[0][0] < 0:
+        return []  # only papers: their headings are not what the lab covers
     out: list[str] = []
     seen: set[str] = set()
-    for doc in _documents(folder, paths):
-        running = _running_lines(doc)
-        for line in doc.lines:
-            heading = _heading_of(line, doc, running)
-            if heading and _good_heading(heading) and heading.casefold() not in seen:
-                seen.add(heading.casefold())
-                out.append(heading)
-                if len(out) >= MAX_HEADINGS:
-                    return out
+    for raw in _headings_of(course[0][1]):
+        heading = _shown_heading(raw)
+        if heading and _good_heading(heading) and heading.casefold() not in seen:
+            seen.add(heading.casefold())
+            out.append(heading)
+            if len(out) >= MAX_HEADINGS:
+                break
     return out
+
+
+# --------------------------------------------------------------------------
+# Requirements, without the course's administration
+# --------------------------------------------------------------------------
+
+_BOILERPLATE = re.compile(
+    # marks and weights
+    r"[(（]\s*\d{1,3}(?:\.\d+)?\s*%\s*[)）]|\b\d{1,3}\s*%\s*(?:of\s+the\s+)?(?:marks?|grade|total)"
+    r"|\bmarks?\b|\bgrad(?:e|ed|ing)\b|\bweight(?:ing|ed)?\b|\bpoints?\s+(?:will|are|for)\b"
+    r"|\bpenali[sz]|评分|成绩|分值|占总"
+    # deadlines
+    r"|deadline|\bdue\s+(?:date|by|on|in)\b|late\s+submission|截止|逾期"
+    # submission and links
+    r"|https?://|\bwww\.|\bsubmi(?:t|ssion)|\bupload|google\s+form|e-?learning|\bportal\b"
+    r"|moodle|canvas|blackboard|turnitin|提交|上传"
+    # the viva
+    r"|\bviva\b|oral\s+exam|presentation\s+video|答辩",
+    re.IGNORECASE,
+)
+
+
+def is_boilerplate(requirement: str) -> bool:
+    """Is this "requirement" the course's administration (marks, deadlines, links, viva)?"""
+    return bool(_BOILERPLATE.search(requirement))
+
+
+def drop_boilerplate(requirements: Iterable[str]) -> list[str]:
+    """`requirements` without course boilerplate: what a report can actually meet."""
+    return [r for r in requirements if not is_boilerplate(r)]
 
 
 def manual_requirements(folder: Path, paths: Iterable[str]) -> list[str]:
@@ -156,12 +314,13 @@ def manual_requirements(folder: Path, paths: Iterable[str]) -> list[str]:
     A heading like "The report must contain", "Assessment", "Lab report",
     "要求" or "报告" starts a section; its bullets and sentences up to the
     next heading are the requirements (bullet markers stripped, wrapped PDF
-    lines joined, each capped at 300 characters).
+    lines joined, each capped at 300 characters). Course boilerplate (marks,
+    deadlines, submission links, the viva) is left out, and so are papers.
     """
     out: list[str] = []
     seen: set[str] = set()
-    for doc in _documents(folder, paths):
-        for item in _requirement_items(doc):
+    for _, doc in _course_documents(_documents(folder, paths)):
+        for item in drop_boilerplate(_requirement_items(doc)):
             key = item.casefold()
             if key not in seen:
                 seen.add(key)

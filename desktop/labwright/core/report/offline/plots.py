@@ -15,7 +15,9 @@ from typing import Any
 from labwright.core.material.tables import Table, table_roles
 from labwright.core.material.tables.roles import INDEPENDENT, MEASURED, exactly_linear
 from labwright.core.material.workspace import PathDenied, resolve_in_folder
-from labwright.core.report.offline.language import _CJK
+from labwright.core.report.offline.columns import ColumnLabel, as_written, table_labels
+from labwright.core.report.offline.formatting import tex_text
+from labwright.core.report.offline.language import _CJK, _TEXT, table_title
 from labwright.core.rundir.store import atomic_write_bytes, atomic_write_json
 
 MAX_Y_SERIES = 4
@@ -105,16 +107,48 @@ def linear_fit(pairs: list[tuple[float, float]]) -> dict[str, float] | None:
 LINEAR_R2 = 0.98
 
 
-def _fit_text(fit: dict[str, float]) -> str:
+def _fit_text(fit: dict[str, float], lang: str = "en") -> str:
     def pm(v: float, e: float) -> str:
         digits = max(0, 1 - int(math.floor(math.log10(e)))) if e > 0 else 4
         return f"{v:.{digits}f} ± {e:.{digits}f}"
 
-    return (
-        f"Straight-line fit: slope {pm(fit['slope'], fit['slope_err'])}, "
-        f"intercept {pm(fit['intercept'], fit['intercept_err'])}, R² = {fit['r2']:.4f} "
-        f"({int(fit['n'])} points)."
+    return _TEXT[lang]["fit"].format(
+        slope=pm(fit["slope"], fit["slope_err"]),
+        intercept=pm(fit["intercept"], fit["intercept_err"]),
+        r2=f"{fit['r2']:.4f}",
+        n=int(fit["n"]),
     )
+
+
+def _captions(
+    table: Table,
+    x: int,
+    ys: list[int],
+    fit: dict[str, float] | None,
+    lang: str,
+    labels: list[ColumnLabel],
+) -> tuple[str, str]:
+    """The figure's caption as plain text (stored with it) and as LaTeX (in the report)."""
+    words = _TEXT[lang]
+    sep = words["list_sep"]
+    before, _, rest = words["against"].partition("{y}")
+    middle, _, after = rest.partition("{x}")
+    plain = before + sep.join(labels[j].plain for j in ys) + middle + labels[x].plain + after
+    tex = (
+        tex_text(before)
+        + tex_text(sep).join(labels[j].tex for j in ys)
+        + tex_text(middle)
+        + labels[x].tex
+        + tex_text(after)
+    )
+    tail = ""
+    if fit is not None:
+        tail += (" " if lang == "en" else "") + _fit_text(fit, lang)
+    if table.omitted_rows and table.sample:
+        tail += words["sampled"].format(k=f"{len(table.sample):,}", n=f"{table.n_rows:,}")
+    tail += words["data"].format(title=table_title(table, lang))
+    provenance = as_written(table, [x, *ys], labels, words)
+    return plain + tail, tex + tex_text(tail) + provenance
 
 
 def _cjk_fonts() -> list[str]:
@@ -128,21 +162,42 @@ def _cjk_fonts() -> list[str]:
     return found or [n for n in names if "CJK" in n][:1]
 
 
+def _mpl_escaped(text: str) -> str:
+    """Data text for matplotlib: "$" escaped (a header like "$\\f{g}$" would be read as
+    mathtext and make the figure fail to draw)."""
+    return text.replace("$", r"\$")
+
+
 def _short(text: str, width: int, lines: int) -> str:
-    """Wrapped for a figure, with "$" escaped: matplotlib reads $...$ as mathtext,
-    and a header like "$\\f{g}$" would make the figure fail to draw."""
+    """Data text wrapped for a figure, with "$" escaped (see _mpl_escaped)."""
     wrapped = "\n".join(textwrap.wrap(text, width, max_lines=lines, placeholder=" …"))
-    return wrapped.replace("$", r"\$")
+    return _mpl_escaped(wrapped)
 
 
-def plot_table(table: Table, figures_dir: Path, stem: str, folder: Path) -> dict | None:
+def _short_label(text: str, width: int, lines: int) -> str:
+    """A label already mathtext-ready (columns.py), wrapped; a formula is kept whole."""
+    if "$" in text.replace(r"\$", ""):
+        return text
+    return "\n".join(textwrap.wrap(text, width, max_lines=lines, placeholder=" …"))
+
+
+def plot_table(
+    table: Table,
+    figures_dir: Path,
+    stem: str,
+    folder: Path,
+    *,
+    lang: str = "en",
+    siunitx: bool = True,
+) -> dict | None:
     """Plot a table with matplotlib, in process; save figures/<stem>.pdf/.png/.json.
 
     The first column with two distinct values is x; up to 4 further columns
     are y (markers and lines, sorted by x). Series of very different sizes
-    get a panel each so none is flattened. Returns {"filename", "caption",
-    "pdf", "png"}, or None when the table has fewer than 2 rows or nothing to
-    plot against x.
+    get a panel each so none is flattened. Axes and legend show the columns
+    as a physicist writes them (columns.py); the caption is in `lang`.
+    Returns {"filename", "caption", "caption_tex", "pdf", "png"}, or None
+    when the table has fewer than 2 rows or nothing to plot against x.
     """
     if len(table.rows) < 2 or len(table.columns) < 2 or table.template:
         return None
@@ -150,6 +205,7 @@ def plot_table(table: Table, figures_dir: Path, stem: str, folder: Path) -> dict
     if axes is None:
         return None
     x, ys = axes
+    labels = table_labels(table, siunitx=siunitx)
     errors = {target: j for j, target in table.uncertainty_of.items()}
     series = []
     for j in ys:
@@ -160,20 +216,20 @@ def plot_table(table: Table, figures_dir: Path, stem: str, folder: Path) -> dict
             if (xv := row[x]) is not None and (yv := row[j]) is not None
         ]
         rows.sort()
-        series.append((table.columns[j], [(a, b) for a, b, _ in rows], [e for _, _, e in rows]))
+        series.append((labels[j].mpl, [(a, b) for a, b, _ in rows], [e for _, _, e in rows]))
     fit = None
     if len(series) == 1:
         fit = linear_fit(series[0][1])
         if fit is not None and fit["r2"] < LINEAR_R2:
             fit = None
-    x_name = table.columns[x]
-    caption = f"{'; '.join(name for name, _, _ in series)} against {x_name}."
-    if fit is not None:
-        caption += " " + _fit_text(fit)
-    if table.omitted_rows and table.sample:
-        caption += f" Plotted: {len(table.sample):,} rows spread evenly over all {table.n_rows:,}."
-    caption += f" Data: {table.title}."
-    pdf, png = _render(series, x_name, table.title, fit)
+    caption, caption_tex = _captions(table, x, ys, fit, lang, labels)
+    pdf, png = _render(
+        series,
+        labels[x].mpl,
+        _mpl_escaped(table_title(table, lang)),
+        fit,
+        _TEXT[lang]["fit_legend"],
+    )
     figures_dir.mkdir(parents=True, exist_ok=True)
     pdf_path, png_path = figures_dir / f"{stem}.pdf", figures_dir / f"{stem}.png"
     atomic_write_bytes(pdf_path, pdf)
@@ -185,6 +241,7 @@ def plot_table(table: Table, figures_dir: Path, stem: str, folder: Path) -> dict
     made: dict[str, Any] = {
         "filename": stem,
         "caption": caption,
+        "caption_tex": caption_tex,
         "pdf": str(pdf_path),
         "png": str(png_path),
     }
@@ -198,7 +255,9 @@ def _render(
     x_name: str,
     title: str,
     fit: dict[str, float] | None = None,
+    fit_legend: str = "fit",
 ) -> tuple[bytes, bytes]:
+    """The figure as PDF and PNG. Names are mathtext-ready: "$" escaped where it is text."""
     import matplotlib
     from matplotlib.figure import Figure
 
@@ -229,24 +288,24 @@ def _render(
             yerr = [e or 0.0 for e in errs] if any(e is not None for e in errs) else None
             ax.errorbar(xs, [p[1] for p in pairs], yerr=yerr, marker="." if big else "o",
                         ms=2 if big else 4, lw=1.2, ls=line, capsize=2,
-                        label=_short(name, 40, 2))  # fmt: skip
+                        label=_short_label(name, 40, 2))  # fmt: skip
             if fit is not None:
                 lo, hi = min(xs), max(xs)
                 ax.plot([lo, hi], [fit["slope"] * lo + fit["intercept"],
                                    fit["slope"] * hi + fit["intercept"]],
-                        lw=1, color="0.3", label="fit")  # fmt: skip
+                        lw=1, color="0.3", label=fit_legend)  # fmt: skip
                 ax.legend(fontsize=8)
             if panels > 1:
-                ax.set_ylabel(_short(name, 24, 3), fontsize=8)
+                ax.set_ylabel(_short_label(name, 24, 3), fontsize=8)
         if panels == 1:
             names = [name for name, _, _ in series]
-            grid[0].set_ylabel(_short("; ".join(names), 45, 3), fontsize=9)
+            grid[0].set_ylabel(_short_label("; ".join(names), 45, 3), fontsize=9)
             if len(series) > 1:
                 grid[0].legend(fontsize=8)
         for ax in grid:
             ax.grid(True, alpha=0.3)
-        grid[-1].set_xlabel(_short(x_name, 60, 2))
-        fig.suptitle(_short(title, 80, 2), fontsize=9)
+        grid[-1].set_xlabel(_short_label(x_name, 60, 2))
+        fig.suptitle(_short_label(title, 80, 2), fontsize=9)
         # Lay out once, then freeze: otherwise each of the two saves lays out again.
         fig.draw_without_rendering()
         fig.set_layout_engine("none")

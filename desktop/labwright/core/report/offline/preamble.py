@@ -11,7 +11,7 @@ from pathlib import Path
 from labwright.core.report.offline.language import _CJK
 from labwright.core.report.templates import Template
 
-_PACKAGES = ("graphicx", "booktabs", "float", "array")
+_PACKAGES = ("graphicx", "booktabs", "array")
 
 
 _USEPACKAGE_LINE = re.compile(r"^(\s*\\usepackage(?:\[[^\]]*\])?\{)([^}]*)(\}.*)$")
@@ -73,12 +73,18 @@ def _packages_of(line: str) -> list[str]:
     return [n.strip() for n in m.group(2).split(",") if n.strip()] if m else []
 
 
+def siunitx_available() -> bool:
+    """Can this TeX load siunitx? (Unknown counts as yes, like _missing_packages.)"""
+    return "siunitx" not in _missing_packages(("siunitx",))
+
+
 def _preamble(template: Template, body: str) -> str:
     """The template's preamble plus what the skeleton itself needs, when missing."""
     preamble = _without_missing_packages(template.preamble.rstrip("\n")) + "\n"
     loaded = set(re.findall(r"\\usepackage(?:\[[^\]]*\])?\{([^}]*)\}", preamble))
     names = {name.strip() for group in loaded for name in group.split(",")}
-    extra = [p for p in _PACKAGES if p not in names]
+    wanted = (*_PACKAGES, "siunitx") if "\\si{" in body else _PACKAGES
+    extra = [p for p in wanted if p not in names]
     if extra:
         preamble += f"\\usepackage{{{','.join(extra)}}}\n"
     # Chinese text from the data in an English template needs a CJK font set up.

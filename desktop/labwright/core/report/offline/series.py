@@ -21,6 +21,7 @@ from labwright.core.material.workspace import PathDenied, resolve_in_folder
 from labwright.core.report.offline.formatting import _breakable, format_stat, tex_text
 from labwright.core.report.offline.language import _CJK
 from labwright.core.report.offline.plots import _cjk_fonts, _sha256, _short
+from labwright.core.report.offline.skeleton import FLOAT_PLACEMENT
 from labwright.core.rundir.store import atomic_write_bytes, atomic_write_json
 
 MAX_CURVES = 8  # curves on one overlay plot; more are a tangle
@@ -89,7 +90,7 @@ def series_tex(series: Series, index: int, lang: str) -> list[str]:
     caption = w["caption"].format(pattern=series.pattern, n=len(series.tables), header=header)
     spec = "@{}>{\\raggedright\\arraybackslash}p{0.28\\linewidth}" + "r" * (len(head) - 1) + "@{}"
     out = [
-        "\\begin{table}[H]",
+        f"\\begin{{table}}[{FLOAT_PLACEMENT}]",
         "\\centering",
         "\\footnotesize",
         f"\\caption{{{tex_text(caption)}}}\\label{{tab:series{index}}}",

@@ -8,12 +8,16 @@ from pathlib import Path
 from typing import Any
 
 from labwright.core.material.tables import Series, Table, column_stats
-from labwright.core.report.offline.formatting import _breakable, format_stat, format_value, tex_text
-from labwright.core.report.offline.language import _TEXT
+from labwright.core.report.offline.columns import as_written, table_labels
+from labwright.core.report.offline.formatting import format_stat, format_value, tex_text
+from labwright.core.report.offline.language import _TEXT, table_title
 from labwright.core.report.templates import Template
 
 MAX_SHOWN_ROWS = 25  # table rows printed; the rest are counted
 MAX_TABLE_COLUMNS = 7  # data columns per printed chunk (the first one repeats)
+# Floats go where they fit (here, top, bottom, a float page), never pinned with [H]:
+# a pinned table too tall for what is left of a page leaves that page half empty.
+FLOAT_PLACEMENT = "htbp"
 
 
 # --------------------------------------------------------------------------
@@ -49,9 +53,10 @@ def _chunks(n_columns: int) -> list[list[int]]:
     return groups
 
 
-def _table_tex(table: Table, index: int, lang: str) -> list[str]:
+def _table_tex(table: Table, index: int, lang: str, *, siunitx: bool = True) -> list[str]:
     words = _TEXT[lang]
     label = f"tab:data{index}"
+    headers = table_labels(table, siunitx=siunitx)
     # Statistics per category (one material each) are not one column's figures: the
     # table's statistics rows hold only those over all rows.
     stats = {s["name"]: s for s in column_stats(table) if "group" not in s}
@@ -73,14 +78,16 @@ def _table_tex(table: Table, index: int, lang: str) -> list[str]:
             + (f">{{\\raggedleft\\arraybackslash}}b{{{width}}}" * len(cols))
             + "@{}"
         )
-        out += ["\\begin{table}[H]", "\\centering", "\\footnotesize"]
+        out += [f"\\begin{{table}}[{FLOAT_PLACEMENT}]", "\\centering", "\\footnotesize"]
         if part == 0:
-            caption = words["table_caption"].format(title=table.title)
+            caption = words["table_caption"].format(title=table_title(table, lang))
             caption_tex = tex_text(caption)
             if len(groups) > 1:
                 caption_tex += tex_text(
                     words["columns_part"].format(a=a, b=groups[0][-1] + 1, n=len(table.columns))
                 )
+            # The headers as the file writes them, for the columns shown otherwise.
+            caption_tex += as_written(table, range(len(table.columns)), headers, words)
             out.append(f"\\caption{{{caption_tex}}}\\label{{{label}}}")
         else:
             out.append(
@@ -94,7 +101,7 @@ def _table_tex(table: Table, index: int, lang: str) -> list[str]:
             " & ".join(
                 [
                     tex_text(row_word),
-                    *(r"\hspace{0pt}" + _breakable(table.columns[c]) for c in cols),
+                    *(r"\hspace{0pt}" + headers[c].tex for c in cols),
                 ]
             )
             + r" \\"
@@ -132,13 +139,16 @@ def _stat_cell(stat: dict | None, key: str) -> str:
     return format_stat(stat[key])
 
 
-def _figure_tex(figure: dict) -> list[str]:
+def _figure_tex(figure: dict, caption_tex: str | None = None) -> list[str]:
+    """A figure float; `caption_tex` only for a plot made in this run's skeleton (LaTeX
+    built here, data escaped): a caption from elsewhere is text, escaped."""
     stem = str(figure["filename"])
+    caption = caption_tex or tex_text(str(figure.get("caption") or stem))
     return [
-        "\\begin{figure}[H]",
+        f"\\begin{{figure}}[{FLOAT_PLACEMENT}]",
         "\\centering",
         f"\\includegraphics[width=0.85\\linewidth,height=0.5\\textheight,keepaspectratio]{{figures/{stem}.pdf}}",
-        f"\\caption{{{tex_text(str(figure.get('caption') or stem))}}}\\label{{{_label('fig', stem)}}}",
+        f"\\caption{{{caption}}}\\label{{{_label('fig', stem)}}}",
         "\\end{figure}",
         "",
     ]
@@ -195,6 +205,8 @@ def _results(
     words: dict[str, str],
     lang: str,
     left_out: list[str] | None = None,
+    *,
+    siunitx: bool = True,
 ) -> list[str]:
     from labwright.core.report.offline.series import left_out_tex, series_tex
 
@@ -207,9 +219,10 @@ def _results(
         if isinstance(table, Series):  # many files alike: one table of files, not one each
             out += series_tex(table, i + 1, lang)
         else:
-            out += _table_tex(table, i + 1, lang)
+            out += _table_tex(table, i + 1, lang, siunitx=siunitx)
         if i in table_figures:
-            out += _figure_tex(table_figures[i])
+            made = table_figures[i]
+            out += _figure_tex(made, str(made.get("caption_tex") or "") or None)
     out += left_out_tex(left_out or [], lang)
     for figure in extra_figures:
         out += _figure_tex(figure)
