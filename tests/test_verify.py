@@ -342,3 +342,57 @@ def test_random_numbers_of_the_same_size_are_rarely_traced_and_real_ones_still_a
             tried += 1
             traced += by_start[n.start].status in ("matched", "derived")
     assert tried >= 90 and traced <= 2, (traced, tried)
+
+
+# -- column roles (core/material/tables/roles.py) in the tracer ----------------------
+
+_ROLE_CSV = (
+    "frame,length_m,t10_s\n101,0.200,8.98\n102,0.500,14.25\n103,0.700,16.88\n104,1.000,20.16\n"
+)
+_ROLE_EVIDENCE = [
+    {"path": "data/run.csv", "kind": "csv", "offset": 0, "end": 5, "text": _ROLE_CSV.strip()}
+]
+
+
+@pytest.mark.parametrize(
+    ("body", "number", "status"),
+    [
+        # a set point restated as it stands is matched...
+        ("At $L = 0.700$\\,m ten periods took 16.88 s.", "0.700", "matched"),
+        # ...but is no operand: 1.000/0.200 = 5.00 is not evidence of a ratio of 5.00
+        ("Between $L = 0.200$ and 1.000 m the ratio of lengths is 5.00.", "5.00", "unmatched"),
+        # no statistic of the set points (the mean of length_m is 0.600)
+        ("The mean length was 0.600 m.", "0.600", "unmatched"),
+        # no statistic of the frame numbers (their mean is 102.5), no match through them
+        ("The mean frame was 102.5.", "102.5", "unmatched"),
+        ("The bob passed at frame 103.", "103", "unmatched"),
+        # measured values keep their statistics
+        ("The mean of ten periods was 15.07 s.", "15.07", "matched"),
+    ],
+)
+def test_no_match_statistic_or_derivation_through_an_index_or_a_set_point(body, number, status):
+    result = verify_report(doc(body + "\n"), _ROLE_EVIDENCE)
+    assert statuses(result)[number] == status, [
+        (c.number.text, c.status, c.how) for c in result.checks
+    ]
+
+
+@pytest.mark.parametrize(
+    ("header", "cells", "traced"),
+    [
+        # 2π·√(set point): a formula through the angle column would "trace" any number
+        ("Angle (deg) & $X$", [("10.0", "19.87"), ("20.0", "28.10"), ("30.0", "34.41")], False),
+        # from a measured column (not monotonic: no set points) it is a real column formula
+        ("$m$ (kg) & $X$", [("20.7", "28.59"), ("10.3", "20.17"), ("30.9", "34.93")], True),
+        # nor a formula through a row-number column (1/10·[No.])
+        ("No. & $X$", [("2", "0.200"), ("3", "0.300"), ("4", "0.400")], False),
+    ],
+)
+def test_a_column_formula_needs_measured_operands(header, cells, traced):
+    rows = "".join(f"{a} & {b} \\\\\n" for a, b in cells)
+    tex = doc(f"\\begin{{tabular}}{{cc}}\n{header}\\\\\n{rows}\\end{{tabular}}")
+    result = verify_report(tex, _ROLE_EVIDENCE)
+    derived = {c.number.text for c in result.checks if c.status == "derived"}
+    assert ({b for _, b in cells} <= derived) is traced, [
+        (c.number.text, c.how) for c in result.checks
+    ]

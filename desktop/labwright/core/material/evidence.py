@@ -328,6 +328,7 @@ class EvidenceNumber:
     unit: Unit | None
     source: Source
     derived: str | None = None  # "mean of ..." for a statistic computed from the material
+    role: str | None = None  # its column's role (tables/roles.py): "index", "independent"...
 
     @property
     def base(self) -> float:
@@ -553,6 +554,9 @@ def _numbers_of_line(reader: _Reader, i: int, line: str) -> Iterator[EvidenceNum
             )
 
 
+_STATISTIC_ROLES = ("measured", "uncertainty")  # tables/roles.py STATISTIC_ROLES
+
+
 def _stats(values: list[float]) -> dict[str, float]:
     out = {"mean": statistics.fmean(values)}
     if len(values) >= 2:
@@ -577,6 +581,34 @@ def _counts_rows(column: str, values: list[float]) -> bool:
     )
 
 
+def _with_roles(numbers: list[EvidenceNumber]) -> list[EvidenceNumber]:
+    """Each table cell with its column's role, as the table detector assigns it
+    (tables/roles.py): a row number, a set point, a measured value..."""
+    # here, not at the top: roles.py parses units with this module's parse_unit
+    from labwright.core.material.tables.roles import assign_roles, split_unit
+
+    tables: dict[tuple[Any, ...], dict[str, dict[int | None, float]]] = {}
+    for n in numbers:
+        s = n.source
+        if s.column is not None:
+            key = (s.path, s.sheet, s.page, s.table)
+            tables.setdefault(key, {}).setdefault(s.column, {}).setdefault(s.line, n.value)
+    roles: dict[tuple[Any, ...], str] = {}
+    for key, columns in tables.items():
+        names = list(columns)
+        lines = sorted({line for col in columns.values() for line in col}, key=lambda x: x or 0)
+        values = [[columns[name].get(line) for line in lines] for name in names]
+        units = [split_unit(name)[1] for name in names]
+        assigned, _ = assign_roles(names, units, values, [False] * len(names))
+        roles |= {(*key, name): role for name, role in zip(names, assigned, strict=True)}
+    return [
+        replace(n, role=roles.get((s.path, s.sheet, s.page, s.table, s.column)))
+        if (s := n.source).column is not None
+        else n
+        for n in numbers
+    ]
+
+
 def _derived(numbers: list[EvidenceNumber]) -> Iterator[EvidenceNumber]:
     """Statistics a report may quote without listing the values: column means, and means
     of repeated measurements in one row (t10_run1_s, t10_run2_s, ...)."""
@@ -594,6 +626,8 @@ def _derived(numbers: list[EvidenceNumber]) -> Iterator[EvidenceNumber]:
             continue
         if key[0] == "column" and _counts_rows(key[4], [g.value for g in group]):
             continue  # a mean of row or frame numbers is no figure a report quotes
+        if key[0] == "column" and group[0].role not in (None, *_STATISTIC_ROLES):
+            continue  # nor a mean of set points or of an index (tables/roles.py)
         first = group[0].source
         if key[0] == "column":
             span = f"column {first.column!r}"
@@ -626,9 +660,13 @@ def evidence_numbers(
         if not text:
             continue
         reader = _Reader(record, folder)
-        found = [
-            n for i, line in enumerate(text.split("\n")) for n in _numbers_of_line(reader, i, line)
-        ]
+        found = _with_roles(
+            [
+                n
+                for i, line in enumerate(text.split("\n"))
+                for n in _numbers_of_line(reader, i, line)
+            ]
+        )
         out += found
         out += _derived(found)
     return out

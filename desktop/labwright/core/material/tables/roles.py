@@ -97,8 +97,9 @@ _INDEPENDENT = re.compile(
     r"|setting|wavelength|incident angle)(?:$|[^a-z0-9])|时间|角度|频率|设定|波长|入射角",
     re.I,
 )
-# One-letter symbols are case-sensitive: t is time, T a period or a temperature.
-_INDEPENDENT_SYMBOL = re.compile(r"^(?:t|f|θ|φ|ν|λ)(?:$|[\s_(,])")
+# One-letter symbols are case-sensitive: t is time, T a period or a temperature. A
+# subscript makes it one particular time (t_10, t_run1: measured), a unit suffix does not.
+_INDEPENDENT_SYMBOL = re.compile(r"^(?:t|f|θ|φ|ν|λ)(?:$|[\s(,]|_[A-Za-zµ]{1,3}$)")
 
 
 def _independent_name(name: str) -> bool:

@@ -36,7 +36,8 @@ from pathlib import Path
 from typing import Any
 
 from labwright.core.material.evidence import PERCENT, evidence_numbers, load_run_evidence
-from labwright.core.report.verify.columns import _column_formulas, index_columns
+from labwright.core.material.tables.roles import INDEPENDENT, INDEX
+from labwright.core.report.verify.columns import _column_formulas, column_roles, index_columns
 from labwright.core.report.verify.derive import _derivation
 from labwright.core.report.verify.extract import _parse, extract_numbers
 from labwright.core.report.verify.markup import readable as readable
@@ -135,19 +136,25 @@ def verify_report(
     """Check every number of the report against the evidence records (see the module doc)."""
     report = _parse(tex)
     ev = evidence_numbers(records, folder)
-    index = _Index(ev)
+    # no match through the material's row or frame numbers (tables/roles.py "index")
+    index = _Index([e for e in ev if e.role != INDEX])
     checks: dict[int, Check] = {}  # by id() of the report number
-    row_numbers = index_columns(report)
+    roles = column_roles(report)
+    row_numbers = index_columns(report) | {k for k, r in roles.items() if r == INDEX}
     found_at: dict[int, float] = {}  # the material's value each match found
     for n in report.numbers:
         sentence = report.sentence(n)
         if n.table is not None and (n.table, n.col) in row_numbers:
             checks[id(n)] = Check(n, "skipped", "a row number", sentence=sentence)
             continue
+        if n.table is not None and roles.get((n.table, n.col or 0)) == INDEPENDENT:
+            n.setpoint = True
         if n.trivial:
             checks[id(n)] = Check(n, "skipped", n.trivial, sentence=sentence)
             continue
         hit = match_evidence(n, index)
+        if hit and hit[0].role == INDEPENDENT:
+            n.setpoint = True  # "at 30°": a set point restated, no evidence to derive from
         if hit:
             checks[id(n)] = Check(n, "matched", hit[1], hit[0].source, sentence)
             found_at[id(n)] = hit[0].value

@@ -7,6 +7,7 @@ import re
 import statistics
 from collections.abc import Iterable
 
+from labwright.core.material.tables.roles import INDEPENDENT, INDEX, assign_roles, split_unit
 from labwright.core.report.verify.markup import readable
 from labwright.core.report.verify.model import Check, ReportNumber
 from labwright.core.report.verify.structure import _Report
@@ -20,6 +21,7 @@ _NICE |= {"1/(2π)": 1 / (2 * math.pi), "1/(4π²)": 1 / (4 * math.pi**2), "1/g"
           "1/(2g)": 1 / (2 * 9.81), "2/g": 2 / 9.81}  # fmt: skip
 _POWERS = {1: "", 2: "²", -1: "⁻¹", -2: "⁻²", 0.5: "^½"}
 MAX_OPERAND_ROUNDING = 0.02  # relative rounding of a formula's operands, at most
+_NO_OPERAND = (INDEX, INDEPENDENT)  # roles no statistic, formula or pair is computed from
 
 
 # A table's row-number column ("line", "row", "No.", "#", "序号") counts rows; nothing is
@@ -53,6 +55,39 @@ def index_columns(report: _Report) -> set[tuple[int, int]]:
     return out
 
 
+def column_roles(report: _Report) -> dict[tuple[int, int], str]:
+    """(table, column) -> the column's role, as the table detector assigns it from the
+    header and the values (tables/roles.py: index, independent, measured, category...)."""
+    cells: dict[int, dict[int, dict[int, float]]] = {}  # table -> column -> row -> value
+    for n in report.numbers:
+        if n.table is not None and n.row is not None and n.col is not None and n.role == "value":
+            cells.setdefault(n.table, {}).setdefault(n.col, {}).setdefault(n.row, n.value)
+    out: dict[tuple[int, int], str] = {}
+    for t in sorted({t for t, _ in report.headers} | set(cells)):
+        cols = sorted({c for tt, c in report.headers if tt == t} | set(cells.get(t, {})))
+        rows = sorted({r for col in cells.get(t, {}).values() for r in col})
+        if not cols or not rows:
+            continue
+        # a column of words below its header (sample, material) holds no numbers
+        texts = [
+            c not in cells.get(t, {})
+            and any(_cell_text(report, t, r, c) for r in rows)
+            for c in cols
+        ]  # fmt: skip
+        names = [readable(report.headers.get((t, c), "")).strip().strip("$").strip() for c in cols]
+        units = [split_unit(name)[1] for name in names]
+        values = [[cells.get(t, {}).get(c, {}).get(r) for r in rows] for c in cols]
+        headed = [bool(name) for name in names]
+        roles, _ = assign_roles(names, units, values, texts, headed=headed)
+        out |= {(t, c): role for c, role in zip(cols, roles, strict=True)}
+    return out
+
+
+def _cell_text(report: _Report, t: int, r: int, c: int) -> str:
+    cells = report.row_text.get((t, r), "").split(" | ")
+    return cells[c].strip() if c < len(cells) else ""
+
+
 def _column_formulas(report: _Report, checks: dict[int, Check]) -> None:
     """A table column computed from other columns (T = t̄/10, g = 4π²L/T²): accepted when
     one formula holds on at least two rows and two thirds of the rows, so a single
@@ -61,7 +96,10 @@ def _column_formulas(report: _Report, checks: dict[int, Check]) -> None:
     for n in report.numbers:
         if n.table is not None and n.row is not None and n.col is not None and n.role == "value":
             cells.setdefault(n.table, {}).setdefault(n.row, {}).setdefault(n.col, n)
-    index = index_columns(report)
+    # Nothing is computed from a row number or a set point (2π·√[L] = 8.98 "traces" any
+    # number near 9 when L is 2.04), and no set point is computed from the rest.
+    roles = column_roles(report)
+    index = index_columns(report) | {k for k, role in roles.items() if role in _NO_OPERAND}
     for t, rows in cells.items():
         cols = sorted({c for row in rows.values() for c in row if (t, c) not in index})
         for j in cols:

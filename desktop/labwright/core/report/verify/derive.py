@@ -107,9 +107,9 @@ def _window(n: ReportNumber, report: _Report) -> tuple[list[list[ReportNumber]],
 
 def _operand(x: ReportNumber, checks: dict[int, Check]) -> bool:
     """A number a derivation may start from: traced itself, or a common constant (never
-    a row number)."""
+    a row number or a set point)."""
     c = checks.get(id(x))
-    if c is None or x.role != "value" or c.how == "a row number":
+    if c is None or x.role != "value" or x.setpoint or c.how == "a row number":
         return False
     # A match too imprecise to tell from chance still stands in the material: an operand.
     return (

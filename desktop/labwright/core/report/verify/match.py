@@ -53,7 +53,9 @@ def _rank(n: ReportNumber, e: EvidenceNumber, how_rank: int) -> tuple[float, ...
     data_first = 0 if e.source.kind in ("csv", "tsv", "xlsx", "figure_output", "text") else 1
     # a value whose stated unit agrees beats one whose unit is unknown
     agrees = 0 if _same_dims(n.unit, e.unit) or n.percent and e.unit is PERCENT else 1
-    return (agrees, how_rank, 1 if e.derived else 0, data_first, abs(e.value - n.value))
+    # a measured value beats a set point of the same value: only the former is evidence
+    setpoint = 1 if e.role == "independent" else 0
+    return (agrees, setpoint, how_rank, 1 if e.derived else 0, data_first, abs(e.value - n.value))
 
 
 def match_evidence(n: ReportNumber, index: _Index) -> tuple[EvidenceNumber, str] | None:

@@ -28,6 +28,9 @@ class ReportNumber:
     row: int | None = None
     col: int | None = None
     trivial: str | None = None  # why it is not checked
+    # a set point (a table's independent-variable column, or matched to one in the
+    # material): restated as it stands, never an operand of a derivation
+    setpoint: bool = False
 
     @property
     def percent(self) -> bool:
