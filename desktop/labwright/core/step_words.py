@@ -49,6 +49,16 @@ STEP_TEXT: dict[str, str] = {
     "not_run_stopped": "not run: exploration stopped",
     "same_call": "same call earlier in this turn",
     "figure_limit": "figure limit reached ({limit})",
+    # -- calls the model got wrong, and tools that crashed (CallMistake, the loop) --
+    "arg_missing": "{tool}: missing required argument '{name}'",
+    "arg_not_string": "{tool}: argument '{name}' must be a string",
+    "arg_not_integer": "{tool}: argument '{name}' must be an integer",
+    "arg_negative": "{tool}: argument '{name}' must not be negative",
+    "arg_not_paths": "{tool}: argument '{name}' must be a list of paths",
+    "args_not_json": "{tool}: arguments are not valid JSON ({error} at char {pos})",
+    "args_not_object": "{tool}: arguments must be a JSON object",
+    "unknown_tool": "{tool}: unknown tool; available: {available}",
+    "tool_crashed": "{tool} failed: {error}",
     # -- guard details (the Detail column of a guard row) --
     "withdrawn": "{tool} failed {count} times in a row and was withdrawn",
     "error_storm": (
@@ -136,6 +146,20 @@ STEP_TEXT: dict[str, str] = {
         "The settings file was damaged ({why}). It was kept as {name} and the default settings "
         "are used."
     ),
+    # -- settings that do not fit together (RunConfig's checks, resolve_config) --
+    "unknown_provider": "Unknown provider {name}; choose one of: {names}.",
+    "custom_needs_url": (
+        "The custom provider needs the server's URL: add --base-url URL "
+        "(or set LABWRIGHT_BASE_URL)."
+    ),
+    "price_shape": ("price of {model} must be {{'prompt': USD per 1M, 'completion': USD per 1M}}"),
+    "price_negative": "price of {model} must be non-negative numbers",
+    "positive_seconds": "{name} must be a positive number of seconds",
+    "positive_minutes": "{name} must be a positive number of minutes",
+    "max_tokens_role": "max_tokens: unknown role {role} (one of {roles})",
+    "max_tokens_positive": "max_tokens of {name} must be a positive integer",
+    "budget_positive": "{name} must be positive (leave it unset for no limit)",
+    "budget_unpriced": "a money budget needs prices for: {models}",
     # -- why a run cannot start or be re-drafted (key_problem, RedraftError) --
     "no_key": (
         "No API key for {provider}. Add one in Settings, set {names}, pass --api-key, or run "
@@ -202,6 +226,19 @@ class Words(str):
         return {"code": self.code, "params": dict(self.params)}
 
 
+class CallMistake(ValueError):
+    """A call the model got wrong (an argument, its JSON), said without the tool's name:
+    its text is what the model reads; `words(tool)` is the timeline's line, with the name.
+    Its templates are those of STEP_TEXT that start with "{tool}: "."""
+
+    def __init__(self, code: str, **params: object) -> None:
+        self.code, self.params = code, {k: str(v) for k, v in params.items()}
+        super().__init__(STEP_TEXT[code].removeprefix("{tool}: ").format(**self.params))
+
+    def words(self, tool: str) -> Words:
+        return Words(self.code, tool=tool, **self.params)
+
+
 def _rebuild(code: str, params: dict[str, str]) -> Words:
     return Words(code, **params)
 
@@ -216,8 +253,9 @@ def _same(text: str) -> str:
 
 
 def all_texts() -> list[str]:
-    """The templates with words of their own, and the English params, for the translation file."""
-    with_words = [t for t in STEP_TEXT.values() if re.search(r"[A-Za-z]", _PLACEHOLDER.sub("", t))]
+    """The templates with more than their params, and the English params, for the .ts file."""
+    # a colon alone is translated too: Chinese writes it full-width
+    with_words = [t for t in STEP_TEXT.values() if _PLACEHOLDER.sub("", t).strip()]
     return [*with_words, *PARAM_TEXT]
 
 

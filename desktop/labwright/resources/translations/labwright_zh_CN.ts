@@ -1484,6 +1484,10 @@
         <translation>{word}（注释）：{comment}</translation>
     </message>
     <message>
+        <source>{word}: {text}</source>
+        <translation>{word}：{text}</translation>
+    </message>
+    <message>
         <source>Requirement not supported by the material: {requirement}</source>
         <translation>材料不支持的要求：{requirement}</translation>
     </message>
@@ -1606,8 +1610,16 @@
         <translation>{path}：读取已取消</translation>
     </message>
     <message>
+        <source>{path}: {why}</source>
+        <translation>{path}：{why}</translation>
+    </message>
+    <message>
         <source>refused path {quoted}</source>
         <translation>已拒绝路径 {quoted}</translation>
+    </message>
+    <message>
+        <source>{path}: {facts}</source>
+        <translation>{path}：{facts}</translation>
     </message>
     <message>
         <source>no vision model</source>
@@ -1652,6 +1664,42 @@
     <message>
         <source>figure limit reached ({limit})</source>
         <translation>已达作图上限（{limit}）</translation>
+    </message>
+    <message>
+        <source>{tool}: missing required argument '{name}'</source>
+        <translation>{tool}：缺少必需的参数“{name}”</translation>
+    </message>
+    <message>
+        <source>{tool}: argument '{name}' must be a string</source>
+        <translation>{tool}：参数“{name}”必须是字符串</translation>
+    </message>
+    <message>
+        <source>{tool}: argument '{name}' must be an integer</source>
+        <translation>{tool}：参数“{name}”必须是整数</translation>
+    </message>
+    <message>
+        <source>{tool}: argument '{name}' must not be negative</source>
+        <translation>{tool}：参数“{name}”不能为负数</translation>
+    </message>
+    <message>
+        <source>{tool}: argument '{name}' must be a list of paths</source>
+        <translation>{tool}：参数“{name}”必须是路径列表</translation>
+    </message>
+    <message>
+        <source>{tool}: arguments are not valid JSON ({error} at char {pos})</source>
+        <translation>{tool}：参数不是有效的 JSON（第 {pos} 个字符处：{error}）</translation>
+    </message>
+    <message>
+        <source>{tool}: arguments must be a JSON object</source>
+        <translation>{tool}：参数必须是 JSON 对象</translation>
+    </message>
+    <message>
+        <source>{tool}: unknown tool; available: {available}</source>
+        <translation>{tool}：未知的工具；可用的有：{available}</translation>
+    </message>
+    <message>
+        <source>{tool} failed: {error}</source>
+        <translation>{tool} 出错：{error}</translation>
     </message>
     <message>
         <source>{tool} failed {count} times in a row and was withdrawn</source>
@@ -1796,6 +1844,46 @@
     <message>
         <source>The settings file was damaged ({why}). It was kept as {name} and the default settings are used.</source>
         <translation>设置文件已损坏（{why}），已另存为 {name}，现使用默认设置。</translation>
+    </message>
+    <message>
+        <source>Unknown provider {name}; choose one of: {names}.</source>
+        <translation>未知的服务商 {name}；可选：{names}。</translation>
+    </message>
+    <message>
+        <source>The custom provider needs the server's URL: add --base-url URL (or set LABWRIGHT_BASE_URL).</source>
+        <translation>自定义服务商需要服务器的 URL：请在设置中填写（或设置环境变量 LABWRIGHT_BASE_URL）。</translation>
+    </message>
+    <message>
+        <source>price of {model} must be {{'prompt': USD per 1M, 'completion': USD per 1M}}</source>
+        <translation>{model} 的价格必须写成 {{'prompt': 每百万令牌美元, 'completion': 每百万令牌美元}}</translation>
+    </message>
+    <message>
+        <source>price of {model} must be non-negative numbers</source>
+        <translation>{model} 的价格必须是非负数</translation>
+    </message>
+    <message>
+        <source>{name} must be a positive number of seconds</source>
+        <translation>{name} 必须是正的秒数</translation>
+    </message>
+    <message>
+        <source>{name} must be a positive number of minutes</source>
+        <translation>{name} 必须是正的分钟数</translation>
+    </message>
+    <message>
+        <source>max_tokens: unknown role {role} (one of {roles})</source>
+        <translation>max_tokens：未知的角色 {role}（应为 {roles} 之一）</translation>
+    </message>
+    <message>
+        <source>max_tokens of {name} must be a positive integer</source>
+        <translation>{name} 的 max_tokens 必须是正整数</translation>
+    </message>
+    <message>
+        <source>{name} must be positive (leave it unset for no limit)</source>
+        <translation>{name} 必须为正数（不设则不限）</translation>
+    </message>
+    <message>
+        <source>a money budget needs prices for: {models}</source>
+        <translation>费用预算需要以下模型的价格：{models}</translation>
     </message>
     <message>
         <source>No API key for {provider}. Add one in Settings, set {names}, pass --api-key, or run offline (--offline, or tick “Offline” in the app).</source>
