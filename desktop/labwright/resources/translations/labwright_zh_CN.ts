@@ -1203,11 +1203,11 @@
     </message>
     <message>
         <source>thinking… {0} tokens · {1} s</source>
-        <translation>思考中… {0} 个 token · {1} 秒</translation>
+        <translation>思考中… {0} 个令牌 · {1} 秒</translation>
     </message>
     <message>
         <source>writing… {0} tokens · {1} s</source>
-        <translation>撰写中… {0} 个 token · {1} 秒</translation>
+        <translation>撰写中… {0} 个令牌 · {1} 秒</translation>
     </message>
     <message>
         <source>{0} files</source>
@@ -1884,6 +1884,146 @@
     <message>
         <source>a money budget needs prices for: {models}</source>
         <translation>费用预算需要以下模型的价格：{models}</translation>
+    </message>
+    <message>
+        <source>Qt platform libraries</source>
+        <translation>Qt 平台库</translation>
+    </message>
+    <message>
+        <source>Display</source>
+        <translation>显示</translation>
+    </message>
+    <message>
+        <source>TeX engine</source>
+        <translation>TeX 引擎</translation>
+    </message>
+    <message>
+        <source>Chinese reports (ctex, CJK font)</source>
+        <translation>中文报告（ctex、CJK 字体）</translation>
+    </message>
+    <message>
+        <source>Keyring</source>
+        <translation>密钥环</translation>
+    </message>
+    <message>
+        <source>Disk space</source>
+        <translation>磁盘空间</translation>
+    </message>
+    <message>
+        <source>Model provider</source>
+        <translation>模型服务商</translation>
+    </message>
+    <message>
+        <source>bundled with PySide6 on this system</source>
+        <translation>在本系统上随 PySide6 附带</translation>
+    </message>
+    <message>
+        <source>Qt's xcb platform plugin is not there (PySide6 is incomplete)</source>
+        <translation>缺少 Qt 的 xcb 平台插件（PySide6 不完整）</translation>
+    </message>
+    <message>
+        <source>every library of the xcb (X11) plugin is there</source>
+        <translation>xcb（X11）插件所需的库齐全</translation>
+    </message>
+    <message>
+        <source>the xcb (X11) plugin lacks {libs}</source>
+        <translation>xcb（X11）插件缺少 {libs}</translation>
+    </message>
+    <message>
+        <source>the xcb (X11) plugin lacks {libs}; Wayland works</source>
+        <translation>xcb（X11）插件缺少 {libs}；Wayland 可用</translation>
+    </message>
+    <message>
+        <source>the desktop's own</source>
+        <translation>桌面系统自带</translation>
+    </message>
+    <message>
+        <source>{shown}, but no display server answers there: the window cannot open here; `labwright run FOLDER` works</source>
+        <translation>{shown}，但那里没有显示服务器响应：窗口无法在此打开；命令行 `labwright run FOLDER` 可用</translation>
+    </message>
+    <message>
+        <source>none (DISPLAY and WAYLAND_DISPLAY are unset): the window cannot open here; `labwright run FOLDER` works</source>
+        <translation>无（DISPLAY 和 WAYLAND_DISPLAY 均未设置）：窗口无法在此打开；命令行 `labwright run FOLDER` 可用</translation>
+    </message>
+    <message>
+        <source>no xelatex, lualatex or pdflatex: reports are written as .tex but not compiled to PDF</source>
+        <translation>没有 xelatex、lualatex 或 pdflatex：报告会写成 .tex，但不会编译成 PDF</translation>
+    </message>
+    <message>
+        <source>{engine} ({path}), latexmk</source>
+        <translation>{engine}（{path}），latexmk</translation>
+    </message>
+    <message>
+        <source>{engine} ({path}), no latexmk (the engine is run directly)</source>
+        <translation>{engine}（{path}），没有 latexmk（直接运行引擎）</translation>
+    </message>
+    <message>
+        <source>ctex and a CJK font found</source>
+        <translation>已找到 ctex 和 CJK 字体</translation>
+    </message>
+    <message>
+        <source>no {lacks}: Chinese reports do not compile</source>
+        <translation>缺少 {lacks}：中文报告无法编译</translation>
+    </message>
+    <message>
+        <source>no system keyring: keys typed in Settings cannot be stored</source>
+        <translation>没有系统密钥环：在设置中输入的密钥无法保存</translation>
+    </message>
+    <message>
+        <source>cannot read the free space of {home}: {why}</source>
+        <translation>无法读取 {home} 的可用空间：{why}</translation>
+    </message>
+    <message>
+        <source>{free} MB free for {home}</source>
+        <translation>{home} 有 {free} MB 可用空间</translation>
+    </message>
+    <message>
+        <source>{free} MB free for {home} (runs need at least {need} MB)</source>
+        <translation>{home} 有 {free} MB 可用空间（运行至少需要 {need} MB）</translation>
+    </message>
+    <message>
+        <source>{free} MB free for {home}: enough for a few runs</source>
+        <translation>{home} 有 {free} MB 可用空间：够运行几次</translation>
+    </message>
+    <message>
+        <source>not checked (offline)</source>
+        <translation>未检查（离线）</translation>
+    </message>
+    <message>
+        <source>{provider} at {url}: no API key</source>
+        <translation>{provider}（{url}）：没有 API 密钥</translation>
+    </message>
+    <message>
+        <source>{provider} at {url}: {error}</source>
+        <translation>{provider}（{url}）：{error}</translation>
+    </message>
+    <message>
+        <source>{provider} at {url} answers ({count} models); {probe}</source>
+        <translation>{provider}（{url}）有响应（{count} 个模型）；{probe}</translation>
+    </message>
+    <message>
+        <source>{provider} at {url} answers ({count} models; not listed: {models}); {probe}</source>
+        <translation>{provider}（{url}）有响应（{count} 个模型；未列出：{models}）；{probe}</translation>
+    </message>
+    <message>
+        <source>{model} can call tools</source>
+        <translation>{model} 能调用工具</translation>
+    </message>
+    <message>
+        <source>{model} answered in text without calling the tool (weak tool support)</source>
+        <translation>{model} 用文字回答而没有调用工具（工具调用支持较弱）</translation>
+    </message>
+    <message>
+        <source>{model} answered in text without calling the tool (weak tool support, stopped at {tokens} tokens)</source>
+        <translation>{model} 用文字回答而没有调用工具（工具调用支持较弱，在 {tokens} 个令牌处截止）</translation>
+    </message>
+    <message>
+        <source>{model} rejects tools (HTTP {status}): {detail}</source>
+        <translation>{model} 拒绝工具调用（HTTP {status}）：{detail}</translation>
+    </message>
+    <message>
+        <source>the tool-call test of {model} failed: {detail}</source>
+        <translation>{model} 的工具调用测试失败：{detail}</translation>
     </message>
     <message>
         <source>No API key for {provider}. Add one in Settings, set {names}, pass --api-key, or run offline (--offline, or tick “Offline” in the app).</source>
