@@ -274,7 +274,7 @@ def test_no_visible_text_in_chinese_is_outside_the_translation_file(
                 qtbot.waitUntil(lambda: w.timeline.current_stage == "explore", timeout=10_000)
                 detail = w.timeline.index(w.timeline.plan.index("explore"), 1)
                 qtbot.waitUntil(lambda: " · " in (detail.data() or ""), timeout=10_000)
-                seen["running"] = _visible_texts(w)  # "思考中… N 个令牌 · T 秒"
+                seen["running"] = _visible_texts(w)  # "思考中… N 个词元 · T 秒"
                 assert detail.data() in seen["running"]
             qtbot.waitUntil(lambda: w.review is not None and w.review.isVisible())
             seen["review"] = _visible_texts(w)

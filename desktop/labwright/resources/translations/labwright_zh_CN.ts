@@ -1203,11 +1203,11 @@
     </message>
     <message>
         <source>thinking… {0} tokens · {1} s</source>
-        <translation>思考中… {0} 个令牌 · {1} 秒</translation>
+        <translation>思考中… {0} 个词元 · {1} 秒</translation>
     </message>
     <message>
         <source>writing… {0} tokens · {1} s</source>
-        <translation>撰写中… {0} 个令牌 · {1} 秒</translation>
+        <translation>撰写中… {0} 个词元 · {1} 秒</translation>
     </message>
     <message>
         <source>{0} files</source>
@@ -1855,7 +1855,7 @@
     </message>
     <message>
         <source>price of {model} must be {{'prompt': USD per 1M, 'completion': USD per 1M}}</source>
-        <translation>{model} 的价格必须写成 {{'prompt': 每百万令牌美元, 'completion': 每百万令牌美元}}</translation>
+        <translation>{model} 的价格必须写成 {{'prompt': 每百万词元美元, 'completion': 每百万词元美元}}</translation>
     </message>
     <message>
         <source>price of {model} must be non-negative numbers</source>
@@ -2015,7 +2015,7 @@
     </message>
     <message>
         <source>{model} answered in text without calling the tool (weak tool support, stopped at {tokens} tokens)</source>
-        <translation>{model} 用文字回答而没有调用工具（工具调用支持较弱，在 {tokens} 个令牌处截止）</translation>
+        <translation>{model} 用文字回答而没有调用工具（工具调用支持较弱，在 {tokens} 个词元处截止）</translation>
     </message>
     <message>
         <source>{model} rejects tools (HTTP {status}): {detail}</source>
@@ -2051,7 +2051,7 @@
     </message>
     <message>
         <source>token budget</source>
-        <translation>令牌预算</translation>
+        <translation>词元预算</translation>
     </message>
     <message>
         <source>money budget</source>
@@ -2063,7 +2063,7 @@
     </message>
     <message>
         <source>exploration token budget</source>
-        <translation>探索令牌预算</translation>
+        <translation>探索词元预算</translation>
     </message>
     <message>
         <source>exploration money budget</source>
@@ -2071,7 +2071,7 @@
     </message>
     <message>
         <source>Token budget</source>
-        <translation>令牌预算</translation>
+        <translation>词元预算</translation>
     </message>
     <message>
         <source>Money budget</source>
@@ -2083,7 +2083,7 @@
     </message>
     <message>
         <source>Exploration token budget</source>
-        <translation>探索令牌预算</translation>
+        <translation>探索词元预算</translation>
     </message>
     <message>
         <source>Exploration money budget</source>
