@@ -571,7 +571,9 @@ def run_checks(
     checks += tex_checks(platform)
     checks.append(keyring_check(platform))
     if offline:
-        offline_check = Check(Words("check_provider"), True, Words("provider_offline"), needed=False)
+        offline_check = Check(
+            Words("check_provider"), True, Words("provider_offline"), needed=False
+        )
         checks.append(offline_check)
     else:
         checks.append(provider_check(provider, settings=settings, base_url=base_url))

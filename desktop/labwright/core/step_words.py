@@ -263,7 +263,9 @@ class Words(str):
     params: dict[str, str | Words]  # a param that is a Words is worded too
 
     def __new__(cls, code: str, **params: object) -> Words:
-        self = super().__new__(cls, STEP_TEXT[code].format(**{k: str(v) for k, v in params.items()}))
+        self = super().__new__(
+            cls, STEP_TEXT[code].format(**{k: str(v) for k, v in params.items()})
+        )
         self.code = code
         self.params = {k: v if isinstance(v, Words) else str(v) for k, v in params.items()}
         return self
@@ -274,7 +276,9 @@ class Words(str):
     def to_dict(self) -> dict[str, Any]:
         return {
             "code": self.code,
-            "params": {k: v.to_dict() if isinstance(v, Words) else v for k, v in self.params.items()},
+            "params": {
+                k: v.to_dict() if isinstance(v, Words) else v for k, v in self.params.items()
+            },
         }
 
 
