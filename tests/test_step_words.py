@@ -131,3 +131,20 @@ def test_settings_that_do_not_fit_say_why_in_words(material):
     why = e.value.args[0]
     assert why == "a money budget needs prices for: m, m"
     assert step_words.words_of(why) == {"code": "budget_unpriced", "params": {"models": "m, m"}}
+
+
+def test_a_words_inside_a_words_is_worded_and_survives_a_copy():
+    import copy
+
+    inner = Words("probe_tools", model="m")
+    outer = Words("provider_answers", provider="p", url="u", count=2, probe=inner)
+    assert outer == "p at u answers (2 models); m can call tools"
+    again = copy.deepcopy(outer)
+    assert again.to_dict() == outer.to_dict()
+    data = json.loads(json.dumps(outer.to_dict()))
+    assert data["params"]["probe"] == {"code": "probe_tools", "params": {"model": "m"}}
+    assert step_text(
+        data, outer, marked
+    ) == "«{provider} at {url} answers ({count} models); {probe}»".format(
+        provider="p", url="u", count=2, probe="«{model} can call tools»".format(model="m")
+    )
