@@ -1,5 +1,5 @@
 """Screenshots of the app for a person to look at, in English and Chinese: empty, scanned, running,
-finished, settings, review of a degraded draft, a compile error in review, and the export notice.
+finished, settings, Check Setup, review of a degraded draft, a compile error in review, and the export notice.
 
     .venv/bin/python scripts/screenshots.py [OUT_DIR]
 
@@ -142,6 +142,7 @@ def shoot(out: Path, lang: str) -> None:
         settle(app, 1.0)
         w.grab().save(str(out / f"scanned-{lang}.png"))
         shoot_settings(app, w, out / f"settings-{lang}.png")
+        shoot_check_setup(app, w, out / f"check-setup-{lang}.png")
         w.start_run()
         wait_until(
             app,
@@ -199,6 +200,20 @@ def shoot_settings(app, w, path: Path) -> None:
     dialog = SettingsDialog(w.settings, w)
     dialog.show()
     settle(app, 0.8)
+    dialog.grab().save(str(path))
+    dialog.reject()
+    settle(app, 0.2)
+
+
+def shoot_check_setup(app, w, path: Path) -> None:
+    """Help > Check Setup… once its checks have answered."""
+    from labwright.gui.doctor_dialog import DoctorDialog
+
+    w.check_setup_action.trigger()
+    wait_until(app, lambda: w.findChild(DoctorDialog) is not None, 10)
+    dialog = w.findChild(DoctorDialog)
+    wait_until(app, lambda: bool(dialog.checks), 60)
+    settle(app, 0.5)
     dialog.grab().save(str(path))
     dialog.reject()
     settle(app, 0.2)

@@ -245,7 +245,7 @@ def test_no_visible_text_in_chinese_is_outside_the_translation_file(
     from PySide6.QtWidgets import QApplication, QDialog
 
     from agent_helpers import route
-    from fakes import FakeLLM, call, tool_calls
+    from fakes import FakeLLM, call, thinking, tool_calls
 
     folder = tmp_path / "pendulum"
     shutil.copytree(EXAMPLE, folder)
@@ -254,7 +254,9 @@ def test_no_visible_text_in_chinese_is_outside_the_translation_file(
     # the folder's own names, the models', the report templates' (lab-en): not words of ours
     names = {p.stem for p in folder.rglob("*")} | {folder.name, "fake", "explore", "write"}
     names |= {part for t in available() for part in t.split("-")}
-    script = [tool_calls(call("list_dir", {"path": "."}), call("read_file", {"path": "nope.csv"}))]
+    first = tool_calls(call("list_dir", {"path": "."}), call("read_file", {"path": "nope.csv"}))
+    # the first turn thinks aloud for a while (streamed): the running step shows its progress
+    script = [thinking("Which file holds the periods? " * 6, first, every=0.1)]
     script += [tool_calls(call("read_file", {"path": "data/pendulum.csv"}))] * 8
     seen: dict[str, list[str]] = {}
     try:
@@ -269,6 +271,11 @@ def test_no_visible_text_in_chinese_is_outside_the_translation_file(
             seen["folder"] = _visible_texts(w)
             with qtbot.waitSignal(w.bridge.finished, timeout=120_000):
                 qtbot.mouseClick(w.start_button, Qt.MouseButton.LeftButton)
+                qtbot.waitUntil(lambda: w.timeline.current_stage == "explore", timeout=10_000)
+                detail = w.timeline.index(w.timeline.plan.index("explore"), 1)
+                qtbot.waitUntil(lambda: " · " in (detail.data() or ""), timeout=10_000)
+                seen["running"] = _visible_texts(w)  # "思考中… N 个词元 · T 秒"
+                assert detail.data() in seen["running"]
             qtbot.waitUntil(lambda: w.review is not None and w.review.isVisible())
             seen["review"] = _visible_texts(w)
             w.review.back_button.click()
@@ -288,6 +295,25 @@ def test_no_visible_text_in_chinese_is_outside_the_translation_file(
             QTimer.singleShot(0, answer_settings)
             w.settings_action.trigger()
             assert "settings" in seen
+
+            def answer_about() -> None:
+                box = QApplication.activeModalWidget()
+                seen["about"] = _visible_texts(box)
+                box.accept()
+
+            QTimer.singleShot(0, answer_about)
+            w.about_action.trigger()
+            assert "about" in seen
+
+            from labwright.gui.doctor_dialog import DoctorDialog
+
+            w.check_setup_action.trigger()  # Help > Check Setup…: it checks in a worker
+            qtbot.waitUntil(lambda: w.findChild(DoctorDialog) is not None)
+            doctor = w.findChild(DoctorDialog)
+            qtbot.waitUntil(lambda: bool(doctor.checks), timeout=60_000)
+            seen["check setup"] = _visible_texts(doctor)
+            with qtbot.waitSignal(doctor.finished):
+                doctor.reject()
     finally:
         install_language("en")
     for state, texts in seen.items():

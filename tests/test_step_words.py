@@ -92,3 +92,59 @@ def test_every_step_of_an_exploration_has_words_that_say_the_english(material, t
         assert ev.words is not None, f"{ev.type} without words: {english!r}"
         assert step_text(ev.words, english) == english  # the data says what the sentence says
         assert step_text(ev.words, english, marked) != english  # and can be said otherwise
+
+
+def test_mistaken_and_crashed_calls_have_words(material, tmp_path, crashing_reader):
+    # arguments missing, of the wrong type, not JSON; a tool that is not there; a crash
+    turn = tool_calls(
+        call("read_file", {}),
+        call("read_file", {"path": "data/pendulum.csv", "offset": True}),
+        call("read_file", '{"path": '),
+        call("read_file", "[1]"),
+        call("no_such_tool", {}),
+        call("read_file", {"path": "data/crash1.csv"}),
+    )
+    with FakeLLM(route(lambda body, n: turn)) as llm:
+        events = run(config_for(llm, material, tmp_path / "run"))
+    results = of_type(events, "tool_result")[:6]
+    codes = [r.words["code"] if r.words else r.summary for r in results]
+    assert codes == [
+        "arg_missing",
+        "arg_not_integer",
+        "args_not_json",
+        "args_not_object",
+        "unknown_tool",
+        "tool_crashed",
+    ]
+    assert results[0].summary == "read_file: missing required argument 'path'"
+    assert results[5].summary == "read_file failed: RuntimeError"
+    for r in results:
+        assert step_text(r.words, r.summary) == r.summary
+        assert step_text(r.words, r.summary, marked) != r.summary
+
+
+def test_settings_that_do_not_fit_say_why_in_words(material):
+    from labwright.core.settings.config import RunConfig
+
+    with pytest.raises(ValueError) as e:
+        RunConfig(folder=material, budget_usd=1.0, explore_model="m", write_model="m")
+    why = e.value.args[0]
+    assert why == "a money budget needs prices for: m, m"
+    assert step_words.words_of(why) == {"code": "budget_unpriced", "params": {"models": "m, m"}}
+
+
+def test_a_words_inside_a_words_is_worded_and_survives_a_copy():
+    import copy
+
+    inner = Words("probe_tools", model="m")
+    outer = Words("provider_answers", provider="p", url="u", count=2, probe=inner)
+    assert outer == "p at u answers (2 models); m can call tools"
+    again = copy.deepcopy(outer)
+    assert again.to_dict() == outer.to_dict()
+    data = json.loads(json.dumps(outer.to_dict()))
+    assert data["params"]["probe"] == {"code": "probe_tools", "params": {"model": "m"}}
+    assert step_text(
+        data, outer, marked
+    ) == "«{provider} at {url} answers ({count} models); {probe}»".format(
+        provider="p", url="u", count=2, probe="«{model} can call tools»".format(model="m")
+    )

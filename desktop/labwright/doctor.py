@@ -27,6 +27,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from labwright.core.step_words import Words
+
 if TYPE_CHECKING:
     from labwright.core.settings.saved import Settings
 
@@ -223,27 +225,28 @@ def qt_check(
     ldd: Callable[[Path], str] | None = None,
 ) -> Check:
     """Whether Qt's platform plugin for this desktop finds every library it loads."""
-    name = "Qt platform libraries"
+    name = Words("check_qt")
     platform = platform or sys.platform
     env = os.environ if env is None else env
     if not _is_linux(platform):
-        return Check(name, True, "bundled with PySide6 on this system")
+        return Check(name, True, Words("qt_bundled"))
     xcb = platform_plugin("xcb", plugins)
     if xcb is None:
         return Check(
             name,
             False,
-            "Qt's xcb platform plugin is not there (PySide6 is incomplete)",
+            Words("qt_no_xcb"),
             ("pip install --force-reinstall PySide6-Essentials PySide6-Pdf",),
         )
     missing = missing_libraries(xcb, ldd)
     if not missing:
-        return Check(name, True, "every library of the xcb (X11) plugin is there")
-    detail = f"the xcb (X11) plugin lacks {_describe(missing)}"
+        return Check(name, True, Words("qt_ok"))
+    detail = Words("qt_lacks", libs=_describe(missing))
     wayland = platform_plugin("wayland", plugins)
     if env.get("WAYLAND_DISPLAY") and wayland and not missing_libraries(wayland, ldd):
         # Qt uses Wayland here; X11 only matters for apps started under X
-        return Check(name, False, f"{detail}; Wayland works", package_fix(missing), needed=False)
+        lacks = Words("qt_lacks_wayland", libs=_describe(missing))
+        return Check(name, False, lacks, package_fix(missing), needed=False)
     return Check(name, False, detail, package_fix(missing))
 
 
@@ -337,25 +340,21 @@ def _connects(family: int, addresses: Sequence[object]) -> bool:
 
 
 def display_check(env: Mapping[str, str] | None = None, *, platform: str | None = None) -> Check:
-    name = "Display"
+    name = Words("check_display")
     platform = platform or sys.platform
     env = os.environ if env is None else env
     if not _is_linux(platform):
-        return Check(name, True, "the desktop's own")
+        return Check(name, True, Words("display_own"))
     found = [v for v in ("WAYLAND_DISPLAY", "DISPLAY") if env.get(v)]
     shown = ", ".join(f"{v}={env[v]}" for v in found)
     fix = ("# start Labwright from a desktop session, or connect with `ssh -X`",)
     if any(_reachable(v, env) is not False for v in found):
         return Check(name, True, shown)
-    what = (
-        f"{shown}, but no display server answers there"
-        if found
-        else "none (DISPLAY and WAYLAND_DISPLAY are unset)"
-    )
+    what = Words("display_silent", shown=shown) if found else Words("display_unset")
     return Check(
         name,
         False,
-        f"{what}: the window cannot open here; `labwright run FOLDER` works",
+        what,
         fix,
         needed=False,
     )
@@ -386,17 +385,17 @@ def tex_checks(platform: str | None = None) -> list[Check]:
     fix = _tex_fix(platform)
     if engines.engine is None:
         tex = Check(
-            "TeX engine",
+            Words("check_tex"),
             False,
-            "no xelatex, lualatex or pdflatex: reports are written as .tex but not compiled to PDF",
+            Words("tex_none"),
             fix,
         )
     else:
         engine_path = getattr(engines, engines.engine)
-        how = "latexmk" if engines.latexmk else "no latexmk (the engine is run directly)"
-        tex = Check("TeX engine", True, f"{engines.engine} ({engine_path}), {how}")
+        how = "tex_latexmk" if engines.latexmk else "tex_no_latexmk"
+        tex = Check(Words("check_tex"), True, Words(how, engine=engines.engine, path=engine_path))
     if engines.can_compile_lang("zh"):
-        zh = Check("Chinese reports (ctex, CJK font)", True, "ctex and a CJK font found")
+        zh = Check(Words("check_zh"), True, Words("zh_ok"))
     else:
         lacks = [
             what
@@ -408,9 +407,9 @@ def tex_checks(platform: str | None = None) -> list[Check]:
             if not there
         ]
         zh = Check(
-            "Chinese reports (ctex, CJK font)",
+            Words("check_zh"),
             False,
-            f"no {', no '.join(lacks)}: Chinese reports do not compile",
+            Words("zh_lacks", lacks=", no ".join(lacks)),
             fix,
             needed=False,
         )
@@ -423,7 +422,7 @@ def tex_checks(platform: str | None = None) -> list[Check]:
 def keyring_check(platform: str | None = None) -> Check:
     from labwright.core.settings.saved import keyring_available
 
-    name = "Keyring"
+    name = Words("check_keyring")
     platform = platform or sys.platform
     if keyring_available():
         import keyring
@@ -440,7 +439,7 @@ def keyring_check(platform: str | None = None) -> Check:
     return Check(
         name,
         False,
-        "no system keyring: keys typed in Settings cannot be stored",
+        Words("keyring_none"),
         tuple(fix),
         needed=False,
     )
@@ -453,18 +452,21 @@ def disk_check(home: Path | None = None) -> Check:
     where = home
     while not where.exists() and where.parent != where:
         where = where.parent  # not created yet: the disk it will be on
-    name = "Disk space"
+    name = Words("check_disk")
     try:
         free_mb = shutil.disk_usage(where).free // (1024 * 1024)
     except OSError as e:
-        return Check(name, False, f"cannot read the free space of {home}: {e.strerror or e}")
-    detail = f"{free_mb:,} MB free for {home}"
+        why = e.strerror or e
+        return Check(name, False, Words("disk_unreadable", home=home, why=why))
+    free = f"{free_mb:,}"
     fix = (f"# free some space on the disk of {home}, or set LABWRIGHT_HOME to another disk",)
     if free_mb < DISK_NEEDED_MB:
-        return Check(name, False, f"{detail} (runs need at least {DISK_NEEDED_MB} MB)", fix)
+        short = Words("disk_too_little", free=free, home=home, need=DISK_NEEDED_MB)
+        return Check(name, False, short, fix)
     if free_mb < DISK_COMFORTABLE_MB:
-        return Check(name, False, f"{detail}: enough for a few runs", fix, needed=False)
-    return Check(name, True, detail)
+        few = Words("disk_few_runs", free=free, home=home)
+        return Check(name, False, few, fix, needed=False)
+    return Check(name, True, Words("disk_free", free=free, home=home))
 
 
 def provider_check(
@@ -484,20 +486,21 @@ def provider_check(
     from labwright.core.settings.resolve import key_problem, resolve_config
 
     flags = {"base_url": base_url} if base_url else {}
-    name = "Model provider"
+    name = Words("check_provider")
     try:
         config = resolve_config(Path.cwd(), flags=flags, settings=settings, provider=provider)
     except ValueError as e:  # "custom" without a URL
-        return Check(name, False, str(e), ("labwright doctor --provider custom --base-url URL",))
+        why = e.args[0] if e.args and isinstance(e.args[0], str) else str(e)
+        return Check(name, False, why, ("labwright doctor --provider custom --base-url URL",))
     preset = provider_for_url(config.base_url)
-    label = f"{provider or preset.name} at {redact_url(config.base_url)}"
+    at = {"provider": provider or preset.name, "url": redact_url(config.base_url)}
     problem = key_problem(config)
     if problem:
         envs = [e for e in preset.key_env if e != "LABWRIGHT_API_KEY"] or ["LABWRIGHT_API_KEY"]
         return Check(
             name,
             False,
-            f"{label}: no API key",
+            Words("provider_no_key", **at),
             (
                 "# add the key in Labwright's Settings (Ctrl+,), or in the environment:",
                 f"export {envs[0]}=sk-…",
@@ -518,14 +521,19 @@ def provider_check(
         finally:
             llm.close()
     except LLMError as e:
-        detail = f"{label}: {e}"  # the client's message says what to do, the key scrubbed
+        detail = Words("provider_failed", **at, error=e)  # the client's words, the key scrubbed
     except Exception as e:  # a URL the HTTP client cannot even use
-        detail = hide_secrets(f"{label}: {type(e).__name__}: {e}", [config.api_key])
+        error = hide_secrets(f"{type(e).__name__}: {e}", [config.api_key])
+        detail = Words("provider_failed", **at, error=error)
     else:
         wanted = [m for m in dict.fromkeys([config.explore_model, config.write_model]) if m]
         unlisted = [m for m in wanted if m not in models]
-        note = f"; not listed: {', '.join(unlisted)}" if unlisted and models else ""
-        answers = f"{label} answers ({len(models)} models{note}); {probe.words()}"
+        said = {**at, "count": len(models), "probe": probe.words()}
+        answers = (
+            Words("provider_answers_unlisted", **said, models=", ".join(unlisted))
+            if unlisted and models
+            else Words("provider_answers", **said)
+        )
         if probe.ok:
             return Check(name, True, answers)
         model_fix = (
@@ -563,7 +571,10 @@ def run_checks(
     checks += tex_checks(platform)
     checks.append(keyring_check(platform))
     if offline:
-        checks.append(Check("Model provider", True, "not checked (offline)", needed=False))
+        offline_check = Check(
+            Words("check_provider"), True, Words("provider_offline"), needed=False
+        )
+        checks.append(offline_check)
     else:
         checks.append(provider_check(provider, settings=settings, base_url=base_url))
     checks.append(disk_check())

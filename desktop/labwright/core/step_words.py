@@ -49,6 +49,16 @@ STEP_TEXT: dict[str, str] = {
     "not_run_stopped": "not run: exploration stopped",
     "same_call": "same call earlier in this turn",
     "figure_limit": "figure limit reached ({limit})",
+    # -- calls the model got wrong, and tools that crashed (CallMistake, the loop) --
+    "arg_missing": "{tool}: missing required argument '{name}'",
+    "arg_not_string": "{tool}: argument '{name}' must be a string",
+    "arg_not_integer": "{tool}: argument '{name}' must be an integer",
+    "arg_negative": "{tool}: argument '{name}' must not be negative",
+    "arg_not_paths": "{tool}: argument '{name}' must be a list of paths",
+    "args_not_json": "{tool}: arguments are not valid JSON ({error} at char {pos})",
+    "args_not_object": "{tool}: arguments must be a JSON object",
+    "unknown_tool": "{tool}: unknown tool; available: {available}",
+    "tool_crashed": "{tool} failed: {error}",
     # -- guard details (the Detail column of a guard row) --
     "withdrawn": "{tool} failed {count} times in a row and was withdrawn",
     "error_storm": (
@@ -136,6 +146,69 @@ STEP_TEXT: dict[str, str] = {
         "The settings file was damaged ({why}). It was kept as {name} and the default settings "
         "are used."
     ),
+    # -- settings that do not fit together (RunConfig's checks, resolve_config) --
+    "unknown_provider": "Unknown provider {name}; choose one of: {names}.",
+    "custom_needs_url": (
+        "The custom provider needs the server's URL: add --base-url URL "
+        "(or set LABWRIGHT_BASE_URL)."
+    ),
+    "price_shape": ("price of {model} must be {{'prompt': USD per 1M, 'completion': USD per 1M}}"),
+    "price_negative": "price of {model} must be non-negative numbers",
+    "positive_seconds": "{name} must be a positive number of seconds",
+    "positive_minutes": "{name} must be a positive number of minutes",
+    "max_tokens_role": "max_tokens: unknown role {role} (one of {roles})",
+    "max_tokens_positive": "max_tokens of {name} must be a positive integer",
+    "budget_positive": "{name} must be positive (leave it unset for no limit)",
+    "budget_unpriced": "a money budget needs prices for: {models}",
+    # -- Check Setup (doctor.py; the tool-call test, llm/probe.py) --
+    "check_qt": "Qt platform libraries",
+    "check_display": "Display",
+    "check_tex": "TeX engine",
+    "check_zh": "Chinese reports (ctex, CJK font)",
+    "check_keyring": "Keyring",
+    "check_disk": "Disk space",
+    "check_provider": "Model provider",
+    "qt_bundled": "bundled with PySide6 on this system",
+    "qt_no_xcb": "Qt's xcb platform plugin is not there (PySide6 is incomplete)",
+    "qt_ok": "every library of the xcb (X11) plugin is there",
+    "qt_lacks": "the xcb (X11) plugin lacks {libs}",
+    "qt_lacks_wayland": "the xcb (X11) plugin lacks {libs}; Wayland works",
+    "display_own": "the desktop's own",
+    "display_silent": (
+        "{shown}, but no display server answers there: the window cannot open here; "
+        "`labwright run FOLDER` works"
+    ),
+    "display_unset": (
+        "none (DISPLAY and WAYLAND_DISPLAY are unset): the window cannot open here; "
+        "`labwright run FOLDER` works"
+    ),
+    "tex_none": (
+        "no xelatex, lualatex or pdflatex: reports are written as .tex but not compiled to PDF"
+    ),
+    "tex_latexmk": "{engine} ({path}), latexmk",
+    "tex_no_latexmk": "{engine} ({path}), no latexmk (the engine is run directly)",
+    "zh_ok": "ctex and a CJK font found",
+    "zh_lacks": "no {lacks}: Chinese reports do not compile",
+    "keyring_none": "no system keyring: keys typed in Settings cannot be stored",
+    "disk_unreadable": "cannot read the free space of {home}: {why}",
+    "disk_free": "{free} MB free for {home}",
+    "disk_too_little": "{free} MB free for {home} (runs need at least {need} MB)",
+    "disk_few_runs": "{free} MB free for {home}: enough for a few runs",
+    "provider_offline": "not checked (offline)",
+    "provider_no_key": "{provider} at {url}: no API key",
+    "provider_failed": "{provider} at {url}: {error}",
+    "provider_answers": "{provider} at {url} answers ({count} models); {probe}",
+    "provider_answers_unlisted": (
+        "{provider} at {url} answers ({count} models; not listed: {models}); {probe}"
+    ),
+    "probe_tools": "{model} can call tools",
+    "probe_text": "{model} answered in text without calling the tool (weak tool support)",
+    "probe_text_cut": (
+        "{model} answered in text without calling the tool (weak tool support, stopped at "
+        "{tokens} tokens)"
+    ),
+    "probe_rejected": "{model} rejects tools (HTTP {status}): {detail}",
+    "probe_failed": "the tool-call test of {model} failed: {detail}",
     # -- why a run cannot start or be re-drafted (key_problem, RedraftError) --
     "no_key": (
         "No API key for {provider}. Add one in Settings, set {names}, pass --api-key, or run "
@@ -187,22 +260,42 @@ class Words(str):
     """An English sentence that remembers its template's code and params."""
 
     code: str
-    params: dict[str, str]
+    params: dict[str, str | Words]  # a param that is a Words is worded too
 
     def __new__(cls, code: str, **params: object) -> Words:
-        shown = {k: str(v) for k, v in params.items()}
-        self = super().__new__(cls, STEP_TEXT[code].format(**shown))
-        self.code, self.params = code, shown
+        self = super().__new__(
+            cls, STEP_TEXT[code].format(**{k: str(v) for k, v in params.items()})
+        )
+        self.code = code
+        self.params = {k: v if isinstance(v, Words) else str(v) for k, v in params.items()}
         return self
 
     def __reduce__(self) -> tuple[Any, ...]:  # copies (dataclasses.asdict) keep the code
         return (_rebuild, (self.code, self.params))
 
     def to_dict(self) -> dict[str, Any]:
-        return {"code": self.code, "params": dict(self.params)}
+        return {
+            "code": self.code,
+            "params": {
+                k: v.to_dict() if isinstance(v, Words) else v for k, v in self.params.items()
+            },
+        }
 
 
-def _rebuild(code: str, params: dict[str, str]) -> Words:
+class CallMistake(ValueError):
+    """A call the model got wrong (an argument, its JSON), said without the tool's name:
+    its text is what the model reads; `words(tool)` is the timeline's line, with the name.
+    Its templates are those of STEP_TEXT that start with "{tool}: "."""
+
+    def __init__(self, code: str, **params: object) -> None:
+        self.code, self.params = code, {k: str(v) for k, v in params.items()}
+        super().__init__(STEP_TEXT[code].removeprefix("{tool}: ").format(**self.params))
+
+    def words(self, tool: str) -> Words:
+        return Words(self.code, tool=tool, **self.params)
+
+
+def _rebuild(code: str, params: dict[str, str | Words]) -> Words:
     return Words(code, **params)
 
 
@@ -216,8 +309,9 @@ def _same(text: str) -> str:
 
 
 def all_texts() -> list[str]:
-    """The templates with words of their own, and the English params, for the translation file."""
-    with_words = [t for t in STEP_TEXT.values() if re.search(r"[A-Za-z]", _PLACEHOLDER.sub("", t))]
+    """The templates with more than their params, and the English params, for the .ts file."""
+    # a colon alone is translated too: Chinese writes it full-width
+    with_words = [t for t in STEP_TEXT.values() if _PLACEHOLDER.sub("", t).strip()]
     return [*with_words, *PARAM_TEXT]
 
 
@@ -230,11 +324,16 @@ def step_text(words: Mapping[str, Any] | None, english: str, tr: Translate = _sa
     params = words.get("params")
     if template is None or not isinstance(params, Mapping):
         return english
-    shown = {
-        k: tr(str(v)) if k in _WORD_PARAMS and str(v) in PARAM_TEXT else str(v)
-        for k, v in params.items()
-    }
+    shown = {k: _param_text(k, v, tr) for k, v in params.items()}
     try:
         return tr(template).format(**shown)
     except (KeyError, IndexError, ValueError):  # a translation that lost a placeholder
         return english
+
+
+def _param_text(key: str, value: Any, tr: Translate) -> str:
+    if isinstance(value, Mapping):  # a Words inside a Words: its own sentence
+        return step_text(value, step_text(value, ""), tr)
+    if key in _WORD_PARAMS and str(value) in PARAM_TEXT:
+        return tr(str(value))
+    return str(value)

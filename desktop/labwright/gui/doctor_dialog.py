@@ -33,6 +33,8 @@ from PySide6.QtWidgets import (
 )
 
 from labwright import doctor
+from labwright.core.step_words import words_of
+from labwright.gui.timeline import step_words
 
 if TYPE_CHECKING:
     from labwright.core.settings.saved import Settings
@@ -152,22 +154,23 @@ class DoctorDialog(QDialog):
         for row, check in enumerate(checks):
             status = QTableWidgetItem(self._status_text(check))
             status.setForeground(colours.get(check.status, QColor(230, 150, 20)))
+            detail = _worded(check.detail)
             for col, item in enumerate(
-                (QTableWidgetItem(check.name), status, QTableWidgetItem(check.detail))
+                (QTableWidgetItem(_worded(check.name)), status, QTableWidgetItem(detail))
             ):
-                item.setToolTip(check.detail)
+                item.setToolTip(detail)
                 self.table.setItem(row, col, item)
         self.table.resizeRowsToContents()
         bad = doctor.failed_needed(checks)
         if bad:
             self.summary.setText(
                 self.tr("Labwright is not ready yet: {0}.").format(
-                    self.tr(", ").join(c.name for c in bad)
+                    self.tr(", ").join(_worded(c.name) for c in bad)
                 )
             )
         else:
             self.summary.setText(self.tr("Everything Labwright needs is there."))
-        steps = [f"# {c.name}\n" + "\n".join(c.fix) for c in checks if not c.ok and c.fix]
+        steps = [f"# {_worded(c.name)}\n" + "\n".join(c.fix) for c in checks if not c.ok and c.fix]
         self.fixes.setPlainText("\n\n".join(steps))
         for w in (self.fix_label, self.fixes, self.copy_button):
             w.setVisible(bool(steps))
@@ -184,6 +187,11 @@ class DoctorDialog(QDialog):
             self.summary.setText(self.tr("Closing when the checks answer…"))
             return
         super().done(result)
+
+
+def _worded(text: str) -> str:
+    """A check's name or detail in the UI language (doctor.py says them as step words)."""
+    return step_words(words_of(text), text)
 
 
 def show_if_needed(parent: QWidget) -> DoctorDialog | None:

@@ -59,6 +59,7 @@ from labwright.core.settings.config import RunConfig, config_from_public, provid
 from labwright.core.settings.cost import spent_usd
 from labwright.core.settings.resolve import key_problem, resolve_config
 from labwright.core.settings.saved import Settings, load_settings, save_settings
+from labwright.core.step_words import words_of
 from labwright.gui.bridge import RunBridge, call_in_thread
 from labwright.gui.exporting import export_with_dialogs, show_in_folder
 from labwright.gui.gcguard import collect_in_gui_thread
@@ -66,7 +67,13 @@ from labwright.gui.history import HistoryList
 from labwright.gui.i18n import current_language
 from labwright.gui.result_tabs import ResultTabs
 from labwright.gui.state import remember_splitter, ui_state
-from labwright.gui.timeline import TimelineModel, error_words, reason_explanation, stage_label
+from labwright.gui.timeline import (
+    TimelineModel,
+    error_words,
+    reason_explanation,
+    stage_label,
+    step_words,
+)
 from labwright.gui.widgets import Banner, DropZone, dropped_folder, folder_problem
 
 WELCOME, RUN, REVIEW = 0, 1, 2
@@ -461,8 +468,12 @@ class MainWindow(QMainWindow):
         try:
             config = resolve_config(self.folder, flags=flags, settings=self.settings)
         except ValueError as e:  # settings.json edited by hand: the core's check says which value
-            why = str(e)
-            self.show_banner(lambda: self.tr("These settings cannot start a run: {0}").format(why))
+            why, said = str(e), words_of(e.args[0] if e.args else None)
+            self.show_banner(
+                lambda: self.tr("These settings cannot start a run: {0}").format(
+                    step_words(said, why)
+                )
+            )
             return
         if key_problem(config):  # the core decides; the app says it in its own words
             provider = provider_for_url(config.base_url).name

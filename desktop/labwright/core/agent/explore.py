@@ -30,7 +30,7 @@ from labwright.core.material.workspace import ScanResult
 from labwright.core.reasons import Reason
 from labwright.core.resources import message, prompt
 from labwright.core.settings.config import RunConfig
-from labwright.core.step_words import Words
+from labwright.core.step_words import CallMistake, Words
 
 MAX_PARALLEL = 4
 # A forced tool_choice answered with these (llama.cpp's server: HTTP 500; others 400/422)
@@ -276,12 +276,17 @@ def _outcome(ledger: Ledger, cancelled: bool) -> Exploration:
     return result
 
 
-def _broken(name: str, bad_args: str | None, tools: Toolbox) -> ToolOutcome | None:
+def _broken(name: str, bad_args: ValueError | None, tools: Toolbox) -> ToolOutcome | None:
     """The error of a call that cannot even be made (broken arguments, unknown tool)."""
-    reason = bad_args or ("" if name in tools else f"unknown tool; available: {', '.join(tools)}")
-    if not reason:
-        return None
-    return error(f"{name}: {reason}", message("call_not_run", reason=reason), fault="call")
+    if bad_args is None and name not in tools:
+        bad_args = CallMistake("unknown_tool", available=", ".join(tools))
+    return None if bad_args is None else _mistake(name, bad_args)
+
+
+def _mistake(name: str, e: ValueError) -> ToolOutcome:
+    """A call the model got wrong: it reads why; the timeline says it in the app's words."""
+    summary = e.words(name) if isinstance(e, CallMistake) else f"{name}: {e}"
+    return error(summary, message("call_not_run", reason=e), fault="call")
 
 
 @dataclass
@@ -323,7 +328,7 @@ def _run_turn(
         try:
             args, bad_args = call.parsed_args(), None
         except ValueError as e:
-            args, bad_args = {}, str(e)
+            args, bad_args = {}, e
         yield ToolCall(turn, call.id, call.name, {"_raw": call.arguments} if bad_args else args)
         broken = _broken(call.name, bad_args, tools)
         tool = tools.get(call.name)
@@ -363,9 +368,9 @@ def _safe_run(slot: _Slot, ctx: ToolContext) -> ToolOutcome:
     except Refused as e:  # a fence said no: the model gets the reason
         return e.outcome
     except ValueError as e:  # a bad argument, phrased for the model: its mistake
-        return error(f"{slot.name}: {e}", message("call_not_run", reason=e), fault="call")
+        return _mistake(slot.name, e)
     except Exception as e:  # a tool must never take the run down; the model is told
         return error(
-            f"{slot.name} failed: {type(e).__name__}",
+            Words("tool_crashed", tool=slot.name, error=type(e).__name__),
             f"{slot.name} failed: {type(e).__name__}: {e}",
         )

@@ -46,6 +46,7 @@ from labwright.core.llm.streamed import (
     reasoning_tokens,
 )
 from labwright.core.secrets import hide_secrets, redact_url, url_secrets
+from labwright.core.step_words import CallMistake
 
 if TYPE_CHECKING:
     import openai
@@ -98,15 +99,15 @@ class ToolCallRequest:
     arguments: str  # the raw JSON string the model sent
 
     def parsed_args(self) -> dict[str, Any]:
-        """The arguments as a dict; raises ValueError with a reason when they are not."""
+        """The arguments as a dict; raises CallMistake (a ValueError) saying why they are not."""
         if not self.arguments or not self.arguments.strip():
             return {}
         try:
             value = json.loads(self.arguments)
         except json.JSONDecodeError as e:
-            raise ValueError(f"arguments are not valid JSON ({e.msg} at char {e.pos})") from None
+            raise CallMistake("args_not_json", error=e.msg, pos=e.pos) from None
         if not isinstance(value, dict):
-            raise ValueError("arguments must be a JSON object")
+            raise CallMistake("args_not_object")
         return value
 
 

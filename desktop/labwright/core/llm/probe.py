@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from labwright.core.llm.client import LLM, LLMError, ToolsRejected
+from labwright.core.step_words import Words
 
 PROBE_TOOL_NAME = "report_ready"
 PROBE_TOOL: dict = {
@@ -58,17 +59,16 @@ class ToolProbe:
         return self.verdict == "tools"
 
     def words(self) -> str:
-        """The verdict in plain English, naming the model."""
+        """The verdict in plain English, naming the model (a Words: the app words it)."""
         if self.verdict == "tools":
-            return f"{self.model} can call tools"
+            return Words("probe_tools", model=self.model)
+        if self.verdict == "text" and self.cut:
+            return Words("probe_text_cut", model=self.model, tokens=PROBE_MAX_TOKENS)
         if self.verdict == "text":
-            cut = f", stopped at {PROBE_MAX_TOKENS} tokens" if self.cut else ""
-            return (
-                f"{self.model} answered in text without calling the tool (weak tool support{cut})"
-            )
+            return Words("probe_text", model=self.model)
         if self.verdict == "rejected":
-            return f"{self.model} rejects tools (HTTP {self.status}): {self.detail}"
-        return f"the tool-call test of {self.model} failed: {self.detail}"
+            return Words("probe_rejected", model=self.model, status=self.status, detail=self.detail)
+        return Words("probe_failed", model=self.model, detail=self.detail)
 
 
 def probe_tools(

@@ -44,8 +44,9 @@ def _same(text: str) -> str:
 
 
 def all_texts() -> list[str]:
-    """The templates with words of their own (not just "{text}"), for the translation file."""
-    return [t for t in ITEM_TEXT.values() if re.search(r"[A-Za-z]", _PLACEHOLDER.sub("", t))]
+    """The templates with more than their params (not just "{text}"), for the translation
+    file: a colon alone is translated too (Chinese writes it full-width)."""
+    return [t for t in ITEM_TEXT.values() if _PLACEHOLDER.sub("", t).strip()]
 
 
 def item_text(code: str, params: Mapping[str, Any], tr: Translate = _same) -> str:

@@ -14,6 +14,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from labwright.core.secrets import redact_url
+from labwright.core.step_words import Words
 
 ROLES = ("explore", "write", "reflect", "vision", "fix")
 # max_tokens sent with every call of a role. A server given none may generate until
@@ -190,9 +191,9 @@ PROVIDER_NAMES: tuple[str, ...] = (*PROVIDERS, CUSTOM)  # what --provider accept
 CUSTOM_TOOLS_ADVICE = "Use a model that supports tool (function) calling."
 
 
-def unknown_provider(name: str) -> str:
+def unknown_provider(name: str) -> Words:
     """The message for a provider name that is not a preset, listing those that are."""
-    return f"Unknown provider {name!r}; choose one of: {', '.join(PROVIDER_NAMES)}."
+    return Words("unknown_provider", name=repr(name), names=", ".join(PROVIDER_NAMES))
 
 
 _LOOPBACK = {"localhost", "127.0.0.1", "::1"}
@@ -353,31 +354,29 @@ class RunConfig:
         # Only the budget fields are checked here; the rest is validated where it is used.
         for name, price in self.prices.items():
             if not isinstance(price, dict) or set(price) != {"prompt", "completion"}:
-                raise ValueError(
-                    f"price of {name!r} must be {{'prompt': USD per 1M, 'completion': USD per 1M}}"
-                )
+                raise ValueError(Words("price_shape", model=repr(name)))
             if any(not isinstance(v, (int, float)) or v < 0 for v in price.values()):
-                raise ValueError(f"price of {name!r} must be non-negative numbers")
+                raise ValueError(Words("price_negative", model=repr(name)))
         for name in ("explore_deadline_s", "write_deadline_s", "max_minutes"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0:
                 unit = "minutes" if name == "max_minutes" else "seconds"
-                raise ValueError(f"{name} must be a positive number of {unit}")
+                raise ValueError(Words(f"positive_{unit}", name=name))
         for role, limit in self.max_tokens.items():
             if role not in ROLES:
-                raise ValueError(f"max_tokens: unknown role {role!r} (one of {', '.join(ROLES)})")
+                raise ValueError(Words("max_tokens_role", role=repr(role), roles=", ".join(ROLES)))
             if isinstance(limit, bool) or not isinstance(limit, int) or limit < 1:
-                raise ValueError(f"max_tokens of {role} must be a positive integer")
+                raise ValueError(Words("max_tokens_positive", name=role))
         for name in ("budget_usd", "explore_budget_tokens", "explore_budget_usd"):
             value = getattr(self, name)
             if value is not None and not value > 0:
-                raise ValueError(f"{name} must be positive (leave it unset for no limit)")
+                raise ValueError(Words("budget_positive", name=name))
         if self.budget_usd is not None or self.explore_budget_usd is not None:
             # A money budget that cannot see a model's spend would be a guard turned off silently.
             used = [self.explore_model, self.write_model, self.vision_model]
             unpriced = [m for m in used if m and m not in self.prices]
             if unpriced:
-                raise ValueError(f"a money budget needs prices for: {', '.join(unpriced)}")
+                raise ValueError(Words("budget_unpriced", models=", ".join(unpriced)))
 
     def tokens_for(self, role: str) -> int:
         """The max_tokens every call of `role` sends."""

@@ -95,7 +95,8 @@ def resolve_config(
     settings (default: load_settings()). `env`: default os.environ. `provider`: a
     name of config.PROVIDER_NAMES (`--provider`), or None.
     Raises ValueError (RunConfig's checks) for values that do not fit together, an
-    unknown provider, or "custom" without a URL.
+    unknown provider, or "custom" without a URL; its message is a `Words` (step_words.py),
+    so the app says it in its own language.
     """
     given = {k: v for k, v in (flags or {}).items() if v is not None}
     s = load_settings() if settings is None else settings
@@ -111,10 +112,7 @@ def resolve_config(
         saved = s.base_url if s.provider == CUSTOM else None
         base_url = flag_url or env.get("LABWRIGHT_BASE_URL") or saved
         if not base_url:
-            raise ValueError(
-                "The custom provider needs the server's URL: add --base-url URL "
-                "(or set LABWRIGHT_BASE_URL)."
-            )
+            raise ValueError(Words("custom_needs_url"))
     else:
         base_url = flag_url or env.get("LABWRIGHT_BASE_URL") or s.base_url
     saved_url = base_url.rstrip("/") == s.base_url.rstrip("/") and provider in (None, s.provider)

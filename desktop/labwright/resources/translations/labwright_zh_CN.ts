@@ -1203,11 +1203,11 @@
     </message>
     <message>
         <source>thinking… {0} tokens · {1} s</source>
-        <translation>思考中… {0} 个 token · {1} 秒</translation>
+        <translation>思考中… {0} 个词元 · {1} 秒</translation>
     </message>
     <message>
         <source>writing… {0} tokens · {1} s</source>
-        <translation>撰写中… {0} 个 token · {1} 秒</translation>
+        <translation>撰写中… {0} 个词元 · {1} 秒</translation>
     </message>
     <message>
         <source>{0} files</source>
@@ -1484,6 +1484,10 @@
         <translation>{word}（注释）：{comment}</translation>
     </message>
     <message>
+        <source>{word}: {text}</source>
+        <translation>{word}：{text}</translation>
+    </message>
+    <message>
         <source>Requirement not supported by the material: {requirement}</source>
         <translation>材料不支持的要求：{requirement}</translation>
     </message>
@@ -1606,8 +1610,16 @@
         <translation>{path}：读取已取消</translation>
     </message>
     <message>
+        <source>{path}: {why}</source>
+        <translation>{path}：{why}</translation>
+    </message>
+    <message>
         <source>refused path {quoted}</source>
         <translation>已拒绝路径 {quoted}</translation>
+    </message>
+    <message>
+        <source>{path}: {facts}</source>
+        <translation>{path}：{facts}</translation>
     </message>
     <message>
         <source>no vision model</source>
@@ -1652,6 +1664,42 @@
     <message>
         <source>figure limit reached ({limit})</source>
         <translation>已达作图上限（{limit}）</translation>
+    </message>
+    <message>
+        <source>{tool}: missing required argument '{name}'</source>
+        <translation>{tool}：缺少必需的参数“{name}”</translation>
+    </message>
+    <message>
+        <source>{tool}: argument '{name}' must be a string</source>
+        <translation>{tool}：参数“{name}”必须是字符串</translation>
+    </message>
+    <message>
+        <source>{tool}: argument '{name}' must be an integer</source>
+        <translation>{tool}：参数“{name}”必须是整数</translation>
+    </message>
+    <message>
+        <source>{tool}: argument '{name}' must not be negative</source>
+        <translation>{tool}：参数“{name}”不能为负数</translation>
+    </message>
+    <message>
+        <source>{tool}: argument '{name}' must be a list of paths</source>
+        <translation>{tool}：参数“{name}”必须是路径列表</translation>
+    </message>
+    <message>
+        <source>{tool}: arguments are not valid JSON ({error} at char {pos})</source>
+        <translation>{tool}：参数不是有效的 JSON（第 {pos} 个字符处：{error}）</translation>
+    </message>
+    <message>
+        <source>{tool}: arguments must be a JSON object</source>
+        <translation>{tool}：参数必须是 JSON 对象</translation>
+    </message>
+    <message>
+        <source>{tool}: unknown tool; available: {available}</source>
+        <translation>{tool}：未知的工具；可用的有：{available}</translation>
+    </message>
+    <message>
+        <source>{tool} failed: {error}</source>
+        <translation>{tool} 出错：{error}</translation>
     </message>
     <message>
         <source>{tool} failed {count} times in a row and was withdrawn</source>
@@ -1798,6 +1846,186 @@
         <translation>设置文件已损坏（{why}），已另存为 {name}，现使用默认设置。</translation>
     </message>
     <message>
+        <source>Unknown provider {name}; choose one of: {names}.</source>
+        <translation>未知的服务商 {name}；可选：{names}。</translation>
+    </message>
+    <message>
+        <source>The custom provider needs the server's URL: add --base-url URL (or set LABWRIGHT_BASE_URL).</source>
+        <translation>自定义服务商需要服务器的 URL：请在设置中填写（或设置环境变量 LABWRIGHT_BASE_URL）。</translation>
+    </message>
+    <message>
+        <source>price of {model} must be {{'prompt': USD per 1M, 'completion': USD per 1M}}</source>
+        <translation>{model} 的价格必须写成 {{'prompt': 每百万词元美元, 'completion': 每百万词元美元}}</translation>
+    </message>
+    <message>
+        <source>price of {model} must be non-negative numbers</source>
+        <translation>{model} 的价格必须是非负数</translation>
+    </message>
+    <message>
+        <source>{name} must be a positive number of seconds</source>
+        <translation>{name} 必须是正的秒数</translation>
+    </message>
+    <message>
+        <source>{name} must be a positive number of minutes</source>
+        <translation>{name} 必须是正的分钟数</translation>
+    </message>
+    <message>
+        <source>max_tokens: unknown role {role} (one of {roles})</source>
+        <translation>max_tokens：未知的角色 {role}（应为 {roles} 之一）</translation>
+    </message>
+    <message>
+        <source>max_tokens of {name} must be a positive integer</source>
+        <translation>{name} 的 max_tokens 必须是正整数</translation>
+    </message>
+    <message>
+        <source>{name} must be positive (leave it unset for no limit)</source>
+        <translation>{name} 必须为正数（不设则不限）</translation>
+    </message>
+    <message>
+        <source>a money budget needs prices for: {models}</source>
+        <translation>费用预算需要以下模型的价格：{models}</translation>
+    </message>
+    <message>
+        <source>Qt platform libraries</source>
+        <translation>Qt 平台库</translation>
+    </message>
+    <message>
+        <source>Display</source>
+        <translation>显示</translation>
+    </message>
+    <message>
+        <source>TeX engine</source>
+        <translation>TeX 引擎</translation>
+    </message>
+    <message>
+        <source>Chinese reports (ctex, CJK font)</source>
+        <translation>中文报告（ctex、CJK 字体）</translation>
+    </message>
+    <message>
+        <source>Keyring</source>
+        <translation>密钥环</translation>
+    </message>
+    <message>
+        <source>Disk space</source>
+        <translation>磁盘空间</translation>
+    </message>
+    <message>
+        <source>Model provider</source>
+        <translation>模型服务商</translation>
+    </message>
+    <message>
+        <source>bundled with PySide6 on this system</source>
+        <translation>在本系统上随 PySide6 附带</translation>
+    </message>
+    <message>
+        <source>Qt's xcb platform plugin is not there (PySide6 is incomplete)</source>
+        <translation>缺少 Qt 的 xcb 平台插件（PySide6 不完整）</translation>
+    </message>
+    <message>
+        <source>every library of the xcb (X11) plugin is there</source>
+        <translation>xcb（X11）插件所需的库齐全</translation>
+    </message>
+    <message>
+        <source>the xcb (X11) plugin lacks {libs}</source>
+        <translation>xcb（X11）插件缺少 {libs}</translation>
+    </message>
+    <message>
+        <source>the xcb (X11) plugin lacks {libs}; Wayland works</source>
+        <translation>xcb（X11）插件缺少 {libs}；Wayland 可用</translation>
+    </message>
+    <message>
+        <source>the desktop's own</source>
+        <translation>桌面系统自带</translation>
+    </message>
+    <message>
+        <source>{shown}, but no display server answers there: the window cannot open here; `labwright run FOLDER` works</source>
+        <translation>{shown}，但那里没有显示服务器响应：窗口无法在此打开；命令行 `labwright run FOLDER` 可用</translation>
+    </message>
+    <message>
+        <source>none (DISPLAY and WAYLAND_DISPLAY are unset): the window cannot open here; `labwright run FOLDER` works</source>
+        <translation>无（DISPLAY 和 WAYLAND_DISPLAY 均未设置）：窗口无法在此打开；命令行 `labwright run FOLDER` 可用</translation>
+    </message>
+    <message>
+        <source>no xelatex, lualatex or pdflatex: reports are written as .tex but not compiled to PDF</source>
+        <translation>没有 xelatex、lualatex 或 pdflatex：报告会写成 .tex，但不会编译成 PDF</translation>
+    </message>
+    <message>
+        <source>{engine} ({path}), latexmk</source>
+        <translation>{engine}（{path}），latexmk</translation>
+    </message>
+    <message>
+        <source>{engine} ({path}), no latexmk (the engine is run directly)</source>
+        <translation>{engine}（{path}），没有 latexmk（直接运行引擎）</translation>
+    </message>
+    <message>
+        <source>ctex and a CJK font found</source>
+        <translation>已找到 ctex 和 CJK 字体</translation>
+    </message>
+    <message>
+        <source>no {lacks}: Chinese reports do not compile</source>
+        <translation>缺少 {lacks}：中文报告无法编译</translation>
+    </message>
+    <message>
+        <source>no system keyring: keys typed in Settings cannot be stored</source>
+        <translation>没有系统密钥环：在设置中输入的密钥无法保存</translation>
+    </message>
+    <message>
+        <source>cannot read the free space of {home}: {why}</source>
+        <translation>无法读取 {home} 的可用空间：{why}</translation>
+    </message>
+    <message>
+        <source>{free} MB free for {home}</source>
+        <translation>{home} 有 {free} MB 可用空间</translation>
+    </message>
+    <message>
+        <source>{free} MB free for {home} (runs need at least {need} MB)</source>
+        <translation>{home} 有 {free} MB 可用空间（运行至少需要 {need} MB）</translation>
+    </message>
+    <message>
+        <source>{free} MB free for {home}: enough for a few runs</source>
+        <translation>{home} 有 {free} MB 可用空间：够运行几次</translation>
+    </message>
+    <message>
+        <source>not checked (offline)</source>
+        <translation>未检查（离线）</translation>
+    </message>
+    <message>
+        <source>{provider} at {url}: no API key</source>
+        <translation>{provider}（{url}）：没有 API 密钥</translation>
+    </message>
+    <message>
+        <source>{provider} at {url}: {error}</source>
+        <translation>{provider}（{url}）：{error}</translation>
+    </message>
+    <message>
+        <source>{provider} at {url} answers ({count} models); {probe}</source>
+        <translation>{provider}（{url}）有响应（{count} 个模型）；{probe}</translation>
+    </message>
+    <message>
+        <source>{provider} at {url} answers ({count} models; not listed: {models}); {probe}</source>
+        <translation>{provider}（{url}）有响应（{count} 个模型；未列出：{models}）；{probe}</translation>
+    </message>
+    <message>
+        <source>{model} can call tools</source>
+        <translation>{model} 能调用工具</translation>
+    </message>
+    <message>
+        <source>{model} answered in text without calling the tool (weak tool support)</source>
+        <translation>{model} 用文字回答而没有调用工具（工具调用支持较弱）</translation>
+    </message>
+    <message>
+        <source>{model} answered in text without calling the tool (weak tool support, stopped at {tokens} tokens)</source>
+        <translation>{model} 用文字回答而没有调用工具（工具调用支持较弱，在 {tokens} 个词元处截止）</translation>
+    </message>
+    <message>
+        <source>{model} rejects tools (HTTP {status}): {detail}</source>
+        <translation>{model} 拒绝工具调用（HTTP {status}）：{detail}</translation>
+    </message>
+    <message>
+        <source>the tool-call test of {model} failed: {detail}</source>
+        <translation>{model} 的工具调用测试失败：{detail}</translation>
+    </message>
+    <message>
         <source>No API key for {provider}. Add one in Settings, set {names}, pass --api-key, or run offline (--offline, or tick “Offline” in the app).</source>
         <translation>没有 {provider} 的 API 密钥。请在设置中添加，或设置环境变量 {names}，或勾选“离线”。</translation>
     </message>
@@ -1823,7 +2051,7 @@
     </message>
     <message>
         <source>token budget</source>
-        <translation>令牌预算</translation>
+        <translation>词元预算</translation>
     </message>
     <message>
         <source>money budget</source>
@@ -1835,7 +2063,7 @@
     </message>
     <message>
         <source>exploration token budget</source>
-        <translation>探索令牌预算</translation>
+        <translation>探索词元预算</translation>
     </message>
     <message>
         <source>exploration money budget</source>
@@ -1843,7 +2071,7 @@
     </message>
     <message>
         <source>Token budget</source>
-        <translation>令牌预算</translation>
+        <translation>词元预算</translation>
     </message>
     <message>
         <source>Money budget</source>
@@ -1855,7 +2083,7 @@
     </message>
     <message>
         <source>Exploration token budget</source>
-        <translation>探索令牌预算</translation>
+        <translation>探索词元预算</translation>
     </message>
     <message>
         <source>Exploration money budget</source>

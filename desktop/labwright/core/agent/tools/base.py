@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from labwright.core.events import Event, GuardKind
-from labwright.core.step_words import Words
+from labwright.core.step_words import CallMistake, Words
 
 if TYPE_CHECKING:
     from labwright.core.llm.client import LLM
@@ -153,12 +153,12 @@ def missing(ctx: ToolContext, shown: str, what: str, *, folders: bool = False) -
 
 
 def str_arg(args: dict[str, Any], name: str, default: str | None = None) -> str:
-    """A string argument, or ValueError naming it (caught by the loop as a tool error)."""
+    """A string argument, or CallMistake naming it (caught by the loop as the call's error)."""
     value = args.get(name, default)
     if value is None:
-        raise ValueError(f"missing required argument '{name}'")
+        raise CallMistake("arg_missing", name=name)
     if not isinstance(value, str):
-        raise ValueError(f"argument '{name}' must be a string")
+        raise CallMistake("arg_not_string", name=name)
     return value
 
 
@@ -167,11 +167,11 @@ def int_arg(args: dict[str, Any], name: str, default: int | None) -> int | None:
     if value is None:
         return None
     if isinstance(value, bool):
-        raise ValueError(f"argument '{name}' must be an integer")
+        raise CallMistake("arg_not_integer", name=name)
     if isinstance(value, str) and value.strip().lstrip("-").isdigit():
         value = int(value)  # models often quote numbers; accept what is unambiguous
     if not isinstance(value, int):
-        raise ValueError(f"argument '{name}' must be an integer")
+        raise CallMistake("arg_not_integer", name=name)
     if value < 0:
-        raise ValueError(f"argument '{name}' must not be negative")
+        raise CallMistake("arg_negative", name=name)
     return value

@@ -12,7 +12,7 @@ from labwright.core.agent.tools.base import (
     error,
     str_arg,
 )
-from labwright.core.step_words import Words
+from labwright.core.step_words import CallMistake, Words
 
 
 class MakeFigure(Tool):
@@ -58,7 +58,7 @@ class MakeFigure(Tool):
         caption = str_arg(args, "caption", "")
         inputs = args.get("inputs") or []
         if not isinstance(inputs, list) or not all(isinstance(p, str) for p in inputs):
-            raise ValueError("argument 'inputs' must be a list of paths")
+            raise CallMistake("arg_not_paths", name="inputs")
         result = run_figure(
             code,
             data_dir=ctx.root,
