@@ -189,7 +189,7 @@ def test_final_window_forces_finish_once_evidence_exists(material, tmp_path):
     with FakeLLM(route(_pager)) as llm:
         events = run(config_for(llm, material, tmp_path / "run", max_tool_iters=3))
         choices = [llm.tool_choice(i) for i in range(len(explore_requests(llm)))]
-    assert choices == [None, None, None, FORCE_FINISH]
+    assert choices == ["auto", "auto", "auto", FORCE_FINISH]
     assert guard_kinds(events) == ["final_window"]
     assert done(events).status == "ok"
 
@@ -219,7 +219,7 @@ def test_final_window_keeps_tools_open_without_evidence(material, tmp_path):
             )
         )
         choices = [llm.tool_choice(i) for i in range(len(explore_requests(llm)))]
-    assert choices == [None] * 4
+    assert choices == ["auto"] * 4
 
 
 def test_parallel_batch_returns_results_in_call_order(material, tmp_path):
@@ -555,7 +555,7 @@ def test_a_server_that_rejects_forced_tool_choice_gets_words_instead(material, t
     assert "tool_choice is not supported" in fallback.detail and fallback.turn == 4
     # the forced request failed (and was retried as the client does), then the same turn
     # was asked again without the forced choice, the instruction last
-    assert FORCE_FINISH in choices and choices[-1] is None
+    assert FORCE_FINISH in choices and choices[-1] == "auto"
     assert "finish_exploration now" in requests[-1]["messages"][-1]["content"]
     assert done(events).status == "ok"
     assert findings(tmp_path / "run")["status"] == "finished"
@@ -570,7 +570,7 @@ def test_a_model_that_ignores_forced_tool_choice_is_told_once_then_the_window_en
         choices = [llm.tool_choice(i) for i in range(len(requests))]
     kinds = guard_kinds(events)
     assert kinds == ["final_window", "tool_choice_fallback", "iteration_cap"]
-    assert choices == [None, None, None, FORCE_FINISH, None]  # forced once, then words
+    assert choices == ["auto", "auto", "auto", FORCE_FINISH, "auto"]  # forced once, then words
     assert "only call left" in requests[4]["messages"][-1]["content"]
     assert done(events).status == "degraded"
     assert findings(tmp_path / "run")["reason"] == "iteration_cap"
@@ -584,3 +584,38 @@ def test_a_model_that_honours_forced_tool_choice_needs_no_fallback(material, tmp
         events = run(config_for(llm, material, tmp_path / "run", max_tool_iters=3))
     assert guard_kinds(events) == ["final_window"]
     assert done(events).status == "ok"
+
+
+# -- tool_choice "auto": servers that need it, servers that reject it ------------------------
+
+
+def test_a_server_that_drops_the_tools_without_tool_choice_auto_is_sent_it(material, tmp_path):
+    # llama-cpp-python's chatml-function-calling leaves the tools out of the prompt unless
+    # tool_choice is "auto" (or forced): without it the model can only answer in text.
+    def model(body, n):
+        if body.get("tool_choice") is None:
+            return text("I would read data/log.txt first.")
+        return finish() if n >= 1 else _pages(n)
+
+    with FakeLLM(route(model)) as llm:
+        events = run(config_for(llm, material, tmp_path / "run"))
+        choices = [llm.tool_choice(i) for i in range(len(explore_requests(llm)))]
+    assert choices == ["auto", "auto"]
+    assert "no_tool_call" not in guard_kinds(events)
+    assert done(events).status == "ok"
+
+
+def test_a_server_that_rejects_tool_choice_auto_is_asked_without_it(material, tmp_path):
+    def model(body, n):
+        if "tool_choice" in body:
+            return http_error(400, "Unrecognized request argument supplied: tool_choice")
+        return finish() if len(body["messages"]) > 2 else _pages(n)
+
+    with FakeLLM(route(model)) as llm:
+        events = run(config_for(llm, material, tmp_path / "run"))
+        choices = [llm.tool_choice(i) for i in range(len(explore_requests(llm)))]
+    # rejected once, then never sent again: the turn itself is asked again without it
+    assert choices == ["auto", None, None]
+    assert of_type(events, "error") == []
+    assert done(events).status == "ok"
+    assert findings(tmp_path / "run")["files_read"] == ["data/log.txt"]

@@ -33,6 +33,12 @@ MAX_PARALLEL = 4
 # A forced tool_choice answered with these (llama.cpp's server: HTTP 500; others 400/422)
 # is retried once without it; the model is then asked for the way out in words.
 FORCING_REJECTED = ("bad_request", "server")
+# Sent with the tools on every other turn. Most servers take it as their default, but
+# llama-cpp-python's function-calling chat formats (chatml-function-calling) drop the
+# tools from the prompt unless tool_choice is "auto" or forced: the model never learns
+# there are any. A server that rejects the field (an error naming tool_choice) gets
+# requests without it from then on.
+AUTO = "auto"
 
 
 __all__ = ["Cancelled", "Exploration", "explore"]  # Cancelled lives in llm.py: a call raises it
@@ -117,8 +123,9 @@ def explore(
     )
     budget = Budget(config, usage, stage="explore", clock=clock)
     cancelled_now = False
+    auto: str | None = AUTO  # None once the server rejected tool_choice "auto"
 
-    def ask(choice: dict[str, Any] | None) -> Reply:
+    def send(choice: dict[str, Any] | str | None) -> Reply:
         return llm.chat(
             model=config.explore_model,
             messages=ledger.messages(),
@@ -128,6 +135,18 @@ def explore(
             deadline_s=config.explore_deadline_s,
             cancelled=cancelled,
         )
+
+    def ask(choice: dict[str, Any] | None) -> Reply:
+        nonlocal auto
+        if choice is not None or auto is None:
+            return send(choice)
+        try:
+            return send(auto)
+        except LLMError as e:
+            if e.kind != "bad_request" or "tool_choice" not in str(e).lower():
+                raise
+            auto = None
+            return send(None)
 
     try:
         for turn in itertools.count(1):
