@@ -33,7 +33,10 @@ _spec.loader.exec_module(setup)
 # tools and, when it chooses one, constrains the arguments by a JSON grammar.
 CHAT_FORMAT = "chatml-function-calling"
 N_CTX = 8192  # SmolLM2's context; the exploration prompt with its tools is ~2,000 tokens
-N_THREADS = 2
+# One thread: llama.cpp's OpenMP threads spin at every barrier, so two threads on two
+# cores that something else also uses (pytest, TeX, another job) crawl. Measured on this
+# machine, busy: 2 threads 7 tokens/s, 1 thread 15-25.
+N_THREADS = int(os.environ.get("LABWRIGHT_LLAMA_THREADS", "1"))
 START_TIMEOUT_S = 120.0  # loading 98 MB and warming up, on a busy machine
 
 
@@ -55,6 +58,10 @@ class LlamaServer:
         self.chat_format = chat_format
         self.port = _free_port()
         self.proc: subprocess.Popen[bytes] | None = None
+
+    def requests(self) -> int:
+        """Chat completions the server has answered so far (its access log)."""
+        return self.tail(10**9).count('"POST /v1/chat/completions HTTP/1.1"')
 
     @property
     def base_url(self) -> str:

@@ -19,7 +19,7 @@ from agent_helpers import (
     route,
     run,
 )
-from fakes import FakeLLM, call, http_error, text, tool_calls
+from fakes import FakeLLM, call, hang, http_error, text, tool_calls
 from labwright.core.settings.config import GuardLimits
 
 
@@ -619,3 +619,33 @@ def test_a_server_that_rejects_tool_choice_auto_is_asked_without_it(material, tm
     assert of_type(events, "error") == []
     assert done(events).status == "ok"
     assert findings(tmp_path / "run")["files_read"] == ["data/log.txt"]
+
+
+def test_a_tool_turn_goes_back_with_text_content_never_null(material, tmp_path):
+    # llama-cpp-python's server validates an assistant message's content as a string:
+    # a null beside tool_calls is answered with HTTP 500 and the run could not go on.
+    def model(body, n):
+        if any(m["role"] == "assistant" and m.get("content") is None for m in body["messages"]):
+            return http_error(500, "validation error: Input should be a valid string")
+        return finish() if n >= 1 else _pages(n)
+
+    with FakeLLM(route(model)) as llm:
+        events = run(config_for(llm, material, tmp_path / "run"))
+        sent = explore_requests(llm)[-1]["messages"]
+    assert [m["content"] for m in sent if m["role"] == "assistant"] == [""]
+    assert done(events).status == "ok"
+
+
+def test_a_model_that_answered_then_hangs_ends_degraded_with_a_skeleton(material, tmp_path):
+    # A weak local model guesses paths (nothing read), then a call runs away past its
+    # deadline (llama-cpp-python ignores max_tokens while writing a tool call's arguments).
+    # The model did answer: the run ends degraded with a skeleton, it does not fail.
+    script = [tool_calls(call("read_file", {"path": "{file_name}.csv"})), hang()]
+    with FakeLLM(route(script)) as llm:
+        events = run(config_for(llm, material, tmp_path / "run", explore_deadline_s=1.0))
+    assert guard_kinds(events) == ["deadline"]
+    assert done(events).status == "degraded" and "model_error" in done(events).reasons
+    f = findings(tmp_path / "run")
+    assert f["status"] == "no_evidence" and f["files_read"] == []
+    meta = json.loads((tmp_path / "run" / "run.json").read_text())
+    assert meta["skeleton"] is True  # nothing read: nothing written as fact

@@ -72,7 +72,6 @@ def test_a_plain_completion_stops_at_max_tokens(llm):
     assert reply.finish_reason == "length"
     assert 0 < reply.completion_tokens <= 12
     assert reply.content.strip()
-    assert "SmolLM2" in reply.model  # the server names the GGUF it loaded
 
 
 def test_a_streamed_completion_stops_at_max_tokens(llm):
@@ -104,6 +103,7 @@ def test_a_run_on_the_example_ends_by_itself_with_a_pdf(server, tmp_path):
         *("--provider", "llamacpp", "--base-url", server.base_url),
         *("--max-minutes", str(MAX_MINUTES), *RUN_ARGS),
     ]
+    answered = server.requests()
     started = time.monotonic()
     try:
         done = subprocess.run(
@@ -127,7 +127,7 @@ def test_a_run_on_the_example_ends_by_itself_with_a_pdf(server, tmp_path):
     assert events[-1]["type"] == "done"
     calls = [e for e in events if e["type"] == "llm"]
     assert any(e["role"] == "explore" for e in calls), "the model was never asked to explore"
-    assert all("SmolLM2" in e["model"] for e in calls)  # the real server answered them
+    assert server.requests() - answered >= len(calls)  # the real server answered them
     assert sum(e["completion_tokens"] for e in calls) > 0
     # bounded by its own limits: every call within its max_tokens, and a run past its
     # time budget says so (the guard stopped it) rather than going on

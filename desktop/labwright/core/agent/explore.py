@@ -172,8 +172,10 @@ def explore(
                 if e.kind == "deadline":
                     cut = f"explore call cut at {config.explore_deadline_s:g} s"
                     yield Guard("deadline", cut, turn=turn)
-                if ledger.evidence == 0:
-                    raise  # nothing gathered: the run cannot go on from here
+                if ledger.evidence == 0 and ledger.model_calls == 0:
+                    raise  # the model never answered: the run cannot go on from here
+                # A model that answered before and fails now (a weak local model's call
+                # cut at its deadline) ends exploration; nothing read means a skeleton.
                 yield Error("explore", str(e))
                 ledger.end(Reason.MODEL_ERROR, str(e))
                 break
@@ -221,8 +223,8 @@ def _outcome(ledger: Ledger, cancelled: bool) -> Exploration:
         result.status, result.findings = "finished", ledger.findings
     elif ledger.stop is not None:
         result.reason, result.detail = ledger.stop.reason.value, ledger.stop.detail
-        if ledger.stop.reason is Reason.NO_EVIDENCE:
-            result.status = "no_evidence"
+        if ledger.stop.reason is Reason.NO_EVIDENCE or not result.evidence:
+            result.status = "no_evidence"  # whatever stopped it: nothing to write from
     return result
 
 

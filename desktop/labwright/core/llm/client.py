@@ -114,7 +114,9 @@ class Reply:
 
     def assistant_message(self) -> dict[str, Any]:
         """The reply as it goes back into the transcript."""
-        msg: dict[str, Any] = {"role": "assistant", "content": self.content or None}
+        # "" and not null beside tool calls: llama-cpp-python's server rejects a null
+        # content (HTTP 500, "Input should be a valid string"); every server takes "".
+        msg: dict[str, Any] = {"role": "assistant", "content": self.content}
         if self.tool_calls:
             msg["tool_calls"] = [
                 {
