@@ -32,7 +32,11 @@ _spec.loader.exec_module(setup)
 # answered in plain text, always; `chatml-function-calling` prompts the model with the
 # tools and, when it chooses one, constrains the arguments by a JSON grammar.
 CHAT_FORMAT = "chatml-function-calling"
-N_CTX = 8192  # SmolLM2's context; the exploration prompt with its tools is ~2,000 tokens
+# The context also bounds a runaway: with tool_choice "auto", llama-cpp-python ignores
+# max_tokens while it writes a tool call's arguments, and a non-streamed request goes
+# on after the client gave up (our deadline cuts only our side). The example's prompts
+# fit in 4,096 tokens (explore ~1,000-2,000, the draft less).
+N_CTX = 4096
 # One thread: llama.cpp's OpenMP threads spin at every barrier, so two threads on two
 # cores that something else also uses (pytest, TeX, another job) crawl. Measured on this
 # machine, busy: 2 threads 7 tokens/s, 1 thread 15-25.

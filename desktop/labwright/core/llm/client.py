@@ -710,6 +710,10 @@ def _read_stream(
         raise _BadResponse(f"an event stream with no answer in it: {shown}")
     if not done and finish is None:
         raise _BadResponse("a stream that ended before the answer was complete")
+    if not prompt and not completion:
+        # No usage although asked (llama-cpp-python ignores stream_options): one piece
+        # per token, as such servers send them, so budgets still see the answer.
+        completion = len(parts)
     return {
         "content": "".join(parts),
         "tool_calls": [],
