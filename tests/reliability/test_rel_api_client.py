@@ -155,6 +155,17 @@ def test_a_stream_without_usage_counts_its_pieces_as_completion_tokens():
 # -- the deadline ------------------------------------------------------------------
 
 
+def test_a_slow_whole_answer_is_waited_for_until_the_deadline_not_asked_twice():
+    # A local server writes a non-streamed answer in silence for minutes and serves one
+    # request at a time: a retry after the read timeout would only queue behind it.
+    with FakeLLM([delay(1.5, text("late but whole"))]) as fake:
+        llm = client(fake, timeout_s=0.5, deadline_s=10)
+        reply = llm.chat(model="fake-write", messages=M)
+        llm.close()
+        assert fake.calls == 1
+    assert reply.content == "late but whole"
+
+
 @pytest.mark.parametrize(
     "turn, method",
     [

@@ -484,7 +484,11 @@ class LLM:
     def _attempt(
         self, call: _Call, kwargs: dict[str, Any], on_delta: Callable[[str], None]
     ) -> dict[str, Any]:
-        timeout = max(0.05, min(self.timeout_s, call.remaining()))
+        # A non-streamed answer is silent until it is whole: its silence limit is the
+        # deadline. A retry after a shorter read timeout would queue behind the answer
+        # a local server (one request at a time) is still writing for nobody.
+        silence = self.timeout_s if kwargs.get("stream") else call.remaining()
+        timeout = max(0.05, min(silence, call.remaining()))
         http = _http_module()
         timeout_cfg = http.Timeout(timeout, connect=min(CONNECT_TIMEOUT_S, timeout))
         self._local.call = call
