@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
+from pathlib import Path
 
 import pytest
 
@@ -649,3 +651,18 @@ def test_a_model_that_answered_then_hangs_ends_degraded_with_a_skeleton(material
     assert f["status"] == "no_evidence" and f["files_read"] == []
     meta = json.loads((tmp_path / "run" / "run.json").read_text())
     assert meta["skeleton"] is True  # nothing read: nothing written as fact
+
+
+def test_nothing_read_asks_the_write_model_nothing(tmp_path):
+    # A weak model that never reads a file: the draft is a skeleton, and the gap check
+    # (minutes of a slow local model) would only say that nothing supports anything.
+    example = Path(__file__).resolve().parents[1] / "examples" / "pendulum"
+    folder = shutil.copytree(example, tmp_path / "pendulum")  # its manual lists requirements
+    with FakeLLM(route(lambda body, n: text("I think the pendulum is fine."))) as llm:
+        events = run(config_for(llm, folder, tmp_path / "run"))
+        asked = [r["model"] for r in llm.requests]
+    assert set(asked) == {"fake-explore"}
+    assert done(events).status == "degraded" and "no_tool_call" in done(events).reasons
+    gaps = json.loads((tmp_path / "run" / "gaps.json").read_text())
+    assert gaps and all(g["supported"] is None for g in gaps)
+    assert json.loads((tmp_path / "run" / "run.json").read_text())["skeleton"] is True

@@ -286,6 +286,13 @@ class Gap(Stage):
             gaps = [
                 {"requirement": r, "supported": None, "why": "offline: not checked"} for r in reqs
             ]
+        elif h.exploration.status == "no_evidence":
+            # nothing read, so nothing to check against (and the draft is a skeleton): a
+            # slow local model would spend minutes on an answer known in advance
+            gaps = [
+                {"requirement": r, "supported": None, "why": "nothing was read: not checked"}
+                for r in reqs
+            ]
         else:
             try:
                 gaps = yield from check_gaps(
