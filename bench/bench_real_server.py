@@ -74,11 +74,11 @@ def report(wall: float, stamped: list[tuple[float, dict]], code: int, out: Path)
     print(f"report.pdf: {'yes' if (out / 'report.pdf').exists() else 'NO'}")
     print(f"wall time: {wall:.1f} s")
     print(
-        f"{'role':<8} {'calls':>5} {'prompt tok':>10} {'compl tok':>9} {'model s':>8} {'tok/s':>6}"
+        f"{'role':<8} {'calls':>5} {'prompt tok':>10} {'compl tok':>9} {'model s':>8} {'out tok/s':>9}"
     )
     for role, (n, pt, ct, ms) in sorted(by_role.items()):
         rate = ct / (ms / 1000) if ms else 0
-        print(f"{role:<8} {n:>5} {pt:>10} {ct:>9} {ms / 1000:>8.1f} {rate:>6.1f}")
+        print(f"{role:<8} {n:>5} {pt:>10} {ct:>9} {ms / 1000:>8.1f} {rate:>9.1f}")
     total = [sum(r[i] for r in by_role.values()) for i in range(4)]
     print(f"{'all':<8} {total[0]:>5} {total[1]:>10} {total[2]:>9} {total[3] / 1000:>8.1f}")
     rest = wall - model_s
