@@ -648,7 +648,7 @@ def test_a_model_that_answered_then_hangs_ends_degraded_with_a_skeleton(material
     assert guard_kinds(events) == ["deadline"]
     assert done(events).status == "degraded" and "model_error" in done(events).reasons
     f = findings(tmp_path / "run")
-    assert f["status"] == "no_evidence" and f["files_read"] == []
+    assert f["status"] == "cut_short" and f["files_read"] == []
     meta = json.loads((tmp_path / "run" / "run.json").read_text())
     assert meta["skeleton"] is True  # nothing read: nothing written as fact
 

@@ -223,8 +223,8 @@ def _outcome(ledger: Ledger, cancelled: bool) -> Exploration:
         result.status, result.findings = "finished", ledger.findings
     elif ledger.stop is not None:
         result.reason, result.detail = ledger.stop.reason.value, ledger.stop.detail
-        if ledger.stop.reason is Reason.NO_EVIDENCE or not result.evidence:
-            result.status = "no_evidence"  # whatever stopped it: nothing to write from
+        if ledger.stop.reason is Reason.NO_EVIDENCE:
+            result.status = "no_evidence"
     return result
 
 
