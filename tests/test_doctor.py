@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from fakes import FakeLLM, call, rejects_tools, text_only, tool_calls
+from fakes import FakeLLM, call, http_error, rejects_tools, text, text_only, tool_calls
 from labwright import doctor
 from labwright.cli import main
 from labwright.core.report.latex import Engines
@@ -229,7 +229,8 @@ def test_the_provider_answers(monkeypatch):
     assert check.ok and "answers (3 models" in check.detail
     assert "deepseek-chat can call tools" in check.detail
     assert probe["model"] == "deepseek-chat" and len(probe["tools"]) == 1
-    assert probe["max_tokens"] <= 256 and "tool_choice" not in probe
+    # the model's own choice ("auto"), never forced: forcing would prove nothing
+    assert probe["max_tokens"] <= 256 and probe["tool_choice"] == "auto"
 
 
 def test_a_wrong_key_is_reported_without_the_key(monkeypatch):
@@ -329,6 +330,31 @@ def test_doctor_provider_says_the_model_can_call_tools(ready_machine, capsys):
     assert "llamacpp at http://127.0.0.1:" in seen["line"]
     assert "default can call tools" in seen["line"]  # the preset's model, named
     assert seen["request"]["model"] == "default" and seen["request"]["tools"]
+
+
+def test_doctor_sends_tool_choice_auto_which_some_servers_need_to_offer_tools(
+    ready_machine, capsys
+):
+    # llama-cpp-python's chatml-function-calling drops the tools unless tool_choice is
+    # "auto": without it every model would look like one that cannot call tools
+    def server(body, n):
+        return CALLS_THE_TOOL if body.get("tool_choice") == "auto" else text("Hello!")
+
+    code, out, seen = doctor_against(server, "llamacpp", capsys)
+    assert code == 0, out
+    assert "default can call tools" in seen["line"]
+
+
+def test_doctor_asks_again_without_tool_choice_where_the_server_rejects_it(ready_machine, capsys):
+    def server(body, n):
+        if "tool_choice" in body:
+            return http_error(400, "tool_choice is not supported")
+        return CALLS_THE_TOOL
+
+    code, out, seen = doctor_against(server, "vllm", capsys)
+    assert code == 0, out
+    assert "can call tools" in seen["line"]
+    assert "tool_choice" not in seen["request"]
 
 
 def test_doctor_provider_says_a_text_answer_is_weak_tool_support(ready_machine, capsys):

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
+from pathlib import Path
 
 import pytest
 
@@ -19,7 +21,7 @@ from agent_helpers import (
     route,
     run,
 )
-from fakes import FakeLLM, call, http_error, text, tool_calls
+from fakes import FakeLLM, call, hang, http_error, text, tool_calls
 from labwright.core.settings.config import GuardLimits
 
 
@@ -189,7 +191,7 @@ def test_final_window_forces_finish_once_evidence_exists(material, tmp_path):
     with FakeLLM(route(_pager)) as llm:
         events = run(config_for(llm, material, tmp_path / "run", max_tool_iters=3))
         choices = [llm.tool_choice(i) for i in range(len(explore_requests(llm)))]
-    assert choices == [None, None, None, FORCE_FINISH]
+    assert choices == ["auto", "auto", "auto", FORCE_FINISH]
     assert guard_kinds(events) == ["final_window"]
     assert done(events).status == "ok"
 
@@ -219,7 +221,7 @@ def test_final_window_keeps_tools_open_without_evidence(material, tmp_path):
             )
         )
         choices = [llm.tool_choice(i) for i in range(len(explore_requests(llm)))]
-    assert choices == [None] * 4
+    assert choices == ["auto"] * 4
 
 
 def test_parallel_batch_returns_results_in_call_order(material, tmp_path):
@@ -555,7 +557,7 @@ def test_a_server_that_rejects_forced_tool_choice_gets_words_instead(material, t
     assert "tool_choice is not supported" in fallback.detail and fallback.turn == 4
     # the forced request failed (and was retried as the client does), then the same turn
     # was asked again without the forced choice, the instruction last
-    assert FORCE_FINISH in choices and choices[-1] is None
+    assert FORCE_FINISH in choices and choices[-1] == "auto"
     assert "finish_exploration now" in requests[-1]["messages"][-1]["content"]
     assert done(events).status == "ok"
     assert findings(tmp_path / "run")["status"] == "finished"
@@ -570,7 +572,7 @@ def test_a_model_that_ignores_forced_tool_choice_is_told_once_then_the_window_en
         choices = [llm.tool_choice(i) for i in range(len(requests))]
     kinds = guard_kinds(events)
     assert kinds == ["final_window", "tool_choice_fallback", "iteration_cap"]
-    assert choices == [None, None, None, FORCE_FINISH, None]  # forced once, then words
+    assert choices == ["auto", "auto", "auto", FORCE_FINISH, "auto"]  # forced once, then words
     assert "only call left" in requests[4]["messages"][-1]["content"]
     assert done(events).status == "degraded"
     assert findings(tmp_path / "run")["reason"] == "iteration_cap"
@@ -584,3 +586,83 @@ def test_a_model_that_honours_forced_tool_choice_needs_no_fallback(material, tmp
         events = run(config_for(llm, material, tmp_path / "run", max_tool_iters=3))
     assert guard_kinds(events) == ["final_window"]
     assert done(events).status == "ok"
+
+
+# -- tool_choice "auto": servers that need it, servers that reject it ------------------------
+
+
+def test_a_server_that_drops_the_tools_without_tool_choice_auto_is_sent_it(material, tmp_path):
+    # llama-cpp-python's chatml-function-calling leaves the tools out of the prompt unless
+    # tool_choice is "auto" (or forced): without it the model can only answer in text.
+    def model(body, n):
+        if body.get("tool_choice") is None:
+            return text("I would read data/log.txt first.")
+        return finish() if n >= 1 else _pages(n)
+
+    with FakeLLM(route(model)) as llm:
+        events = run(config_for(llm, material, tmp_path / "run"))
+        choices = [llm.tool_choice(i) for i in range(len(explore_requests(llm)))]
+    assert choices == ["auto", "auto"]
+    assert "no_tool_call" not in guard_kinds(events)
+    assert done(events).status == "ok"
+
+
+def test_a_server_that_rejects_tool_choice_auto_is_asked_without_it(material, tmp_path):
+    def model(body, n):
+        if "tool_choice" in body:
+            return http_error(400, "Unrecognized request argument supplied: tool_choice")
+        return finish() if len(body["messages"]) > 2 else _pages(n)
+
+    with FakeLLM(route(model)) as llm:
+        events = run(config_for(llm, material, tmp_path / "run"))
+        choices = [llm.tool_choice(i) for i in range(len(explore_requests(llm)))]
+    # rejected once, then never sent again: the turn itself is asked again without it
+    assert choices == ["auto", None, None]
+    assert of_type(events, "error") == []
+    assert done(events).status == "ok"
+    assert findings(tmp_path / "run")["files_read"] == ["data/log.txt"]
+
+
+def test_a_tool_turn_goes_back_with_text_content_never_null(material, tmp_path):
+    # llama-cpp-python's server validates an assistant message's content as a string:
+    # a null beside tool_calls is answered with HTTP 500 and the run could not go on.
+    def model(body, n):
+        if any(m["role"] == "assistant" and m.get("content") is None for m in body["messages"]):
+            return http_error(500, "validation error: Input should be a valid string")
+        return finish() if n >= 1 else _pages(n)
+
+    with FakeLLM(route(model)) as llm:
+        events = run(config_for(llm, material, tmp_path / "run"))
+        sent = explore_requests(llm)[-1]["messages"]
+    assert [m["content"] for m in sent if m["role"] == "assistant"] == [""]
+    assert done(events).status == "ok"
+
+
+def test_a_model_that_answered_then_hangs_ends_degraded_with_a_skeleton(material, tmp_path):
+    # A weak local model guesses paths (nothing read), then a call runs away past its
+    # deadline (llama-cpp-python ignores max_tokens while writing a tool call's arguments).
+    # The model did answer: the run ends degraded with a skeleton, it does not fail.
+    script = [tool_calls(call("read_file", {"path": "{file_name}.csv"})), hang()]
+    with FakeLLM(route(script)) as llm:
+        events = run(config_for(llm, material, tmp_path / "run", explore_deadline_s=1.0))
+    assert guard_kinds(events) == ["deadline"]
+    assert done(events).status == "degraded" and "model_error" in done(events).reasons
+    f = findings(tmp_path / "run")
+    assert f["status"] == "cut_short" and f["files_read"] == []
+    meta = json.loads((tmp_path / "run" / "run.json").read_text())
+    assert meta["skeleton"] is True  # nothing read: nothing written as fact
+
+
+def test_nothing_read_asks_the_write_model_nothing(tmp_path):
+    # A weak model that never reads a file: the draft is a skeleton, and the gap check
+    # (minutes of a slow local model) would only say that nothing supports anything.
+    example = Path(__file__).resolve().parents[1] / "examples" / "pendulum"
+    folder = shutil.copytree(example, tmp_path / "pendulum")  # its manual lists requirements
+    with FakeLLM(route(lambda body, n: text("I think the pendulum is fine."))) as llm:
+        events = run(config_for(llm, folder, tmp_path / "run"))
+        asked = [r["model"] for r in llm.requests]
+    assert set(asked) == {"fake-explore"}
+    assert done(events).status == "degraded" and "no_tool_call" in done(events).reasons
+    gaps = json.loads((tmp_path / "run" / "gaps.json").read_text())
+    assert gaps and all(g["supported"] is None for g in gaps)
+    assert json.loads((tmp_path / "run" / "run.json").read_text())["skeleton"] is True

@@ -80,7 +80,7 @@ def test_every_request_is_the_transcript_the_ledger_rebuilds(
     last = requests[6]["messages"][-1]
     assert last["role"] == "user" and "finish_exploration now" in last["content"]
     assert "manual.txt" in last["content"]  # where things stand
-    assert choices == [None] * 6 + [FORCE_FINISH]
+    assert choices == ["auto"] * 6 + [FORCE_FINISH]
 
     guards = [e for e in events if e.type == "guard"]
     assert [g.kind for g in guards] == ["dedup", "tool_disabled", "final_window"]

@@ -7,6 +7,7 @@ stuck in a read; the fake server's hostile turns end when it closes.
 
 from __future__ import annotations
 
+import json
 import socket
 import threading
 import time
@@ -131,7 +132,38 @@ def test_a_server_that_ignores_stream_true_still_answers():
     assert reply.content == "whole" and pieces == ["whole"]
 
 
+def test_a_stream_without_usage_counts_its_pieces_as_completion_tokens():
+    # llama-cpp-python's server ignores stream_options.include_usage: one chunk per
+    # token and no usage chunk. Counting nothing would blind the token budget.
+    def chunk(delta: dict, finish: str | None = None) -> str:
+        body = {"choices": [{"index": 0, "delta": delta, "finish_reason": finish}]}
+        return f"data: {json.dumps(body)}\n\n"
+
+    sse = (
+        "".join([chunk({"role": "assistant"}), *(chunk({"content": w}) for w in ["a", " b", " c"])])
+        + chunk({}, "length")
+        + "data: [DONE]\n\n"
+    )
+    with FakeLLM([raw(200, sse, "text/event-stream")]) as fake:
+        llm = client(fake)
+        reply = llm.stream(model="fake-write", messages=M, max_tokens=3)
+        llm.close()
+    assert reply.content == "a b c" and reply.finish_reason == "length"
+    assert reply.completion_tokens == 3
+
+
 # -- the deadline ------------------------------------------------------------------
+
+
+def test_a_slow_whole_answer_is_waited_for_until_the_deadline_not_asked_twice():
+    # A local server writes a non-streamed answer in silence for minutes and serves one
+    # request at a time: a retry after the read timeout would only queue behind it.
+    with FakeLLM([delay(1.5, text("late but whole"))]) as fake:
+        llm = client(fake, timeout_s=0.5, deadline_s=10)
+        reply = llm.chat(model="fake-write", messages=M)
+        llm.close()
+        assert fake.calls == 1
+    assert reply.content == "late but whole"
 
 
 @pytest.mark.parametrize(

@@ -39,6 +39,12 @@ FORCING_REJECTED = ("bad_request", "server")
 # A streamed turn with tools that the server rejects (a 4xx; a 5xx that names streaming)
 # is asked again unstreamed: some servers cannot stream tool calls. When that works, the
 # rest of the exploration goes unstreamed (no live token count, the same turns).
+# Sent with the tools on every other turn. Most servers take it as their default, but
+# llama-cpp-python's function-calling chat formats (chatml-function-calling) drop the
+# tools from the prompt unless tool_choice is "auto" or forced: the model never learns
+# there are any. A server that rejects the field (an error naming tool_choice) gets
+# requests without it from then on.
+AUTO = "auto"
 
 
 __all__ = ["Cancelled", "Exploration", "explore"]  # Cancelled lives in llm.py: a call raises it
@@ -148,8 +154,9 @@ def explore(
     budget = Budget(config, usage, stage="explore", clock=clock)
     cancelled_now = False
     streaming = True  # until the server shows it cannot stream tool calls
+    auto: str | None = AUTO  # None once the server rejected tool_choice "auto"
 
-    def ask(choice: dict[str, Any] | None) -> Generator[Event, None, Reply]:
+    def send(choice: dict[str, Any] | str | None) -> Generator[Event, None, Reply]:
         """One turn, streamed so its progress shows; unstreamed on a server that cannot."""
         nonlocal streaming
         request: dict[str, Any] = dict(
@@ -180,6 +187,18 @@ def explore(
             return reply
         return (yield from in_flight("explore", request["model"], plain, cancelled=cancelled))
 
+    def ask(choice: dict[str, Any] | None) -> Generator[Event, None, Reply]:
+        nonlocal auto
+        if choice is not None or auto is None:
+            return (yield from send(choice))
+        try:
+            return (yield from send(auto))
+        except LLMError as e:
+            if e.kind != "bad_request" or "tool_choice" not in str(e).lower():
+                raise
+            auto = None
+            return (yield from send(None))
+
     try:
         for turn in itertools.count(1):
             if cancelled():
@@ -206,8 +225,10 @@ def explore(
                         "deadline", role="explore", seconds=f"{config.explore_deadline_s:g}"
                     )
                     yield Guard("deadline", cut, turn=turn)
-                if ledger.evidence == 0:
-                    raise  # nothing gathered: the run cannot go on from here
+                if ledger.evidence == 0 and ledger.model_calls == 0:
+                    raise  # the model never answered: the run cannot go on from here
+                # A model that answered before and fails now (a weak local model's call
+                # cut at its deadline) ends exploration; nothing read means a skeleton.
                 yield Error("explore", str(e))
                 ledger.end(Reason.MODEL_ERROR, str(e))
                 break
@@ -248,13 +269,13 @@ def explore(
     return _outcome(ledger, cancelled_now)
 
 
-def _stream_refused(e: LLMError, choice: dict[str, Any] | None) -> bool:
+def _stream_refused(e: LLMError, choice: dict[str, Any] | str | None) -> bool:
     """A streamed turn's rejection that may be the streaming's. With a forced choice, a
     4xx that does not name streaming is the choice's: its own fallback asks again,
     streamed, without it. Other failures (5xx, bad replies) were retried as always."""
     said = str(e).lower()
     if e.kind == "bad_request":
-        return choice is None or "stream" in said
+        return not isinstance(choice, dict) or "stream" in said  # None or "auto": unforced
     return e.kind == "server" and "stream" in said
 
 

@@ -130,7 +130,9 @@ class Reply:
         its `reasoning_content`: DeepSeek's thinking mode requires it back in every later
         request (HTTP 400 without it); others ignore it. Thinking without a tool call is
         not needed again, and only the field DeepSeek reads is ever sent back."""
-        msg: dict[str, Any] = {"role": "assistant", "content": self.content or None}
+        # "" and not null beside tool calls: llama-cpp-python's server rejects a null
+        # content (HTTP 500, "Input should be a valid string"); every server takes "".
+        msg: dict[str, Any] = {"role": "assistant", "content": self.content}
         if self.reasoning and self.tool_calls and self.reasoning_key == ECHOED_REASONING:
             msg[ECHOED_REASONING] = self.reasoning
         if self.tool_calls:
@@ -537,7 +539,11 @@ class LLM:
         on_delta: Callable[[str], None],
         meter: Meter | None = None,
     ) -> dict[str, Any]:
-        timeout = max(0.05, min(self.timeout_s, call.remaining()))
+        # A non-streamed answer is silent until it is whole: its silence limit is the
+        # deadline. A retry after a shorter read timeout would queue behind the answer
+        # a local server (one request at a time) is still writing for nobody.
+        silence = self.timeout_s if kwargs.get("stream") else call.remaining()
+        timeout = max(0.05, min(silence, call.remaining()))
         http = _http_module()
         timeout_cfg = http.Timeout(timeout, connect=min(CONNECT_TIMEOUT_S, timeout))
         self._local.call = call
@@ -723,11 +729,12 @@ def _read_stream(
     finish: str | None = None
     done = False
     events = 0
+    pieces = 0  # content, reasoning and tool-call deltas: the count of a stream without usage
     junk: list[str] = []
     data_lines: list[str] = []
 
     def handle(data: str) -> None:
-        nonlocal prompt, completion, thought, thinking_key, served, finish, done, events
+        nonlocal prompt, completion, thought, thinking_key, served, finish, done, events, pieces
         if data.strip() == "[DONE]":
             done = True
             return
@@ -756,14 +763,17 @@ def _read_stream(
             piece = _text(delta.get("content")) if isinstance(delta, dict) else ""
             if piece:
                 parts.append(piece)
+                pieces += 1
                 on_delta(piece)
                 meter.text(piece)
             reasoning, key = reasoning_of(delta)
             if reasoning:  # a thinking model's thoughts: kept apart, never content
                 thinking.append(reasoning)
                 thinking_key = thinking_key or key
+                pieces += 1
                 meter.text(reasoning, reasoning=True)
             if isinstance(delta, dict) and delta.get("tool_calls") is not None:
+                pieces += 1
                 try:
                     meter.text(calls.add(delta["tool_calls"]))
                 except ValueError as e:
@@ -797,6 +807,10 @@ def _read_stream(
         if not c["name"]:
             raise _BadResponse(f"a streamed tool call with no function name (call {i + 1})")
         tool_calls.append(ToolCallRequest(c["id"] or f"call_{i}", c["name"], c["arguments"]))
+    if not prompt and not completion:
+        # No usage although asked (llama-cpp-python ignores stream_options): one piece
+        # per token, as such servers send them, so budgets still see the answer.
+        completion = pieces
     return {
         "content": "".join(parts),
         "tool_calls": tool_calls,

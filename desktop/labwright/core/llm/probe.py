@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-from labwright.core.llm.client import LLM, LLMError, ToolsRejected
+from labwright.core.llm.client import LLM, LLMError, Reply, ToolsRejected
 from labwright.core.step_words import Words
 
 PROBE_TOOL_NAME = "report_ready"
@@ -83,14 +83,25 @@ def probe_tools(
     No temperature is sent: some reasoning models reject any, and exploration sends none."""
     from labwright.core.settings.config import tools_advice
 
-    try:
-        reply = llm.chat(
+    def ask(choice: str | None) -> Reply:
+        return llm.chat(
             model=model,
             messages=PROBE_MESSAGES,
             tools=[PROBE_TOOL],
+            tool_choice=choice,
             max_tokens=max_tokens,
             deadline_s=deadline_s,
         )
+
+    try:
+        # "auto", as exploration sends it (some servers offer the tools only then),
+        # and without it where the server rejects the field
+        try:
+            reply = ask("auto")
+        except LLMError as e:
+            if e.kind != "bad_request" or "tool_choice" not in str(e).lower():
+                raise
+            reply = ask(None)
     except ToolsRejected as e:
         return ToolProbe("rejected", model, e.said, status=e.status, advice=e.advice)
     except LLMError as e:

@@ -289,6 +289,13 @@ class Gap(Stage):
             gaps = [
                 {"requirement": r, "supported": None, "why": "offline: not checked"} for r in reqs
             ]
+        elif not h.exploration.evidence:
+            # nothing read, so nothing to check against (and the draft is a skeleton): a
+            # slow local model would spend minutes on an answer known in advance
+            gaps = [
+                {"requirement": r, "supported": None, "why": "nothing was read: not checked"}
+                for r in reqs
+            ]
         else:
             try:
                 gaps = yield from check_gaps(
@@ -331,8 +338,9 @@ class Draft(Stage):
         e = h.exploration
         h.skeleton = False
         tex = None
-        if run.config.offline or e.status == "no_evidence":
-            tex = _skeleton(run, None)  # nothing was read: nothing may be written as fact
+        if run.config.offline or e.status == "no_evidence" or not e.evidence:
+            # nothing was read (whatever stopped exploration): nothing may be written as fact
+            tex = _skeleton(run, None)
         else:
             refs = material_refs(h.documents())
             try:

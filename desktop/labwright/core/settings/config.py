@@ -324,7 +324,9 @@ class RunConfig:
     budget_tokens: int | None = None
     compile: bool = True
     offline: bool = False
-    request_timeout_s: float = 120.0  # silence allowed while waiting for bytes (per attempt)
+    # silence allowed between the bytes of a streamed answer (per attempt); a non-streamed
+    # answer is silent until whole, so it is bounded by its call deadline alone (llm.py)
+    request_timeout_s: float = 120.0
     max_retries: int = 4
     # The whole of one model call, every retry included: past it the call is cut (llm.py).
     # Exploration turns are short; a draft streamed by a slow local model is not.
