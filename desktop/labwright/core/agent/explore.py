@@ -274,6 +274,8 @@ def _stream_refused(e: LLMError, choice: dict[str, Any] | str | None) -> bool:
     4xx that does not name streaming is the choice's: its own fallback asks again,
     streamed, without it. Other failures (5xx, bad replies) were retried as always."""
     said = str(e).lower()
+    if "tool_choice" in said and "stream" not in said:
+        return False  # the choice's own fallbacks answer that (FORCING_REJECTED, AUTO)
     if e.kind == "bad_request":
         return not isinstance(choice, dict) or "stream" in said  # None or "auto": unforced
     return e.kind == "server" and "stream" in said
