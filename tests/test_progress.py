@@ -149,6 +149,27 @@ def test_a_server_that_cannot_stream_tools_gets_unstreamed_turns(material, tmp_p
     assert events[-1].status == "ok"
 
 
+def test_a_server_that_streams_nothing_for_tools_gets_unstreamed_turns(material, tmp_path):
+    # llama-cpp-python's chatml-function-calling: a streamed request with tools is a 200
+    # event stream with no event in it; unstreamed, the same request answers.
+    turns = iter([READ, FINISH])
+
+    def play(body, n):
+        if body["model"] != "fake-explore":
+            return route([])(body, n)
+        if body.get("stream"):
+            return raw(200, "", "text/event-stream")
+        return next(turns)
+
+    with FakeLLM(play) as llm:
+        events = _run(llm, material, tmp_path)
+        explore = explore_requests(llm)
+    streamed = [bool(r.get("stream")) for r in explore]
+    # the empty stream is asked again (a passing fault looks the same), then unstreamed
+    assert streamed[-2:] == [False, False] and all(streamed[:-2])
+    assert events[-1].status == "ok"
+
+
 def test_every_writing_call_streams_and_shows_progress_when_slow(material, tmp_path):
     def writer(body):
         prompt = json.dumps(body["messages"][-1].get("content", ""))

@@ -45,6 +45,9 @@ FORCING_REJECTED = ("bad_request", "server")
 # there are any. A server that rejects the field (an error naming tool_choice) gets
 # requests without it from then on.
 AUTO = "auto"
+# What the client says of a 200 event stream that holds no event (llama-cpp-python's
+# function-calling formats, streamed): the same request unstreamed answers.
+EMPTY_STREAM = "event stream with no answer in it"
 
 
 __all__ = ["Cancelled", "Exploration", "explore"]  # Cancelled lives in llm.py: a call raises it
@@ -278,6 +281,8 @@ def _stream_refused(e: LLMError, choice: dict[str, Any] | str | None) -> bool:
         return False  # the choice's own fallbacks answer that (FORCING_REJECTED, AUTO)
     if e.kind == "bad_request":
         return not isinstance(choice, dict) or "stream" in said  # None or "auto": unforced
+    if e.kind == "bad_response" and EMPTY_STREAM in said:
+        return True  # llama-cpp-python streams nothing at all for tools it would call
     return e.kind == "server" and "stream" in said
 
 
