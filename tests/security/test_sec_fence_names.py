@@ -70,8 +70,11 @@ def test_list_dir_shows_names_escaped_and_its_result_encodes(odd_folder, tmp_pat
     out = ListDir().run({"path": "."}, ctx)
     assert out.ok
     _utf8_json({"role": "tool", "content": out.content})  # broke the next request before
-    names = [line.split("\t")[0] for line in out.content.splitlines()[1:]]
+    # one line per entry; the indented lines under a data file outline its tables
+    lines = out.content.splitlines()[1:]
+    names = [line.split("\t")[0] for line in lines if not line.startswith(" ")]
     assert sorted(names) == sorted([s for s, _ in NAMES.values()] + ["plain.csv", "sub\\xfe/"])
+    assert any(line.startswith("  ") for line in lines)  # the outlines are there too
     assert not any(c in out.content + out.summary for c in RAW_CONTROL)
     inner = ListDir().run({"path": "sub\\xfe"}, ctx)
     assert inner.ok and "inner\\x1b.csv\tdata" in inner.content
