@@ -329,7 +329,6 @@ def _provenance(
     table: Table, stem: str, caption: str, x: int, ys: list[int], folder: Path
 ) -> dict[str, Any]:
     """The same fields the sandbox writes for a model's figure, plus the table's location."""
-    import matplotlib
 
     inputs = []
     try:
@@ -345,6 +344,27 @@ def _provenance(
         f"{', '.join(table_roles(table))}; error bars from uncertainty columns; a straight-line "
         f"fit (numpy.polyfit) when R² >= {LINEAR_R2}."
     )
+    return figure_record(
+        stem,
+        caption,
+        code,
+        inputs,
+        table={
+            "source": table.source,
+            "sheet": table.sheet,
+            "first_row": table.first_row,
+            "last_row": table.last_row,
+            "x": table.columns[x],
+            "y": [table.columns[j] for j in ys],
+        },
+    )
+
+
+def figure_record(stem: str, caption: str, code: str, inputs: list, **what: Any) -> dict:
+    """The sidecar of a figure the offline report drew (figures/<stem>.json), with what
+    it shows (`table`, `series`, `fit`…) beside the fields every figure has."""
+    import matplotlib
+
     return {
         "filename": stem,
         "caption": caption,
@@ -354,12 +374,5 @@ def _provenance(
         "figures": 1,
         "created": datetime.now(timezone.utc).isoformat(timespec="seconds"),
         "matplotlib": matplotlib.__version__,
-        "table": {
-            "source": table.source,
-            "sheet": table.sheet,
-            "first_row": table.first_row,
-            "last_row": table.last_row,
-            "x": table.columns[x],
-            "y": [table.columns[j] for j in ys],
-        },
+        **what,
     }

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import io
 import warnings
-from datetime import datetime, timezone
 from pathlib import Path, PurePosixPath
 from typing import Any
 
@@ -20,7 +19,7 @@ from labwright.core.material.tables import Series
 from labwright.core.material.workspace import PathDenied, resolve_in_folder
 from labwright.core.report.offline.formatting import _breakable, format_stat, tex_text
 from labwright.core.report.offline.language import _CJK
-from labwright.core.report.offline.plots import _cjk_fonts, _sha256, _short
+from labwright.core.report.offline.plots import _cjk_fonts, _sha256, _short, figure_record
 from labwright.core.report.offline.skeleton import FLOAT_PLACEMENT
 from labwright.core.rundir.store import atomic_write_bytes, atomic_write_json
 
@@ -227,8 +226,6 @@ def _render(
 def _provenance(
     series: Series, picks: list[int], stem: str, caption: str, folder: Path
 ) -> dict[str, Any]:
-    import matplotlib
-
     inputs = []
     for i in picks:
         source = series.tables[i].source
@@ -244,20 +241,16 @@ def _provenance(
         f"{len(picks)} of the {len(series.tables)} files of {series.pattern}; "
         f"x = {x_name!r}; y = {y_name!r}; no averaging across files."
     )
-    return {
-        "filename": stem,
-        "caption": caption,
-        "code": code,
-        "inputs": inputs,
-        "files": [f"{stem}.pdf", f"{stem}.png"],
-        "figures": 1,
-        "created": datetime.now(timezone.utc).isoformat(timespec="seconds"),
-        "matplotlib": matplotlib.__version__,
-        "series": {
+    return figure_record(
+        stem,
+        caption,
+        code,
+        inputs,
+        series={
             "pattern": series.pattern,
             "files": len(series.tables),
             "drawn": [series.tables[i].source for i in picks],
             "x": x_name,
             "y": y_name,
         },
-    }
+    )
