@@ -238,6 +238,12 @@ class _BadResponse(Exception):
     """The server answered 200 with something that is not a usable reply."""
 
 
+class _EmptyStream(_BadResponse):
+    """A 200 event stream with no event in it. With tools, llama-cpp-python's
+    function-calling formats answer every streamed request so, after generating the
+    whole answer: asking again costs another generation for the same nothing."""
+
+
 class _Cut(Exception):
     """The watchdog cut the call (deadline or cancel); `_Call.reason` says which."""
 
@@ -466,6 +472,8 @@ class LLM:
                     if call.reason or isinstance(exc, _Cut):
                         raise self._cut_error(call, attempts, last) from None
                     err, wait = self._classify(exc, kwargs["model"], attempts, bad, retries)
+                    if isinstance(exc, _EmptyStream) and kwargs.get("tools"):
+                        wait = None  # the caller asks unstreamed instead (explore.py)
                     if call.remaining() <= DEADLINE_SLACK_S:
                         # The attempt's own timeout, capped at the deadline, beat the
                         # watchdog by a hair: it is the deadline all the same.
@@ -799,7 +807,7 @@ def _read_stream(
         handle("\n".join(data_lines))
     if not events:
         shown = _clip("\n".join(junk)) if junk else "nothing"
-        raise _BadResponse(f"an event stream with no answer in it: {shown}")
+        raise _EmptyStream(f"an event stream with no answer in it: {shown}")
     if not done and finish is None:
         raise _BadResponse("a stream that ended before the answer was complete")
     tool_calls = []
