@@ -257,7 +257,7 @@ def test_no_visible_text_in_chinese_is_outside_the_translation_file(
     first = tool_calls(call("list_dir", {"path": "."}), call("read_file", {"path": "nope.csv"}))
     # the first turn thinks aloud for a while (streamed): the running step shows its progress
     script = [thinking("Which file holds the periods? " * 6, first, every=0.1)]
-    script += [tool_calls(call("read_file", {"path": "data/pendulum.csv"}))] * 8
+    script += [tool_calls(call("read_file", {"path": "data/periods.csv"}))] * 8
     seen: dict[str, list[str]] = {}
     try:
         install_language("zh_CN")
