@@ -306,14 +306,19 @@ def _render(
             ax.grid(True, alpha=0.3)
         grid[-1].set_xlabel(_short_label(x_name, 60, 2))
         fig.suptitle(_short_label(title, 80, 2), fontsize=9)
-        # Lay out once, then freeze: otherwise each of the two saves lays out again.
-        fig.draw_without_rendering()
-        fig.set_layout_engine("none")
-        out = []
-        for fmt, meta in (("pdf", {"CreationDate": None}), ("png", {})):
-            buf = io.BytesIO()
-            fig.savefig(buf, format=fmt, dpi=150, metadata=meta)
-            out.append(buf.getvalue())
+        return pdf_and_png(fig)
+
+
+def pdf_and_png(fig: Any) -> tuple[bytes, bytes]:
+    """A figure's PDF (no creation date: the same figure gives the same bytes) and PNG."""
+    # Lay out once, then freeze: otherwise each of the two saves lays out again.
+    fig.draw_without_rendering()
+    fig.set_layout_engine("none")
+    out = []
+    for fmt, meta in (("pdf", {"CreationDate": None}), ("png", {})):
+        buf = io.BytesIO()
+        fig.savefig(buf, format=fmt, dpi=150, metadata=meta)
+        out.append(buf.getvalue())
     return out[0], out[1]
 
 

@@ -10,7 +10,6 @@ named in a line under the table.
 
 from __future__ import annotations
 
-import io
 import warnings
 from pathlib import Path, PurePosixPath
 from typing import Any
@@ -19,7 +18,13 @@ from labwright.core.material.tables import Series
 from labwright.core.material.workspace import PathDenied, resolve_in_folder
 from labwright.core.report.offline.formatting import _breakable, format_stat, tex_text
 from labwright.core.report.offline.language import _CJK
-from labwright.core.report.offline.plots import _cjk_fonts, _sha256, _short, figure_record
+from labwright.core.report.offline.plots import (
+    _cjk_fonts,
+    _sha256,
+    _short,
+    figure_record,
+    pdf_and_png,
+)
 from labwright.core.report.offline.skeleton import FLOAT_PLACEMENT
 from labwright.core.rundir.store import atomic_write_bytes, atomic_write_json
 
@@ -213,14 +218,7 @@ def _render(
         ax.set_xlabel(_short(x_name, 60, 2))
         ax.set_ylabel(_short(y_name, 45, 2), fontsize=9)
         fig.suptitle(_short(title, 80, 2), fontsize=9)
-        fig.draw_without_rendering()
-        fig.set_layout_engine("none")
-        out = []
-        for fmt, meta in (("pdf", {"CreationDate": None}), ("png", {})):
-            buf = io.BytesIO()
-            fig.savefig(buf, format=fmt, dpi=150, metadata=meta)
-            out.append(buf.getvalue())
-    return out[0], out[1]
+        return pdf_and_png(fig)
 
 
 def _provenance(
