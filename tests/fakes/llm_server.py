@@ -310,6 +310,9 @@ class FakeLLM:
         self.served = dict(served or {})
         self.requests: list[dict] = []  # chat completion bodies, in arrival order
         self.headers: list[dict[str, str]] = []  # their headers, keys lower-cased
+        # Every TCP connection accepted, whatever it asked (GET /models, a bad path...):
+        # a test that a client never reached this server checks this, not `requests`.
+        self.connections = 0
         # Server-side problems (script exhausted, script raised, bad request body):
         # tests can assert this is empty to catch mistakes the client swallowed.
         self.failures: list[str] = []
@@ -466,6 +469,11 @@ class _Server(ThreadingHTTPServer):
     # version we support; handlers are bounded (socket timeout, interruptible
     # delays), so joining cannot hang.
     daemon_threads = False
+
+    def verify_request(self, request: Any, client_address: Any) -> bool:
+        with self.fake._lock:
+            self.fake.connections += 1
+        return True
 
     def handle_error(self, request: Any, client_address: Any) -> None:
         # A client that gave up (timeout test, closed stream) is expected; anything
