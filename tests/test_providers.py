@@ -99,13 +99,18 @@ def test_base_url_beside_provider_moves_the_server_and_keeps_the_preset(material
     c = resolve_config(material, flags=flags, provider="vllm", settings=Settings(), env={})
     assert c.base_url == "http://10.0.0.5:8000/v1"
     assert c.explore_model == PROVIDERS["vllm"].explore_model
-    # a hosted preset elsewhere (a proxy): its variable, never its stored key
+    # a hosted preset elsewhere (a proxy) is another server: neither its stored key nor
+    # its own variable goes there (DEEPSEEK_API_KEY is for DeepSeek's server), only
+    # LABWRIGHT_API_KEY, the key for the URL the person named
     flags = {"base_url": "http://proxy.test/v1"}
     c = resolve_config(material, flags=flags, provider="deepseek", settings=Settings(), env={})
     assert c.explore_model == "deepseek-chat" and c.api_key is None
     env = {"DEEPSEEK_API_KEY": "sk-env-0123456789"}
     c = resolve_config(material, flags=flags, provider="deepseek", settings=Settings(), env=env)
-    assert c.api_key == "sk-env-0123456789"
+    assert c.api_key is None
+    env = {"DEEPSEEK_API_KEY": "sk-env-0123456789", "LABWRIGHT_API_KEY": "sk-lw-0123456789"}
+    c = resolve_config(material, flags=flags, provider="deepseek", settings=Settings(), env=env)
+    assert c.api_key == "sk-lw-0123456789"
     # another region of the same service is the service: its stored key goes there
     set_api_key("qwen", KEY)
     intl = {"base_url": PROVIDERS["qwen"].aliases[0]}

@@ -54,7 +54,11 @@ class Provider:
         return not self.needs_key
 
 
-_LOCAL_KEYS = ("LABWRIGHT_API_KEY",)  # a local server started with a key of its own
+# Labwright's own key variable: the key for the server the person named (a flag,
+# LABWRIGHT_BASE_URL, their settings). A preset's own variable (DEEPSEEK_API_KEY, ...) goes
+# to that preset's server only; LABWRIGHT_API_KEY is the only one any other server gets.
+GENERIC_KEY_ENV = ("LABWRIGHT_API_KEY",)
+_LOCAL_KEYS = GENERIC_KEY_ENV  # a local server started with a key of its own
 
 # The order here is the order of the app's provider list and of `run --help`.
 PROVIDERS: dict[str, Provider] = {
@@ -222,8 +226,15 @@ def _same_service(url: str, preset_url: str) -> bool:
     return a[3] == root or a[3].startswith(root + "/")
 
 
+def same_server(a: str | None, b: str | None) -> bool:
+    """`a` and `b` are one API endpoint: scheme, host, port and path alike (loopback
+    names alike, default ports filled in, a trailing "/" and any userinfo ignored)."""
+    return bool(a) and bool(b) and _url_parts(a or "") == _url_parts(b or "")
+
+
 def provider_for_url(base_url: str | None) -> Provider:
-    """The preset whose URL (or an alias) matches, else DeepSeek's defaults for a custom URL."""
+    """The preset whose URL (or an alias) matches, else a custom server: DeepSeek's model
+    names, and no key variable but LABWRIGHT_API_KEY (DeepSeek's key is not its to take)."""
     if not base_url:
         return PROVIDERS[DEFAULT_PROVIDER]
     for p in PROVIDERS.values():
@@ -235,6 +246,7 @@ def provider_for_url(base_url: str | None) -> Provider:
         base_url=base_url,
         label="Custom",
         aliases=(),
+        key_env=GENERIC_KEY_ENV,
         tools_advice=CUSTOM_TOOLS_ADVICE,
     )
 
@@ -405,7 +417,9 @@ class RunConfig:
 
 
 def config_from_public(data: dict[str, Any], api_key: str | None) -> RunConfig:
-    """Rebuild a run's configuration from run.json (for --resume); the key comes anew."""
+    """A run's configuration as its run.json states it: data to read (its prices, its
+    limits), never a configuration to run with. A run continued from its folder gets
+    its configuration from rundir/resume.py, which takes little of this."""
     known = {f.name for f in fields(RunConfig)} - {"api_key", "guards", "folder", "out_dir"}
     values = {k: v for k, v in data.items() if k in known}
     guards = GuardLimits(**data.get("guards", {}))
@@ -416,7 +430,8 @@ def config_from_public(data: dict[str, Any], api_key: str | None) -> RunConfig:
 
 
 def key_from_env(base_url: str | None = None) -> str | None:
-    """The first API key found in the environment for this provider."""
+    """The first API key found in the environment for the server at `base_url` (a
+    preset's own variables for its server, LABWRIGHT_API_KEY alone for any other)."""
     for name in provider_for_url(base_url).key_env:
         value = os.environ.get(name)
         if value:

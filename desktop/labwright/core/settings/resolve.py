@@ -13,13 +13,18 @@ Precedence, highest first (README, "Where settings come from"):
 `--provider NAME` is a flag: it picks the preset's URL (a `--base-url` beside it
 wins) and its models, unless the saved settings are that very provider and URL.
 Saved models belong to the saved provider: when a flag or the environment points
-at another URL, that URL's preset models are used instead. A key stored for the
-"custom" provider is only sent to the custom URL it was saved with, and a preset's
-stored key only to that preset's own server.
+at another URL, that URL's preset models are used instead.
 
-Also here: the "a key is needed" rule (`key_problem`) and the key of a run continued from its directory (`key_for_config`; run.json itself
-is read by rundir/files.resumed_config).
-No Qt here.
+Where a key may go, by the server it is sent to (never by where the URL came from):
+a preset's own variable (DEEPSEEK_API_KEY, ...) and its stored key only to that
+preset's server (or an alias of it); a key stored for the "custom" provider only to
+the custom URL it was saved with; any other server gets `--api-key` or
+LABWRIGHT_API_KEY, the key for the URL the person named. Every URL resolved here is
+the person's own (a flag, LABWRIGHT_BASE_URL, settings.json, a preset): a run
+continued from its folder is resolved here too, and never takes its server from
+run.json (rundir/resume.py).
+
+Also here: the "a key is needed" rule (`key_problem`). No Qt here.
 """
 
 from __future__ import annotations
@@ -50,13 +55,13 @@ from labwright.core.step_words import Words
 def _keyring_name(base_url: str, settings: Settings | None) -> str | None:
     """The keyring entry that may hold the key for `base_url`; None: do not look.
 
-    `settings`: the saved settings when `base_url` is their URL (their provider's
-    entry is the one Settings wrote), else None.
+    `settings`: the saved settings when `base_url` is their URL, else None. A custom
+    server's stored key goes to the URL it was stored for and no other; a preset's
+    stored key to that preset's own server (an alias of it included) and no other.
     """
-    if settings is not None:
-        return settings.provider
+    if settings is not None and settings.provider == CUSTOM:
+        return CUSTOM
     preset = provider_for_url(base_url)
-    # A custom server's stored key goes to the URL it was stored for, and no other.
     return preset.name if preset.name in PROVIDERS else None
 
 
@@ -126,13 +131,10 @@ def resolve_config(
         models["vision_model"] = p.vision_model
 
     key = given.pop("api_key", None)  # --api-key: above every other source
-    if not key and saved_url:
-        key = _key_for(_keyring_name(base_url, s), base_url, env)[0]
-    elif not key and preset is not None and provider_for_url(base_url).name != preset.name:
-        # The preset at another URL: its key variables, never its stored key.
-        key = next((env[n] for n in preset.key_env if env.get(n)), None)
-    elif not key:
-        key = _key_for(_keyring_name(base_url, None), base_url, env)[0]
+    if not key:
+        # By the server the key would go to: a preset moved to another URL is another
+        # server (LABWRIGHT_API_KEY, never its own variable or stored key).
+        key = _key_for(_keyring_name(base_url, s if saved_url else None), base_url, env)[0]
     prices = {m: dict(p) for m, p in s.prices.items()}
     prices.update({m: dict(p) for m, p in given.pop("prices", {}).items()})
     chosen = provider or (s.provider if saved_url else provider_for_url(base_url).name)
@@ -146,7 +148,7 @@ def _key_for(
 ) -> tuple[str | None, str]:
     if keyring_name is not None:
         return resolve_key(keyring_name, base_url, env)
-    for name in provider_for_url(base_url).key_env:  # the environment only
+    for name in key_env_names(CUSTOM, base_url):  # the environment only
         value = env.get(name)
         if value:
             return value, f"environment:{name}"

@@ -25,6 +25,7 @@ from labwright.core.atomic import atomic_write_json
 from labwright.core.settings.config import (
     CUSTOM,
     DEFAULT_PROVIDER,
+    GENERIC_KEY_ENV,
     PROVIDERS,
     RunConfig,
     labwright_home,
@@ -291,13 +292,15 @@ def keyring_available() -> bool:
 
 
 def key_env_names(provider: str, base_url: str | None = None) -> tuple[str, ...]:
-    """The environment variables searched for this provider's key, in order.
+    """The environment variables whose key may go to `base_url`, in order (the same as
+    config.key_from_env); without a URL, to `provider`'s own server.
 
-    A preset's own (even at another URL: `--provider vllm --base-url …`); for a custom
-    server, those of the preset its URL belongs to (the same order as config.key_from_env)."""
-    if provider in PROVIDERS:
-        return PROVIDERS[provider].key_env
-    return provider_for_url(base_url).key_env
+    A preset's own variable (DEEPSEEK_API_KEY, ...) only to that preset's server or an
+    alias of it; any other server, a preset moved by `--base-url` included, gets
+    LABWRIGHT_API_KEY only."""
+    if base_url:
+        return provider_for_url(base_url).key_env
+    return PROVIDERS[provider].key_env if provider in PROVIDERS else GENERIC_KEY_ENV
 
 
 def stored_key(provider: str) -> str | None:
