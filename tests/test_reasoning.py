@@ -134,7 +134,7 @@ def test_a_resumed_run_still_counts_the_thinking_it_did(material, tmp_path, monk
     with FakeLLM(route([])) as llm:
         meta["config"]["base_url"] = llm.base_url
         (run_dir / "run.json").write_text(json.dumps(meta))
-        assert main(["run", "--resume", str(run_dir)]) == 0
+        assert main(["run", "--resume", str(run_dir), "--base-url", llm.base_url]) == 0
         assert explore_requests(llm) == []
     usage = json.loads((run_dir / "run.json").read_text())["usage"]
     assert usage["explore"]["reasoning_tokens"] == len(PLAN.split())

@@ -230,7 +230,7 @@ def test_killed_after_explore_then_resumed_makes_no_new_exploration_calls(
         meta = json.loads((rundir / "run.json").read_text())
         meta["config"]["base_url"] = llm.base_url
         (rundir / "run.json").write_text(json.dumps(meta))
-        code = main(["run", "--resume", str(rundir), "--json"])
+        code = main(["run", "--resume", str(rundir), "--base-url", llm.base_url, "--json"])
         assert explore_requests(llm) == []
     assert code == 0
     lines = [json.loads(x) for x in capsys.readouterr().out.splitlines()]

@@ -17,7 +17,7 @@ from fakes import FakeLLM, call, tool_calls
 from labwright.cli import main
 from labwright.core.llm.client import Usage
 from labwright.core.run.pipeline import RedraftError, redraft
-from labwright.core.rundir.files import resumed_config
+from labwright.core.rundir.resume import resumed_config
 from labwright.core.settings.config import PROVIDERS, RunConfig
 from labwright.core.settings.cost import call_usd, spent_usd
 from labwright.core.settings.resolve import key_problem, resolve_config, resolve_key
@@ -198,9 +198,12 @@ def _stopped_run(run_dir: Path, config: RunConfig) -> None:
     (run_dir / "run.json").write_text(json.dumps(meta), encoding="utf-8")
 
 
-def test_resumed_config_is_the_runs_own_with_a_key_found_anew(
+def test_resumed_config_is_mine_on_the_runs_folder_and_plan(
     material, tmp_path, memory_keyring, monkeypatch
 ):
+    """A run continued from its folder is resolved as a new run is (flags > environment >
+    keyring > settings > preset); run.json gives its folder, its plan, stricter limits,
+    and its models only where it goes on with the server it was made with."""
     original = RunConfig(
         folder=material,
         base_url=PROVIDERS["openai"].base_url,
@@ -211,16 +214,24 @@ def test_resumed_config_is_the_runs_own_with_a_key_found_anew(
     )
     rd = tmp_path / "run"
     _stopped_run(rd, original)
-    c = resumed_config(rd)
-    assert c.out_dir == rd.resolve() and c.api_key is None
-    anew = ("out_dir", "api_key_set")  # where it continues, and the key found anew
-    same = {k: v for k, v in c.public_dict().items() if k not in anew}
-    assert same == {k: v for k, v in original.public_dict().items() if k not in anew}
+    # my settings are DeepSeek's: the run's server, models and key are not taken
+    c = resumed_config(rd, settings=Settings(), env={})
+    assert c.base_url == PROVIDERS["deepseek"].base_url and c.api_key is None
+    assert c.explore_model == PROVIDERS["deepseek"].explore_model
+    assert (c.folder, c.out_dir) == (material, rd.resolve())
+    assert (c.reflect, c.budget_tokens) == (2, 5000)  # its plan, its tighter budget
+    # my settings are OpenAI's, as the run's were: it goes on there with its models
+    openai = preset_settings("openai")
+    c = resumed_config(rd, settings=openai, env={})
+    assert c.base_url == PROVIDERS["openai"].base_url and c.explore_model == "gpt-x"
+    assert c.api_key is None
     set_api_key("openai", KEY)
-    assert resumed_config(rd).api_key == KEY  # the keyring, as for a new run
-    monkeypatch.setenv("OPENAI_API_KEY", ENV_KEY)
-    assert resumed_config(rd).api_key == ENV_KEY  # the environment over the keyring
-    assert resumed_config(rd, api_key=FLAG_KEY).api_key == FLAG_KEY
+    assert resumed_config(rd, settings=openai, env={}).api_key == KEY  # the keyring
+    env = {"OPENAI_API_KEY": ENV_KEY}
+    assert resumed_config(rd, settings=openai, env=env).api_key == ENV_KEY  # env over keyring
+    flags = {"api_key": FLAG_KEY, "explore_model": "mine"}
+    c = resumed_config(rd, flags=flags, settings=openai, env=env)
+    assert (c.api_key, c.explore_model) == (FLAG_KEY, "mine")  # flags over both
     with pytest.raises(ValueError, match="not a Labwright run directory"):
         resumed_config(tmp_path)
 

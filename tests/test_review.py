@@ -386,6 +386,8 @@ def test_synctex_without_the_tool_gives_none(offline_run, monkeypatch):
 
 
 def _point_run_at(rundir: Path, llm: FakeLLM) -> None:
+    """The fake listens on a new port each time: the run was "made" with this one, so it
+    goes on with the run's models there (the server itself is given as a flag)."""
     meta = json.loads((rundir / "run.json").read_text())
     meta["config"]["base_url"] = llm.base_url
     (rundir / "run.json").write_text(json.dumps(meta))
@@ -417,7 +419,9 @@ def test_redraft_with_a_note_drafts_again_without_exploring(material, tmp_path):
 
     with FakeLLM(route(_no_exploring, writer)) as llm:
         _point_run_at(rundir, llm)
-        events = list(redraft(rundir, note="use SI units", api_key="sk-test"))
+        events = list(
+            redraft(rundir, note="use SI units", api_key="sk-test", base_url=llm.base_url)
+        )
         assert explore_requests(llm) == []
 
     [prompt] = drafts_seen
@@ -455,13 +459,13 @@ def test_a_killed_redraft_resumes_as_a_redraft(material, tmp_path, monkeypatch, 
         run(config_for(llm, material, rundir))
     with FakeLLM(route(_no_exploring)) as llm:
         _point_run_at(rundir, llm)
-        gen = redraft(rundir, note="shorter", api_key="sk-test")
+        gen = redraft(rundir, note="shorter", api_key="sk-test", base_url=llm.base_url)
         for event in gen:
             if event.type == "milestone" and event.stage == "draft" and event.status == "end":
                 break
         gen.close()  # the process "dies" after the new draft
         monkeypatch.setenv("LABWRIGHT_API_KEY", "sk-test")
-        assert main(["run", "--resume", str(rundir), "--json"]) == 0
+        assert main(["run", "--resume", str(rundir), "--base-url", llm.base_url, "--json"]) == 0
         drafts = [r for r in llm.requests if "complete LaTeX document" in json.dumps(r)]
     assert len(drafts) == 1  # the draft was not made again
     stages = [json.loads(x).get("stage") for x in capsys.readouterr().out.splitlines()]

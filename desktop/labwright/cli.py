@@ -148,7 +148,9 @@ def _parser() -> argparse.ArgumentParser:
         "--resume",
         type=Path,
         metavar="RUN_DIR",
-        help="continue a run from its last completed milestone",
+        help="continue a run from its last completed milestone, with your own provider "
+        "settings: a run folder never chooses the server or the key (one made with another "
+        "server needs --base-url or --provider here)",
     )
     r.add_argument(
         "--out", type=Path, metavar="DIR", help="run directory (default: LABWRIGHT_HOME/runs/...)"
@@ -294,22 +296,58 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _resume_config(a: argparse.Namespace):
-    from labwright.core.rundir.files import load_run, resumed_config
+    """The person's settings, as for a new run, on the run's own folder and plan
+    (core/rundir/resume.py): never the server or a key run.json names."""
+    from labwright.core.rundir.files import load_run
+    from labwright.core.rundir.resume import resumed_config, server_change
     from labwright.core.settings.resolve import key_problem
+    from labwright.core.settings.saved import settings_problem
+    from labwright.core.step_words import Words
 
     meta = load_run(a.resume)  # RunFileError, a ValueError: not a usable run directory
     if meta.finished_status:
         raise ValueError(
             f"The run in {a.resume} already finished ({meta.status}); nothing to resume."
         )
-    problem = _check_folder(meta.folder or Path())
-    if problem:
-        raise ValueError(f"The run's material folder is gone: {problem}")
-    config = resumed_config(a.resume, a.api_key)
+    _check_counts(a)
+    flags = {
+        "base_url": a.base_url,
+        "api_key": a.api_key,
+        "explore_model": a.explore_model,
+        "write_model": a.write_model,
+        "vision_model": a.vision_model,
+        "max_tool_iters": a.max_iters,
+        "budget_tokens": a.budget_tokens,
+        "budget_usd": a.budget_usd,
+        "prices": _prices(a.price) or None,
+        "explore_deadline_s": a.explore_deadline,
+        "write_deadline_s": a.write_deadline,
+        "max_minutes": a.max_minutes,
+        "allow_unconfined": a.allow_unconfined or None,
+    }
+    config = resumed_config(a.resume, flags=flags, provider=a.provider)
+    if settings_problem():
+        _say(f"note: {settings_problem()}")
+    change = server_change(meta, config)
+    if change and not (a.base_url or a.provider):
+        raise ValueError(
+            Words("resume_other_server", recorded=change.recorded, chosen=change.chosen)
+        )
+    config = _limits(a, config)  # token and per-turn caps given here win outright
     problem = key_problem(config)
     if problem:
         raise ValueError(problem)
     return config
+
+
+def _check_counts(a: argparse.Namespace) -> None:
+    for name, value in (
+        ("--max-iters", a.max_iters),
+        ("--budget-tokens", a.budget_tokens),
+        ("--reflect", a.reflect),
+    ):
+        if value is not None and value < (0 if name == "--reflect" else 1):
+            raise ValueError(f"{name} must be a positive number")
 
 
 def _config_from_args(a: argparse.Namespace):
@@ -321,14 +359,7 @@ def _config_from_args(a: argparse.Namespace):
     problem = _check_folder(a.folder)
     if problem:
         raise ValueError(problem)
-
-    for name, value in (
-        ("--max-iters", a.max_iters),
-        ("--budget-tokens", a.budget_tokens),
-        ("--reflect", a.reflect),
-    ):
-        if value is not None and value < (0 if name == "--reflect" else 1):
-            raise ValueError(f"{name} must be a positive number")
+    _check_counts(a)
     flags = {
         "out_dir": a.out.expanduser().resolve() if a.out else None,
         "base_url": a.base_url,

@@ -81,7 +81,9 @@ def test_kill_9_then_resume_completes_with_honest_usage(
         assert not [e for e in before if e["type"] == "done"]
         assert len([e for e in before if e["type"] == "llm"]) == answered_before > 0
 
-        code, err = run_cli(["run", "--resume", run_dir], logs, "resume")
+        code, err = run_cli(
+            ["run", "--resume", run_dir, "--base-url", llm.base_url], logs, "resume"
+        )
         calls = llm.calls - in_flight
 
     assert b"Traceback" not in err

@@ -27,6 +27,8 @@ def no_exploring(body, n):
 
 
 def _point_at(run_dir, llm) -> None:
+    """The run was made with this server (a fake listens on a new port each time); it is
+    given again with --base-url, as a run.json never chooses the server."""
     meta = json.loads((run_dir / "run.json").read_text())
     meta["config"]["base_url"] = llm.base_url
     (run_dir / "run.json").write_text(json.dumps(meta))
@@ -60,7 +62,7 @@ def test_a_cancelled_exploration_stays_degraded_after_resume(
     monkeypatch.setenv("LABWRIGHT_API_KEY", "sk-test")
     with FakeLLM(route(no_exploring)) as llm:
         _point_at(run_dir, llm)
-        code = main(["run", "--resume", str(run_dir), "--json"])
+        code = main(["run", "--resume", str(run_dir), "--base-url", llm.base_url, "--json"])
         assert explore_requests(llm) == []
     assert code == 10  # degraded: drafted from one file of three
     done = json.loads(capsys.readouterr().out.splitlines()[-1])
@@ -84,7 +86,7 @@ def test_usage_after_resume_is_rebuilt_from_the_journal(material, tmp_path, monk
     monkeypatch.setenv("LABWRIGHT_API_KEY", "sk-test")
     with FakeLLM(route(no_exploring)) as llm:
         _point_at(run_dir, llm)
-        assert main(["run", "--resume", str(run_dir)]) == 10
+        assert main(["run", "--resume", str(run_dir), "--base-url", llm.base_url]) == 10
         resumed_calls = llm.calls
     meta = json.loads((run_dir / "run.json").read_text())
     assert meta["calls"]["explore"] == len(llm_events)
@@ -106,7 +108,7 @@ def test_budget_counts_the_calls_before_the_resume(material, tmp_path, monkeypat
     monkeypatch.setenv("LABWRIGHT_API_KEY", "sk-test")
     with FakeLLM(route(no_exploring)) as llm:
         _point_at(run_dir, llm)
-        assert main(["run", "--resume", str(run_dir)]) == 10
+        assert main(["run", "--resume", str(run_dir), "--base-url", llm.base_url]) == 10
         assert llm.calls == 0  # the budget was already spent: no model call
     meta = json.loads((run_dir / "run.json").read_text())
     assert "budget" in meta["reasons"]
@@ -120,7 +122,7 @@ def test_a_torn_last_journal_line_is_cut_before_resuming(material, tmp_path, mon
     monkeypatch.setenv("LABWRIGHT_API_KEY", "sk-test")
     with FakeLLM(route(no_exploring)) as llm:
         _point_at(run_dir, llm)
-        assert main(["run", "--resume", str(run_dir)]) == 10
+        assert main(["run", "--resume", str(run_dir), "--base-url", llm.base_url]) == 10
     lines = (run_dir / "events.jsonl").read_text().splitlines()
     parsed = [json.loads(x) for x in lines]  # every line is whole again
     assert parsed[-1]["type"] == "done" and parsed[-1]["status"] == "degraded"

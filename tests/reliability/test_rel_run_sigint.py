@@ -51,7 +51,9 @@ def test_first_ctrl_c_cancels_cleanly_and_resume_stays_degraded(material, tmp_pa
         assert [e["status"] for e in events if e["type"] == "done"] == ["cancelled"]
         assert json.loads((run_dir / "findings.json").read_text())["status"] == "cancelled"
 
-        code, err = run_cli(["run", "--resume", run_dir], logs, "resume")
+        code, err = run_cli(
+            ["run", "--resume", run_dir, "--base-url", llm.base_url], logs, "resume"
+        )
         assert model.counts["explore"] == explore_calls  # the exploration is not redone
     assert code == 10, err
     m = meta(run_dir)

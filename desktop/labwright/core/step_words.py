@@ -228,6 +228,17 @@ STEP_TEXT: dict[str, str] = {
         "(labwright run --resume)."
     ),
     "redraft_folder_gone": "The run's material folder {folder} is gone; it is needed to draft.",
+    "redraft_other_server": (
+        "This run was made with the server {recorded}; your settings use {chosen}. A re-draft "
+        "goes to your settings' server only when you agree to it."
+    ),
+    # -- a run continued from its folder (labwright run --resume) --
+    "resume_other_server": (
+        "This run was made with the server {recorded}, but your settings use {chosen}. A run "
+        "folder does not choose where your key and material go: to continue with your own "
+        "server, add --base-url {chosen} (or --provider NAME); to continue with the run's "
+        "server, add --base-url {recorded}, but only if you trust it."
+    ),
 }
 
 # Words that fill a template's params and are themselves English (a budget's name, what a

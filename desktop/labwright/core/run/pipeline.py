@@ -26,6 +26,7 @@ from labwright.core.run.stages import AUTO_FIGURES, MAX_FIX_ROUNDS, STAGES, plan
 from labwright.core.rundir.files import RunFileError, load_run
 from labwright.core.rundir.store import RunDirError, read_journal, sweep_temp_dirs
 from labwright.core.settings.config import RunConfig
+from labwright.core.settings.saved import Settings
 from labwright.core.step_words import Words
 
 __all__ = [
@@ -205,6 +206,9 @@ def redraft(
     *,
     note: str | None = None,
     api_key: str | None = None,
+    base_url: str | None = None,
+    settings: Settings | None = None,
+    use_server: str | None = None,
     cancel: CancelFlag = None,
     on_text: Callable[[str, str], None] | None = None,
 ) -> Iterator[Event]:
@@ -218,8 +222,19 @@ def redraft(
     edited is kept as drafts/edited-<n>.tex before it is replaced. The run ends
     with a `done` event like any run. Raises RedraftError (before any event)
     when the run cannot be re-drafted.
+
+    The server and key are the person's, resolved as for a new run (`api_key` and
+    `base_url` as flags, then the environment, the keyring and `settings`, default
+    settings.json: rundir/resume.py), never run.json's. A run made with another server
+    than those resolve to is refused, naming both, unless `base_url` was given or
+    `use_server` is the resolved server: the person agreed to it (the app asks).
     """
-    config = _redraft_config(Path(run_dir).resolve(), api_key)
+    config = _redraft_config(
+        Path(run_dir).resolve(),
+        flags={"api_key": api_key, "base_url": base_url},
+        settings=settings,
+        use_server=use_server,
+    )
     assert config.out_dir is not None
     _keep_edit(config.out_dir)
     _sweep()
@@ -228,8 +243,15 @@ def redraft(
     yield from _drive(run, reload=True)
 
 
-def _redraft_config(run_dir: Path, api_key: str | None) -> RunConfig:
-    from labwright.core.rundir.files import resumed_config
+def _redraft_config(
+    run_dir: Path,
+    *,
+    flags: dict[str, Any],
+    settings: Settings | None,
+    use_server: str | None,
+) -> RunConfig:
+    from labwright.core.rundir.resume import resumed_config, server_change
+    from labwright.core.settings.config import same_server
     from labwright.core.settings.resolve import key_problem
 
     try:
@@ -254,13 +276,17 @@ def _redraft_config(run_dir: Path, api_key: str | None) -> RunConfig:
     missing = [s for s in before if s not in ended]
     if missing:
         raise RedraftError(Words("redraft_unfinished", stages=", ".join(missing)))
-    folder = meta.folder or Path()
-    if not folder.is_dir():
-        raise RedraftError(Words("redraft_folder_gone", folder=folder))
-    try:
-        config = resumed_config(run_dir, api_key)
+    if meta.folder is not None and not meta.folder.is_dir():
+        raise RedraftError(Words("redraft_folder_gone", folder=meta.folder))
+    try:  # a folder that is not absolute, or values Labwright does not write: refused
+        config = resumed_config(run_dir, flags=flags, settings=settings)
     except ValueError as e:
-        raise RedraftError(str(e)) from None
+        raise RedraftError(e.args[0] if e.args and isinstance(e.args[0], str) else str(e)) from None
+    change = server_change(meta, config)
+    if change and not flags.get("base_url") and not same_server(use_server, config.base_url):
+        raise RedraftError(
+            Words("redraft_other_server", recorded=change.recorded, chosen=change.chosen)
+        )
     problem = key_problem(config)
     if problem:
         raise RedraftError(problem)

@@ -29,7 +29,6 @@ from labwright.core.rundir.records import (
     _Bad,
     _Missing,
 )
-from labwright.core.settings.config import RunConfig, config_from_public
 
 RUN_JSON = "run.json"
 FINDINGS_JSON = "findings.json"
@@ -151,31 +150,6 @@ def save_run(run_dir: Path, record: RunRecord) -> Path:
     path = Path(run_dir) / RUN_JSON
     atomic_write_json(path, replace(record, schema_version=SCHEMA_VERSION).to_dict())
     return path
-
-
-def run_config(record: RunRecord, run_dir: Path) -> RunConfig:
-    """The configuration a run was started with (no key), continuing in `run_dir`."""
-    data = dict(record.config)
-    data["out_dir"] = str(run_dir)
-    try:
-        return config_from_public(data, None)
-    except (KeyError, TypeError, ValueError) as e:
-        raise RunFileError(
-            f"The configuration in {Path(run_dir) / RUN_JSON} is unusable: {e}"
-        ) from None
-
-
-def resumed_config(run_dir: Path, api_key: str | None = None) -> RunConfig:
-    """The configuration a run was started with, to continue it in `run_dir`.
-
-    Everything comes from run.json except the key, which is looked up anew (the flag,
-    else the environment, else the keyring: settings/resolve.py). RunFileError (a
-    ValueError) when `run_dir` is not a usable run directory."""
-    from labwright.core.settings.resolve import key_for_config
-
-    run_dir = Path(run_dir).resolve()
-    config = run_config(load_run(run_dir), run_dir)
-    return replace(config, api_key=key_for_config(config, api_key))
 
 
 def last_draft(run_dir: Path) -> int:

@@ -270,9 +270,13 @@ class RunRecord(Record):
 
     @property
     def folder(self) -> Path | None:
-        """The material folder the run read (None when run.json does not say)."""
+        """The material folder the run read: None when run.json does not say, or names
+        a relative path (Labwright writes absolute ones; a relative one would mean
+        wherever the reader stands, e.g. "." for their working folder)."""
         folder = self.config.get("folder")
-        return Path(folder) if isinstance(folder, str) and folder else None
+        if not isinstance(folder, str) or not folder or not Path(folder).is_absolute():
+            return None
+        return Path(folder)
 
     @property
     def finished_status(self) -> bool:

@@ -165,20 +165,3 @@ def key_problem(config: RunConfig) -> str | None:
     if not provider.needs_key or provider.name not in PROVIDERS:
         return None
     return Words("no_key", provider=provider.name, names=" or ".join(provider.key_env))
-
-
-# --- a run continued from its directory ------------------------------------------
-
-
-def key_for_config(config: RunConfig, api_key: str | None = None) -> str | None:
-    """The key for continuing a run with `config` (rundir/files.resumed_config).
-
-    `api_key` when given, else the environment, else the keyring (as resolve_config
-    does); the saved settings name the keyring entry only for their own server."""
-    if api_key:
-        return api_key
-    s = load_settings()
-    saved = s.base_url.rstrip("/") == config.base_url.rstrip("/")
-    name = _keyring_name(config.base_url, s if saved else None)
-    key, _where = _key_for(name, config.base_url, os.environ)
-    return key
