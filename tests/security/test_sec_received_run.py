@@ -419,3 +419,128 @@ def test_stored_keys_go_to_their_own_server_only(material, memory_keyring):
     assert resolve_config(material, settings=mine, env={}).api_key == "sk-custom-0123456789"
     elsewhere = {"base_url": "http://127.0.0.1:10/v1"}
     assert resolve_config(material, flags=elsewhere, settings=mine, env={}).api_key is None
+
+
+# -- the app: Re-draft of a run someone sent ---------------------------------------------
+
+EXPLORE = [
+    tool_calls(call("read_file", {"path": "manual.txt"})),
+    tool_calls(call("finish_exploration", FINISH_ARGS)),
+]
+
+
+def _received_finished_run(material: Path, home: Path, made_with: FakeLLM, sender: str) -> Path:
+    """A finished run in the app's history whose run.json names the sender's server."""
+    from agent_helpers import config_for, route, run
+
+    run_dir = home / "runs" / "20250101-120000-received"
+    run_dir.parent.mkdir(parents=True, exist_ok=True)
+    with FakeLLM(route(EXPLORE)) as llm:
+        run(config_for(llm, material, run_dir))
+    meta = json.loads((run_dir / "run.json").read_text())
+    assert meta["status"] == "ok"
+    meta["config"]["base_url"] = sender
+    (run_dir / "run.json").write_text(json.dumps(meta))
+    return run_dir
+
+
+def _answer_redraft_dialogs(qtbot, parent, *, server_answer: str | None) -> list[str]:
+    """As a person would: type a note into the Re-draft question and press OK, then
+    answer the server question with the button starting `server_answer` (None:
+    Cancel). Returns the server question's text, once it was asked. The polling timer
+    belongs to `parent` (the window) and stops once answered or after ~10 s."""
+    from PySide6.QtCore import Qt, QTimer
+    from PySide6.QtWidgets import (
+        QApplication,
+        QDialogButtonBox,
+        QInputDialog,
+        QLineEdit,
+        QMessageBox,
+    )
+
+    seen: list[str] = []
+    state = {"noted": False, "tries": 0}
+    timer = QTimer(parent)
+    timer.setInterval(20)
+
+    def answer() -> None:
+        state["tries"] += 1
+        box = QApplication.activeModalWidget()
+        if isinstance(box, QInputDialog) and not state["noted"]:
+            state["noted"] = True
+            qtbot.keyClicks(box.findChild(QLineEdit), "shorter")
+            ok = box.findChild(QDialogButtonBox).button(QDialogButtonBox.StandardButton.Ok)
+            qtbot.mouseClick(ok, Qt.MouseButton.LeftButton)
+        elif isinstance(box, QMessageBox) and "made with the server" in box.text():
+            timer.stop()
+            seen.append(box.text())
+            if server_answer is None:
+                target = box.button(QMessageBox.StandardButton.Cancel)
+            else:
+                target = next(b for b in box.buttons() if b.text().startswith(server_answer))
+            qtbot.mouseClick(target, Qt.MouseButton.LeftButton)
+        elif state["tries"] > 500:  # a question that never comes is the test's failure
+            timer.stop()
+
+    timer.timeout.connect(answer)
+    timer.start()
+    return seen
+
+
+def _open_from_history(qtbot, w, run_dir: Path) -> None:
+    from PySide6.QtCore import Qt
+
+    rows = [w.history.item(i).data(Qt.ItemDataRole.UserRole) for i in range(w.history.count())]
+    w.history.setCurrentRow(rows.index(str(run_dir)))
+    qtbot.keyClick(w.history, Qt.Key.Key_Return)  # activates the row, as Enter does
+    qtbot.waitUntil(lambda: w.run_dir == run_dir, timeout=5_000)
+    qtbot.mouseClick(w.review_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: w.review is not None and w.review.isVisible(), timeout=5_000)
+
+
+def test_app_redraft_of_a_received_run_asks_and_uses_my_server(
+    qtbot, window_for, material, monkeypatch, isolated_home
+):
+    from PySide6.QtCore import Qt
+
+    from agent_helpers import route
+
+    monkeypatch.setenv("DEEPSEEK_API_KEY", SECRET_KEY)
+    with FakeLLM(route(EXPLORE)) as mine, FakeLLM(Attacker()) as sender:
+        run_dir = _received_finished_run(material, isolated_home, mine, sender.base_url)
+        w = window_for(mine)  # the person's settings: their own server
+        _open_from_history(qtbot, w, run_dir)
+        asked = _answer_redraft_dialogs(qtbot, w, server_answer="Use my settings")
+        with qtbot.waitSignal(w.bridge.finished, timeout=60_000) as done:
+            qtbot.mouseClick(w.review.redraft_button, Qt.MouseButton.LeftButton)
+        assert sender.connections == 0, "the sender's server was reached"
+        writes = [r for r in mine.requests if r["model"] == "fake-write"]
+        assert any("shorter" in json.dumps(r["messages"]) for r in writes)
+        assert SECRET_KEY not in json.dumps(mine.headers)  # DeepSeek's key: DeepSeek's only
+        mine_url = mine.base_url
+        sender_url = sender.base_url
+    assert done.args[0].status in ("ok", "degraded")
+    [question] = asked
+    assert sender_url in question and mine_url in question
+    assert json.loads((run_dir / "run.json").read_text())["config"]["base_url"] == mine_url
+    assert leaks([run_dir], [SECRET_KEY]) == []
+
+
+def test_app_redraft_question_cancelled_from_the_menu_sends_nothing(
+    qtbot, window_for, material, monkeypatch, isolated_home
+):
+    from agent_helpers import route
+
+    monkeypatch.setenv("DEEPSEEK_API_KEY", SECRET_KEY)
+    with FakeLLM(route(EXPLORE)) as mine, FakeLLM(Attacker()) as sender:
+        run_dir = _received_finished_run(material, isolated_home, mine, sender.base_url)
+        before = (run_dir / "run.json").read_bytes(), (run_dir / "events.jsonl").read_bytes()
+        w = window_for(mine)
+        _open_from_history(qtbot, w, run_dir)
+        calls = mine.calls
+        asked = _answer_redraft_dialogs(qtbot, w, server_answer=None)
+        w.review.redraft_action.trigger()  # Run > Re-draft…
+        assert asked  # exec() returned only once the question was answered
+        assert not w.bridge.running
+        assert sender.connections == 0 and mine.calls == calls
+    assert ((run_dir / "run.json").read_bytes(), (run_dir / "events.jsonl").read_bytes()) == before

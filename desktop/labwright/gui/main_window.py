@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import html
 from collections.abc import Callable
-from dataclasses import replace
+from dataclasses import asdict, replace
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -713,13 +713,60 @@ class MainWindow(QMainWindow):
         """Write the report again from the journal, with the person's note; no new exploration."""
         if self.run_dir is None or self.bridge.running:
             return
+        use_server = self._redraft_server()
+        if use_server is None:
+            return  # the person would not send this run to their settings' server
         self._leave_review()
         self.stack.setCurrentIndex(RUN)
         self.hide_banner()
         self.results.clear()
-        # the run's own server and key (core/rundir/files.resumed_config), not today's settings
-        self.bridge.start_job(partial(_redraft_job, self.run_dir, note or None, None), self.run_dir)
+        # the person's server and key, as for a new run (core/rundir/resume.py), never
+        # the run's: a run folder may come from someone else
+        settings = Settings(**asdict(self.settings))  # a copy for the worker thread
+        job = partial(_redraft_job, self.run_dir, note or None, settings, use_server)
+        self.bridge.start_job(job, self.run_dir)
         self._update_buttons()
+
+    def _redraft_server(self) -> str | None:
+        """The server a re-draft may use although the run was made with another: ""
+        when there is nothing to ask (the same server, or a run the re-draft itself
+        refuses, saying why), the person's own server when they agreed, None when not."""
+        from labwright.core.rundir.files import try_load_run
+        from labwright.core.rundir.resume import server_change
+
+        assert self.run_dir is not None
+        meta = try_load_run(self.run_dir)
+        if meta is None or meta.folder is None:
+            return ""
+        try:
+            mine = resolve_config(meta.folder, settings=self.settings)
+        except ValueError:
+            return ""
+        change = server_change(meta, mine)
+        if change is None:
+            return ""
+        box = QMessageBox(self)
+        box.setIcon(QMessageBox.Icon.Warning)
+        box.setWindowTitle(self.tr("Another server"))
+        box.setTextFormat(Qt.TextFormat.PlainText)  # the URLs come from a run folder
+        box.setText(
+            self.tr(
+                "This run was made with the server {0}. A re-draft sends the run's findings and your API key to the server of your settings: {1}."
+            ).format(change.recorded, change.chosen)
+        )
+        box.setInformativeText(
+            self.tr(
+                "A run folder from someone else may name their own server; Labwright never uses it."
+            )
+        )
+        mine_button = box.addButton(
+            self.tr("Use my settings ({0})").format(change.chosen.replace("&", "&&")),
+            QMessageBox.ButtonRole.AcceptRole,
+        )
+        cancel = box.addButton(QMessageBox.StandardButton.Cancel)
+        box.setDefaultButton(cancel)
+        box.exec()
+        return change.chosen if box.clickedButton() is mine_button else None
 
     def open_run(self, run_dir: Path) -> None:
         """Reopen a past run from its directory: its journal replays into the timeline."""
@@ -971,13 +1018,25 @@ class MainWindow(QMainWindow):
 
 
 def _redraft_job(
-    run_dir: Path, note: str | None, key: str | None, cancel: Any, on_text: Any
+    run_dir: Path,
+    note: str | None,
+    settings: Settings,
+    use_server: str,
+    cancel: Any,
+    on_text: Any,
 ) -> Any:
     from labwright.core.events import Done, Error
     from labwright.core.run.pipeline import RedraftError, redraft
 
     try:
-        yield from redraft(run_dir, note=note, api_key=key, cancel=cancel, on_text=on_text)
+        yield from redraft(
+            run_dir,
+            note=note,
+            settings=settings,
+            use_server=use_server or None,
+            cancel=cancel,
+            on_text=on_text,
+        )
     except RedraftError as e:
         # refused before anything was written: the run is as it was, and says so
         yield Error("draft", e.words)

@@ -530,6 +530,22 @@
         <translation>，</translation>
     </message>
     <message>
+        <source>Another server</source>
+        <translation>另一个服务器</translation>
+    </message>
+    <message>
+        <source>This run was made with the server {0}. A re-draft sends the run's findings and your API key to the server of your settings: {1}.</source>
+        <translation>这次运行是用服务器 {0} 完成的。重新起草会把运行的发现和你的 API 密钥发送到你设置中的服务器：{1}。</translation>
+    </message>
+    <message>
+        <source>A run folder from someone else may name their own server; Labwright never uses it.</source>
+        <translation>别人给的运行文件夹可能写着他们自己的服务器；Labwright 从不使用它。</translation>
+    </message>
+    <message>
+        <source>Use my settings ({0})</source>
+        <translation>使用我的设置（{0}）</translation>
+    </message>
+    <message>
         <source>time limit {0:g} min</source>
         <translation>时间上限 {0:g} 分钟</translation>
     </message>
@@ -2048,6 +2064,14 @@
     <message>
         <source>The run's material folder {folder} is gone; it is needed to draft.</source>
         <translation>这次运行的材料文件夹 {folder} 已不存在；起草需要它。</translation>
+    </message>
+    <message>
+        <source>This run was made with the server {recorded}; your settings use {chosen}. A re-draft goes to your settings' server only when you agree to it.</source>
+        <translation>这次运行是用服务器 {recorded} 完成的；你的设置使用 {chosen}。只有在你同意时，重新起草才会发往你设置中的服务器。</translation>
+    </message>
+    <message>
+        <source>This run was made with the server {recorded}, but your settings use {chosen}. A run folder does not choose where your key and material go: to continue with your own server, add --base-url {chosen} (or --provider NAME); to continue with the run's server, add --base-url {recorded}, but only if you trust it.</source>
+        <translation>这次运行是用服务器 {recorded} 完成的，但你的设置使用 {chosen}。运行文件夹不能决定你的密钥和材料发往何处：要用你自己的服务器继续，请加上 --base-url {chosen}（或 --provider NAME）；要用这次运行的服务器继续，请加上 --base-url {recorded}，但仅在你信任它时这样做。</translation>
     </message>
     <message>
         <source>token budget</source>
