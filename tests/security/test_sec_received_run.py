@@ -205,6 +205,42 @@ def test_a_folder_that_is_gone_is_refused_by_name(tmp_path, monkeypatch, capsys)
     assert str(gone) in capsys.readouterr().err
 
 
+@pytest.mark.parametrize(
+    "field, value",
+    [
+        ("reflect", 10**9),  # a plan of a billion model calls
+        ("reflect", True),
+        ("template", "../prompts/explore"),
+        ("lang", "fr"),
+        ("compile", "yes"),
+        ("offline", 1),
+        ("max_tool_iters", "lots"),
+        ("max_minutes", float("inf")),
+        ("max_retries", -1),
+        ("budget_tokens", 0.5),
+        ("explore_model", {"name": "x"}),
+        ("guards", {"stop_at": "never"}),
+        ("guards", {"switch_off": True}),
+        ("max_tokens", "all"),
+        ("base_url", ["http://127.0.0.1:9/v1"]),
+    ],
+)
+def test_values_labwright_does_not_write_make_the_run_unusable(
+    field, value, tmp_path, material, capsys
+):
+    with FakeLLM(Attacker()) as llm:
+        run_dir = received_run(tmp_path, folder=str(material), base_url=llm.base_url)
+        meta = json.loads((run_dir / "run.json").read_text())
+        meta["config"][field] = value
+        (run_dir / "run.json").write_text(json.dumps(meta))
+        args = ["run", "--resume", str(run_dir), "--base-url", llm.base_url]
+        assert main([*args, "--api-key", "sk-test"]) == 2
+        assert llm.connections == 0
+    err = capsys.readouterr().err
+    assert "unusable" in err and "Traceback" not in err
+    assert len(err) < 1000  # run.json's values are clipped in the message
+
+
 # -- nothing security-relevant comes from run.json --------------------------------------
 
 

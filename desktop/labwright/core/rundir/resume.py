@@ -55,7 +55,9 @@ _LIMITS = (
     "write_deadline_s",
     "max_minutes",
 )
-_INTEGER_LIMITS = frozenset({"max_tool_iters", "max_retries"})
+_INTEGER_LIMITS = frozenset(
+    {"max_tool_iters", "max_retries", "budget_tokens", "explore_budget_tokens"}
+)
 # Budgets: None is "no budget", so the stricter one is the one that is set.
 _BUDGETS = ("budget_tokens", "budget_usd", "explore_budget_tokens", "explore_budget_usd")
 _MODELS = ("explore_model", "write_model", "vision_model")
@@ -130,7 +132,7 @@ def material_folder(record: RunRecord, run_dir: Path) -> Path:
     folder = Path(raw)
     if not folder.is_absolute():
         raise RunFileError(
-            f"The run's material folder {raw!r} is not an absolute path: it would be "
+            f"The run's material folder {_shown(raw, 300)} is not an absolute path: it would be "
             "read from wherever you are now, not from the folder the run was made on. "
             'Labwright refuses it (a run folder someone sent may name "." to read '
             "yours); start a new run on the material instead."
@@ -155,14 +157,20 @@ def _recorded_config(record: RunRecord, run_dir: Path) -> RunConfig:
     data["allow_unconfined"] = False  # never read, never kept
     try:
         config = config_from_public(data, None)
-    except (KeyError, TypeError, ValueError) as e:
+    except (AttributeError, KeyError, TypeError, ValueError) as e:
         raise _unusable(run_dir, e) from None
+    if not isinstance(config.base_url, str):
+        raise _unusable(run_dir, f"base_url is {_shown(config.base_url)}")
+    for name in _MODELS:
+        value = getattr(config, name)
+        if not (isinstance(value, str) or (value is None and name == "vision_model")):
+            raise _unusable(run_dir, f"{name} is {_shown(value)}")
     for name in (*_LIMITS, *_BUDGETS):
         value = getattr(config, name)
         if value is None and name in _BUDGETS:
             continue
         if not _positive_number(value, integer=name in _INTEGER_LIMITS, zero=name == "max_retries"):
-            raise _unusable(run_dir, f"{name} is {value!r}")
+            raise _unusable(run_dir, f"{name} is {_shown(value)}")
     return config
 
 
@@ -173,19 +181,21 @@ def _plan_values(record: RunRecord, run_dir: Path) -> dict[str, Any]:
     templates = resources.names("templates", ".json")  # report/templates.available()
     if template is not None and (not isinstance(template, str) or template not in templates):
         raise _unusable(
-            run_dir, f"it names the template {template!r}, which is not one of Labwright's"
+            run_dir, f"it names the template {_shown(template)}, which is not one of Labwright's"
         )
     if lang is not None and lang not in REPORT_LANGUAGES:
-        raise _unusable(run_dir, f"the report language {lang!r} is not one of {REPORT_LANGUAGES}")
+        raise _unusable(
+            run_dir, f"the report language {_shown(lang)} is not one of {REPORT_LANGUAGES}"
+        )
     if reflect is not None and not (
         isinstance(reflect, int) and not isinstance(reflect, bool) and 0 <= reflect <= MAX_REFLECT
     ):
-        raise _unusable(run_dir, f"reflect is {reflect!r}, not 0 to {MAX_REFLECT} rounds")
+        raise _unusable(run_dir, f"reflect is {_shown(reflect)}, not 0 to {MAX_REFLECT} rounds")
     values: dict[str, Any] = {"template": template, "lang": lang, "reflect": reflect}
     for name, default in (("compile", True), ("offline", False)):
         value = c.get(name, default)
         if not isinstance(value, bool):
-            raise _unusable(run_dir, f"{name} is {value!r}, not true or false")
+            raise _unusable(run_dir, f"{name} is {_shown(value)}, not true or false")
         values[name] = value
     return values
 
@@ -238,8 +248,18 @@ def _prices(
 def _positive_number(value: Any, *, integer: bool, zero: bool = False) -> bool:
     if isinstance(value, bool) or not isinstance(value, int if integer else (int, float)):
         return False
-    return math.isfinite(value) and (value >= 0 if zero else value > 0)
+    if isinstance(value, float) and not math.isfinite(value):  # JSON's Infinity, NaN
+        return False
+    return value >= 0 if zero else value > 0
+
+
+def _shown(value: Any, limit: int = 80) -> str:
+    """A value from run.json for a message: its repr, clipped (a run.json is anyone's)."""
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def _unusable(run_dir: Path, why: object) -> RunFileError:
+    why = str(why)
+    why = why if len(why) <= 200 else why[:199] + "…"
     return RunFileError(f"The configuration in {Path(run_dir) / RUN_JSON} is unusable: {why}.")

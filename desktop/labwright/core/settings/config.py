@@ -229,7 +229,9 @@ def _same_service(url: str, preset_url: str) -> bool:
 def same_server(a: str | None, b: str | None) -> bool:
     """`a` and `b` are one API endpoint: scheme, host, port and path alike (loopback
     names alike, default ports filled in, a trailing "/" and any userinfo ignored)."""
-    return bool(a) and bool(b) and _url_parts(a or "") == _url_parts(b or "")
+    if not (isinstance(a, str) and isinstance(b, str) and a.strip() and b.strip()):
+        return False
+    return _url_parts(a) == _url_parts(b)
 
 
 def provider_for_url(base_url: str | None) -> Provider:
