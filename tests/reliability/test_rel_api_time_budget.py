@@ -111,8 +111,8 @@ def test_the_run_budget_cuts_a_first_explore_call_that_never_answers(
         requests = list(llm.requests)
     assert [r["model"] for r in requests] == ["fake-explore"]  # the one call, then no more
     _assert_ended_by_the_run_clock(events, out, took)
-    assert "Time budget reached" in _time_up_stops(events)[0]
-    assert "exploration stopped" in _time_up_stops(events)[0]
+    stop = _time_up_stops(events)[0]
+    assert "of 3.0 s); exploration stopped" in stop, stop  # in seconds: "0.1 min" would lie
     meta = json.loads((out / "run.json").read_text(encoding="utf-8"))
     assert meta["skeleton"] is True  # nothing was read: the draft is the skeleton
 
@@ -248,5 +248,6 @@ def test_max_minutes_bounds_a_call_in_flight_through_the_cli(material, tmp_path)
     said = stderr.decode("utf-8", "replace")
     assert code == 10, said  # degraded: a report was written
     assert "Time budget reached" in said and "time_up" in said
+    assert "A token, money or time budget is nearly or fully used." in said  # the guard's gloss
     meta = json.loads((out / "run.json").read_text(encoding="utf-8"))
     assert meta["status"] == "degraded" and meta["reasons"] == ["time_up"]

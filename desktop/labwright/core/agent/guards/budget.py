@@ -63,6 +63,8 @@ class _Limit:
     minutes: bool = False
 
     def show(self, value: float) -> str:
+        if self.minutes and self.limit < 60:  # --max-minutes 0.05: "3 s", not "0.1 min"
+            return f"{value:,.1f} s"
         if self.minutes:
             return f"{value / 60:,.1f} min"
         return f"${value:,.4f}" if self.money else f"{value:,.0f}"
