@@ -197,11 +197,11 @@ def house_style(fonts: Sequence[str]) -> Iterator[None]:
     """matplotlib's own defaults, whatever matplotlibrc it read on import.
 
     matplotlib reads ./matplotlibrc (a lab folder may hold one: `labwright run .` from
-    inside it), $MPLCONFIGDIR's or ~/.config/matplotlib's when it is imported; a
-    `figure.dpi: 60000` there asked for a 300 GB canvas. Inside this scope every style
-    parameter is matplotlib's default (style "default": the rc's backend, timezone and
-    GUI settings are not style, and no offline figure uses them) and the fonts are
-    `fonts`; the person's settings are back afterwards."""
+    inside it), $MATPLOTLIBRC, $MPLCONFIGDIR's or ~/.config/matplotlib's when it is
+    imported; a `figure.dpi: 60000` there asked for a 300 GB canvas. Inside this scope
+    every style parameter is matplotlib's default (style "default": the rc's backend,
+    timezone and GUI settings are not style, and no offline figure uses them) and the
+    fonts are `fonts`; the person's settings are back afterwards."""
     quiet_matplotlib()
     import matplotlib
     import matplotlib.style
