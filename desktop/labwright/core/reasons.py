@@ -175,7 +175,7 @@ GUARD_TEXT: dict[GuardKind, str] = {
     "evidence_retry": "The model tried to finish without reading anything; it was refused.",
     "final_window": "The step budget is used up; the model must finish now.",
     "iteration_cap": "The model did not finish in time; exploration stopped.",
-    "budget": "The token budget is nearly or fully used.",
+    "budget": "A token, money or time budget is nearly or fully used.",
     "format_retry": "The model's answer was not a usable LaTeX document; it was asked again.",
     "path_denied": "The model asked for a path outside the folder; it was refused.",
     "sandbox_denied": "Figure code tried something not allowed; it was refused.",

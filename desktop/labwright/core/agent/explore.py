@@ -23,7 +23,15 @@ from labwright.core.agent.ledger import Ledger
 from labwright.core.agent.tools import Tool, Toolbox, ToolContext, ToolOutcome, build_tools
 from labwright.core.agent.tools.base import Refused, error
 from labwright.core.events import Error, Event, Guard, LLMCall, ToolCall
-from labwright.core.llm.client import LLM, Cancelled, LLMError, Reply, ToolCallRequest, Usage
+from labwright.core.llm.client import (
+    LLM,
+    Cancelled,
+    LLMError,
+    Reply,
+    TimeUp,
+    ToolCallRequest,
+    Usage,
+)
 from labwright.core.llm.inflight import Feed, in_flight
 from labwright.core.material.tables.outline import Outline, outline
 from labwright.core.material.workspace import ScanResult
@@ -222,6 +230,12 @@ def explore(
                     yield from ledger.forcing_rejected(turn, str(e))  # once: words instead
                     choice = None
                     reply = yield from ask(None)
+            except TimeUp as e:
+                # The run's clock cut the call: a budget stop like any other, so the report
+                # is drafted from what was gathered (a skeleton when nothing was).
+                yield Error("explore", str(e), e.kind)
+                yield from ledger.spend(budget.out_of_time(str(e)), turn)
+                break
             except LLMError as e:
                 if e.kind == "deadline":
                     cut = Words(

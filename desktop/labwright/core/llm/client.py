@@ -17,6 +17,9 @@ that is ours, because a model server can answer anything:
   wakes the blocked read at once; the call then raises `LLMError(kind="deadline")`
   or `Cancelled`. To know a call's sockets, connections are not kept alive
   between calls (a model call takes seconds; a new connection costs little).
+- A run's wall-clock budget (--max-minutes) bounds every call as well: given
+  `run_left`, a call's deadline is the earlier of its own and the end of the run's
+  budget, retries included. A call the run's clock cut raises `TimeUp`.
 
 Messages say what to do and never contain the key, nor the userinfo of a
 base URL (https://user:key@host/v1).
@@ -77,6 +80,15 @@ class LLMError(Exception):
         # "auth", "not_found", "unreachable", "rate_limit", "server", "bad_request",
         # "context_length", "bad_response", "deadline", "tools_unsupported", "error"
         self.kind = kind
+
+
+class TimeUp(LLMError):
+    """The run's wall-clock budget (--max-minutes) ran out while the call was under way
+    (or before it was sent): the call was cut at a deadline, the run's. Its kind stays
+    "deadline"; the stages stop their model work with the run's time reason."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message, kind="deadline")
 
 
 class ToolsRejected(LLMError):
@@ -255,6 +267,7 @@ class _Call:
     deadline: float
     budget_s: float
     cancelled: Callable[[], bool]
+    by_run: bool = False  # the deadline is the end of the run's time budget, not the call's
     reason: str | None = None  # "deadline" | "cancelled", once cut
     streams: list[Any] = field(default_factory=list)
     lock: threading.Lock = field(default_factory=threading.Lock)
@@ -329,7 +342,10 @@ class LLM:
         deadline_s: float = DEFAULT_DEADLINE_S,
         cancelled: Callable[[], bool] | None = None,
         provider: str | None = None,
+        run_left: Callable[[], float] | None = None,
     ) -> None:
+        """`run_left`: the seconds left of the run's wall-clock budget, asked at the start
+        of every call; a call never outlives it (None: no run budget)."""
         import openai
 
         self._secrets = sorted(
@@ -341,6 +357,7 @@ class LLM:
         self.deadline_s = deadline_s
         self.cancelled = cancelled or (lambda: False)
         self.provider = provider  # the preset in use (config.PROVIDERS), for its advice
+        self.run_left = run_left
         self._local = threading.local()  # the call running in this thread, for the trace hook
         http = _http_module()
         self._http = openai.DefaultHttpxClient(
@@ -443,9 +460,9 @@ class LLM:
         on_retry: Callable[[], None] | None = None,
         on_progress: Callable[[Streaming], None] | None = None,
     ) -> Reply:
-        budget = self.deadline_s if deadline_s is None else deadline_s
         start = time.monotonic()
-        call = _Call(start + budget, budget, cancelled or self.cancelled)
+        own = self.deadline_s if deadline_s is None else deadline_s
+        call = self._new_call(start, own, cancelled or self.cancelled)
         meter = Meter(on_progress, start)  # counts each attempt anew, the time from start
         attempts = bad = retries = 0
         last: LLMError | None = None
@@ -488,13 +505,22 @@ class LLM:
                     raise err
                 if wait >= call.remaining():
                     # The deadline comes first: the real cause is the last error.
-                    raise LLMError(
-                        f"{err} Retries stopped: the call's {call.budget_s:g} s deadline "
-                        "would pass while waiting.",
-                        kind=err.kind,
+                    which = (
+                        "the run's time budget would run out"
+                        if call.by_run
+                        else f"the call's {call.budget_s:g} s deadline would pass"
                     )
+                    raise LLMError(f"{err} Retries stopped: {which} while waiting.", kind=err.kind)
                 if call.wake.wait(wait):
                     raise self._cut_error(call, attempts, last)
+
+    def _new_call(self, start: float, own_s: float, cancelled: Callable[[], bool]) -> _Call:
+        """A call's deadline: the earlier of its own and the end of the run's budget."""
+        left = self.run_left() if self.run_left is not None else own_s
+        if left < own_s:
+            budget = max(0.0, left)
+            return _Call(start + budget, budget, cancelled, by_run=True)
+        return _Call(start + own_s, own_s, cancelled)
 
     def _classify(
         self, exc: Exception, model: str, attempts: int, bad: int, retries: int
@@ -573,6 +599,16 @@ class LLM:
         if call.reason == "cancelled":
             return Cancelled()
         why = f" Last error: {last}" if last else ""
+        if call.by_run:
+            when = (
+                f"while waiting for the model server at {self.base_url} ({attempts} "
+                "attempt(s)); the call was cut"
+                if attempts
+                else "before the call was sent"
+            )
+            return TimeUp(
+                self._scrub(f"The run's time budget (--max-minutes) ran out {when}.{why}")
+            )
         return LLMError(
             self._scrub(
                 f"The model server at {self.base_url} did not finish answering within the "

@@ -18,7 +18,7 @@ from typing import Any
 
 from labwright.core.agent.guards import Budget, RunClock
 from labwright.core.events import Event, Guard, LLMCall
-from labwright.core.llm.client import LLM, LLMError, Reply, Usage
+from labwright.core.llm.client import LLM, LLMError, Reply, TimeUp, Usage
 from labwright.core.llm.inflight import Feed, in_flight
 from labwright.core.report.latex.jail import secret_values
 from labwright.core.report.templates import Template
@@ -165,6 +165,9 @@ class Writer:
                 # the shown text starts over
                 on_restart=partial(show, "start", role) if show is not None else None,
             )
+        except TimeUp as e:  # the run's clock, not the call's own deadline
+            yield from self.budget.out_of_time(str(e)).events
+            raise
         except LLMError as e:
             if e.kind == "deadline":
                 yield Guard(

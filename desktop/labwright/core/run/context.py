@@ -16,7 +16,7 @@ from typing import Any
 from labwright.core import __version__
 from labwright.core.agent.guards import Budget, RunClock
 from labwright.core.events import Draft, Error, Event, Milestone
-from labwright.core.llm.client import LLM, LLMError, Usage
+from labwright.core.llm.client import LLM, LLMError, TimeUp, Usage
 from labwright.core.reasons import Reason, model_failed
 from labwright.core.report.latex import probe_engines
 from labwright.core.report.templates import load_template
@@ -193,6 +193,8 @@ class RunContext:
                 deadline_s=c.explore_deadline_s,  # vision calls; explore and write pass theirs
                 cancelled=self.cancelled,  # a stuck call gives up at once on Cancel
                 provider=c.provider,
+                # no call outlives the run's time budget (the clock of a re-draft: its own)
+                run_left=lambda: self.clock.left(),
             )
         return self.llm
 
@@ -249,8 +251,9 @@ class RunContext:
         return hide_secrets(text, [key if key and len(key) >= 4 else None])
 
     def model_failed(self, stage: str, e: LLMError) -> Event:
-        """After exploration a model failure costs quality, not the run: go on without it."""
-        self.degrade(model_failed(e.kind))
+        """After exploration a model failure costs quality, not the run: go on without it.
+        A call the run's clock cut is no failure of the model: the time budget ran out."""
+        self.degrade(Reason.TIME_UP.value if isinstance(e, TimeUp) else model_failed(e.kind))
         return Error(stage, str(e), e.kind)
 
     def save_report(self, tex: str) -> Event:

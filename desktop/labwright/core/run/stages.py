@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from labwright.core.agent.explore import Cancelled, Exploration, explore
 from labwright.core.agent.tools import ToolContext
 from labwright.core.events import Event, Guard
-from labwright.core.llm.client import LLMError
+from labwright.core.llm.client import LLMError, TimeUp
 from labwright.core.material.workspace import ScanResult, scan_folder
 from labwright.core.reasons import Reason, explore_reason, is_reason
 from labwright.core.report.latex import Engines, compile_tex
@@ -343,6 +343,7 @@ class Draft(Stage):
             tex = _skeleton(run, None)
         else:
             refs = material_refs(h.documents())
+            timed_out = False
             try:
                 tex = yield from draft(
                     run.writer(model=True),
@@ -355,10 +356,13 @@ class Draft(Stage):
                 )
             except LLMError as err:
                 yield run.model_failed("draft", err)
+                # the run's clock cut the draft: that is the reason, not a bad document
+                timed_out = isinstance(err, TimeUp)
             if tex is None:
-                run.degrade(
-                    (run.budget.reason if run.budget.exhausted else Reason.DRAFT_INVALID).value
-                )
+                if not timed_out:
+                    run.degrade(
+                        (run.budget.reason if run.budget.exhausted else Reason.DRAFT_INVALID).value
+                    )
                 tex = _skeleton(run, e.findings or None)
         numbers = _check_numbers(run, tex)
         yield run.save_report(tex)
@@ -438,7 +442,7 @@ class Reflect(Stage):
         if h.skeleton:
             reason = "skeleton report: nothing for a model to revise"
         elif run.budget.exhausted or run.budget.warned:
-            reason = "token budget"
+            reason = "time budget" if run.budget.reason is Reason.TIME_UP else "token budget"
         elif h.converged:
             reason = "converged"
         if reason:

@@ -1433,8 +1433,8 @@
         <translation>模型未能按时结束，探索已停止。</translation>
     </message>
     <message>
-        <source>The token budget is nearly or fully used.</source>
-        <translation>词元预算即将或已经用完。</translation>
+        <source>A token, money or time budget is nearly or fully used.</source>
+        <translation>词元、费用或时间预算即将或已经用完。</translation>
     </message>
     <message>
         <source>The model's answer was not a usable LaTeX document; it was asked again.</source>

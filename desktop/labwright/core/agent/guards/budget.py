@@ -43,6 +43,11 @@ class RunClock:
     def spent(self) -> float:
         return self.now() - self.start
 
+    def left(self) -> float:
+        """Seconds left of the budget (negative once past it): a model call's deadline is
+        never later than this (llm.client's `run_left`)."""
+        return self.limit_s - self.spent()
+
     def restarted(self) -> RunClock:
         """The same budget from now on (a re-draft is new work the person asked for)."""
         return RunClock(self.limit_s, self.now)
@@ -58,6 +63,8 @@ class _Limit:
     minutes: bool = False
 
     def show(self, value: float) -> str:
+        if self.minutes and self.limit < 60:  # --max-minutes 0.05: "3 s", not "0.1 min"
+            return f"{value:,.1f} s"
         if self.minutes:
             return f"{value / 60:,.1f} min"
         return f"${value:,.4f}" if self.money else f"{value:,.0f}"
@@ -124,23 +131,37 @@ class Budget:
         spent = [lim for lim in self.limits if lim.spent() >= lim.limit]
         return spent[0].reason if spent else Reason.BUDGET
 
+    @property
+    def _what(self) -> str:
+        """What a stop ends, in its message."""
+        return "exploration" if self.stage == "explore" else self.stage or "the run"
+
+    def out_of_time(self, said: str) -> Verdict:
+        """The stop for a model call that the run's clock cut in flight (llm.client.TimeUp,
+        whose message is `said`): the time budget ran out, whatever a clock read a moment
+        later says (a cut may come a hair before the clock's end)."""
+        lim = next((lim for lim in self.limits if lim.reason is Reason.TIME_UP), None)
+        if lim is None:  # a client given a run budget this Budget does not track
+            return Verdict("stop", said, [Guard("budget", said)], Reason.TIME_UP)
+        return self._stop(lim, max(lim.spent(), lim.limit))
+
+    def _stop(self, lim: _Limit, value: float) -> Verdict:
+        detail = Words(
+            "budget_stop",
+            Label=f"{lim.label[0].upper()}{lim.label[1:]}",
+            spent=lim.show(value),
+            limit=lim.show(lim.limit),
+            what=self._what,
+        )
+        return Verdict("stop", detail, [Guard("budget", detail)], lim.reason)
+
     def check(self) -> Verdict:
         """After a model call: "stop" (content says why), or "run" — with the wrap-up
         message for the model as content the first time a limit passes the warning share."""
-        what = self.stage or "the run"
-        if self.stage == "explore":
-            what = "exploration"
         spent = [(lim, lim.spent()) for lim in self.limits]
         for lim, value in spent:
             if value >= lim.limit:
-                detail = Words(
-                    "budget_stop",
-                    Label=f"{lim.label[0].upper()}{lim.label[1:]}",
-                    spent=lim.show(value),
-                    limit=lim.show(lim.limit),
-                    what=what,
-                )
-                return Verdict("stop", detail, [Guard("budget", detail)], lim.reason)
+                return self._stop(lim, value)
         if not self.warned:
             for lim, value in spent:
                 if value >= self.warn_share * lim.limit:

@@ -2,14 +2,19 @@
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import io
+import logging
 import math
+import sys
 import textwrap
+import threading
 import warnings
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from datetime import datetime, timezone
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 from labwright.core.material.tables import Table, table_roles
@@ -21,6 +26,10 @@ from labwright.core.report.offline.language import _CJK, _TEXT, table_title
 from labwright.core.rundir.store import atomic_write_bytes, atomic_write_json
 
 MAX_Y_SERIES = 4
+FIGURE_DPI = 100  # the canvas the layout is worked out on (matplotlib's own default)
+SAVE_DPI = 150  # of the PNG
+# No canvas of ours is ever larger (a figure is a few inches: ~1 M pixels at SAVE_DPI).
+MAX_PIXELS = 16_000_000
 
 
 # --------------------------------------------------------------------------
@@ -151,8 +160,24 @@ def _captions(
     return plain + tail, tex + tex_text(tail) + provenance
 
 
+def quiet_matplotlib() -> ModuleType:
+    """matplotlib, imported without its complaints about a matplotlibrc: house_style
+    ignores the file anyway, and the complaints quote its lines as they are — a lab
+    folder's rc could put terminal escape sequences on the person's screen."""
+    if "matplotlib" not in sys.modules:
+        logger = logging.getLogger("matplotlib")
+        level = logger.level
+        logger.setLevel(logging.CRITICAL)
+        try:
+            import matplotlib  # noqa: F401
+        finally:
+            logger.setLevel(level)
+    return sys.modules["matplotlib"]
+
+
 def _cjk_fonts() -> list[str]:
     """Installed CJK font families matplotlib can fall back to for Chinese headers."""
+    quiet_matplotlib()
     from matplotlib import font_manager
 
     names = sorted({f.name for f in font_manager.fontManager.ttflist})
@@ -160,6 +185,37 @@ def _cjk_fonts() -> list[str]:
               "Microsoft YaHei", "PingFang SC", "Source Han Sans SC")  # fmt: skip
     found = [n for n in wanted if n in names]
     return found or [n for n in names if "CJK" in n][:1]
+
+
+# rcParams are the process's: without this lock, one run's plot leaving its style scope
+# would put the person's settings back while another run's plot is being drawn.
+_STYLE_LOCK = threading.RLock()
+
+
+@contextlib.contextmanager
+def house_style(fonts: Sequence[str]) -> Iterator[None]:
+    """matplotlib's own defaults, whatever matplotlibrc it read on import.
+
+    matplotlib reads ./matplotlibrc (a lab folder may hold one: `labwright run .` from
+    inside it), $MATPLOTLIBRC, $MPLCONFIGDIR's or ~/.config/matplotlib's when it is
+    imported; a `figure.dpi: 60000` there asked for a 300 GB canvas. Inside this scope
+    every style parameter is matplotlib's default (style "default": the rc's backend,
+    timezone and GUI settings are not style, and no offline figure uses them) and the
+    fonts are `fonts`; the person's settings are back afterwards."""
+    quiet_matplotlib()
+    import matplotlib
+    import matplotlib.style
+
+    with (
+        _STYLE_LOCK,
+        matplotlib.style.context("default"),
+        matplotlib.rc_context({"font.family": list(fonts)}),
+        warnings.catch_warnings(),
+    ):
+        # A header in a script no installed font covers prints as boxes; the
+        # figure is still right, so that warning only is silenced.
+        warnings.filterwarnings("ignore", message=r"Glyph \d+ .*missing from", category=UserWarning)
+        yield
 
 
 def _mpl_escaped(text: str) -> str:
@@ -258,7 +314,7 @@ def _render(
     fit_legend: str = "fit",
 ) -> tuple[bytes, bytes]:
     """The figure as PDF and PNG. Names are mathtext-ready: "$" escaped where it is text."""
-    import matplotlib
+    quiet_matplotlib()  # before any import of matplotlib: it reads the rc then
     from matplotlib.figure import Figure
 
     # Sizes far apart would flatten the small series: then one panel each.
@@ -268,15 +324,8 @@ def _render(
     # a second per figure even when no glyph of it is used.
     texts = [x_name, title, *(name for name, _, _ in series)]
     fonts = ["DejaVu Sans", *(_cjk_fonts() if any(_CJK.search(t) for t in texts) else [])]
-    # A user's matplotlibrc may say usetex. (A literal in the call: matplotlib types its keys.)
-    with (
-        matplotlib.rc_context({"font.family": fonts, "text.usetex": False}),
-        warnings.catch_warnings(),
-    ):
-        # A header in a script no installed font covers prints as boxes; the
-        # figure is still right, so that warning only is silenced.
-        warnings.filterwarnings("ignore", message=r"Glyph \d+ .*missing from", category=UserWarning)
-        fig = Figure(figsize=(6.4, 3.4 + 1.2 * (panels - 1)), layout="constrained")
+    with house_style(fonts):
+        fig = Figure(figsize=(6.4, 3.4 + 1.2 * (panels - 1)), dpi=FIGURE_DPI, layout="constrained")
         grid = fig.subplots(panels, 1, sharex=True, squeeze=False)[:, 0]
         for i, (name, pairs, errs) in enumerate(series):
             ax = grid[i if panels > 1 else 0]
@@ -310,16 +359,26 @@ def _render(
 
 
 def pdf_and_png(fig: Any) -> tuple[bytes, bytes]:
-    """A figure's PDF (no creation date: the same figure gives the same bytes) and PNG."""
+    """A figure's PDF (no creation date: the same figure gives the same bytes) and PNG,
+    drawn inside house_style. No canvas is larger than MAX_PIXELS: a figure whose size
+    and dpi would need more is drawn at the dpi that fits."""
+    fig.set_dpi(capped_dpi(fig, fig.dpi))
     # Lay out once, then freeze: otherwise each of the two saves lays out again.
     fig.draw_without_rendering()
     fig.set_layout_engine("none")
     out = []
     for fmt, meta in (("pdf", {"CreationDate": None}), ("png", {})):
         buf = io.BytesIO()
-        fig.savefig(buf, format=fmt, dpi=150, metadata=meta)
+        fig.savefig(buf, format=fmt, dpi=capped_dpi(fig, SAVE_DPI), metadata=meta)
         out.append(buf.getvalue())
     return out[0], out[1]
+
+
+def capped_dpi(fig: Any, dpi: float) -> float:
+    """`dpi`, or less when the figure's size at `dpi` would pass MAX_PIXELS."""
+    width, height = fig.get_size_inches()
+    area = max(float(width) * float(height), 1e-6)
+    return min(float(dpi), math.sqrt(MAX_PIXELS / area))
 
 
 def _sha256(path: Path) -> str:
@@ -368,7 +427,7 @@ def _provenance(
 def figure_record(stem: str, caption: str, code: str, inputs: list, **what: Any) -> dict:
     """The sidecar of a figure the offline report drew (figures/<stem>.json), with what
     it shows (`table`, `series`, `fit`…) beside the fields every figure has."""
-    import matplotlib
+    matplotlib = quiet_matplotlib()
 
     return {
         "filename": stem,

@@ -10,7 +10,6 @@ named in a line under the table.
 
 from __future__ import annotations
 
-import warnings
 from pathlib import Path, PurePosixPath
 from typing import Any
 
@@ -19,11 +18,14 @@ from labwright.core.material.workspace import PathDenied, resolve_in_folder
 from labwright.core.report.offline.formatting import _breakable, format_stat, tex_text
 from labwright.core.report.offline.language import _CJK
 from labwright.core.report.offline.plots import (
+    FIGURE_DPI,
     _cjk_fonts,
     _sha256,
     _short,
     figure_record,
+    house_style,
     pdf_and_png,
+    quiet_matplotlib,
 )
 from labwright.core.report.offline.skeleton import FLOAT_PLACEMENT
 from labwright.core.rundir.store import atomic_write_bytes, atomic_write_json
@@ -198,17 +200,13 @@ def plot_series(
 def _render(
     curves: list[tuple[str, list[tuple[float, float]]]], x_name: str, y_name: str, title: str
 ) -> tuple[bytes, bytes]:
-    import matplotlib
+    quiet_matplotlib()  # before any import of matplotlib: it reads the rc then
     from matplotlib.figure import Figure
 
     texts = [x_name, y_name, title, *(name for name, _ in curves)]
     fonts = ["DejaVu Sans", *(_cjk_fonts() if any(_CJK.search(t) for t in texts) else [])]
-    with (
-        matplotlib.rc_context({"font.family": fonts, "text.usetex": False}),
-        warnings.catch_warnings(),
-    ):
-        warnings.filterwarnings("ignore", message=r"Glyph \d+ .*missing from", category=UserWarning)
-        fig = Figure(figsize=(6.4, 3.8), layout="constrained")
+    with house_style(fonts):
+        fig = Figure(figsize=(6.4, 3.8), dpi=FIGURE_DPI, layout="constrained")
         ax = fig.subplots()
         for name, pairs in curves:
             ax.plot([p[0] for p in pairs], [p[1] for p in pairs], lw=1.0,
