@@ -571,8 +571,6 @@ def _make_hook(
             "os.lchflags",
             "os.setxattr",
             "os.removexattr",
-            "os.mkfifo",
-            "os.mknod",
             "shutil.rmtree",
             "shutil.chown",
         }
@@ -595,11 +593,12 @@ def _make_hook(
         "os.chmod": 2,
         "os.chown": 3,
         "os.utime": 3,
-        "os.mkfifo": 2,
-        "os.mknod": 3,
         "os.rename": 2,
     }
     link_events = frozenset({"os.link", "os.symlink"})
+    # A FIFO, socket or device in place of an output would make a reader wait or do
+    # what opening it does; a figure needs none, even in its own folder.
+    special_file_events = frozenset({"os.mkfifo", "os.mknod"})
     archive_events = frozenset({"shutil.make_archive", "shutil.unpack_archive"})
     code_ok_prefixes = ("<frozen ",)
     # Re-importing would hand back the original fork_exec replaced by _neuter_fork_exec.
@@ -678,6 +677,8 @@ def _make_hook(
             if args and args[0] is not None:
                 _check_read(args[0])
             return
+        if event in special_file_events:
+            deny("creating special files", args[0] if args else event)
         if event in write_events:
             if event in dir_fd_at:
                 _no_dir_fd(args, dir_fd_at[event])
