@@ -66,7 +66,8 @@ def kind_of(mode: int) -> str:
 
 
 def _refused(name: str, what: str) -> ChildFileError:
-    return ChildFileError(f"{name} is {what}, not a regular file")
+    expected = "a folder" if name.endswith("/") else "a regular file"
+    return ChildFileError(f"{name} is {what}, not {expected}")
 
 
 def open_dir(path: Path) -> int:

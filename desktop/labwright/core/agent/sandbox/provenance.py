@@ -3,8 +3,8 @@
 Everything the child produced is untrusted: staged files are taken only by the
 exact names the harness uses, are read as child_files reads (regular files only,
 never a link, a FIFO or a device, without blocking), carry the right magic bytes
-and stay under a size cap. They reach figures_dir by an atomic
-write (core/atomic.py), so the report never sees a half-written figure.
+and stay under a size cap. They reach figures_dir by an atomic write
+(core/atomic.py), so the report never sees a half-written figure.
 """
 
 from __future__ import annotations

@@ -6,9 +6,12 @@ inside the operating system's confinement (``confine.wrap``: Landlock, a user an
 network namespace, seccomp, death with its parent) where this machine has one,
 with an environment built from an allowlist (no API keys can be inherited), its
 own session/process group (so a timeout kills everything it started), and a
-dedicated result channel (a pipe on POSIX) instead of parsing its stdout. While
-it runs, the parent watches how much disk it uses and kills it over the cap.
-Nothing the child reports is trusted for safety: staged files are re-validated
+dedicated result channel instead of parsing its stdout. On POSIX the channel,
+stdout and stderr are pipes the parent reads without blocking, so no file the
+parent reads back about the run lives where the child can swap it. While it
+runs, the parent watches how much disk (and output) it uses and kills it over
+the cap. Nothing the child reports is trusted for safety: staged files are read
+as child_files reads (regular files only, never waited on, capped), re-validated
 here and only then copied into figures_dir.
 """
 
@@ -27,6 +30,7 @@ import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import IO
 
 from labwright.core import confine
 from labwright.core.agent.sandbox import child_files, provenance
@@ -85,6 +89,9 @@ UNCONFINED_MESSAGE = (
     "the report will use the plots Labwright makes of the tables itself."
 )
 
+# The child's stdout, stderr and result channel are pipes where they can be inherited
+# (POSIX); elsewhere files in its work dir. (Tests switch it off to try the file path.)
+USE_PIPES = os.name == "posix"
 # Where the child's output goes when it cannot be a pipe (Windows): its work dir.
 _STDOUT_FILE = "child.out"
 _STDERR_FILE = "child.err"
@@ -356,7 +363,7 @@ def _run_child(
     memory_mb: int,
 ) -> _ChildOutcome:
     mpl_cache = _mpl_cache_dir(work)
-    use_pipe = os.name == "posix"
+    use_pipe = USE_PIPES
     confined = confine.support().any
     pol = _policy(read=[data_dir, HARNESS.resolve(), mpl_cache], write=[work])
     if confined and pol.namespaces:
@@ -398,7 +405,7 @@ def _run_child(
         kwargs: dict = {}
         if os.name == "posix":
             kwargs["start_new_session"] = True  # own process group: one killpg ends it all
-            kwargs["pass_fds"] = (streams.channel_fd,)
+            kwargs["pass_fds"] = (streams.channel_fd,) if use_pipe else ()
         else:
             kwargs["creationflags"] = getattr(subprocess, "CREATE_NEW_PROCESS_GROUP", 0) | getattr(
                 subprocess, "CREATE_NO_WINDOW", 0
@@ -450,7 +457,7 @@ class _Streams:
         self.written = 0  # bytes the child wrote to stdout and stderr
         self._err_tail = bytearray()
         self._selector = selectors.DefaultSelector() if use_pipe else None
-        self._files: list = []
+        self._files: list[IO[bytes]] = []
         self._child_ends: list[int] = []  # write ends, closed here once the child has them
         self.channel_fd = -1
         if use_pipe:
@@ -459,8 +466,8 @@ class _Streams:
                 self._child_ends.append(write_end)
                 self._watch(read_end, name)
             self.channel_fd, out_w, err_w = self._child_ends
-            self.child_stdout: int | object = out_w
-            self.child_stderr: int | object = err_w
+            self.child_stdout: int | IO[bytes] = out_w
+            self.child_stderr: int | IO[bytes] = err_w
         else:
             out = open(work / _STDOUT_FILE, "wb")  # noqa: SIM115 - closed in close()
             err = open(work / _STDERR_FILE, "wb")  # noqa: SIM115
