@@ -264,6 +264,7 @@ def _neuter_native(deny: Deny) -> None:
 
     - ``os.setpriority`` / ``sched_set*`` / ``setpgid`` act on other processes
       (seccomp refuses the first ones too, see confine.py);
+    - ``os.mkfifo`` / ``os.mknod`` make special files (the parent refuses them anyway);
     - ctypes is imported by numpy and matplotlib, so ``import ctypes`` raises no
       event, and ``memmove``/``memset``/``cast``/``string_at`` and function
       pointers made from an address read or write any memory without one (the
@@ -278,6 +279,12 @@ def _neuter_native(deny: Deny) -> None:
 
         return call
 
+    def special(name: str) -> Callable[..., None]:
+        def call(*_args, **_kwargs):  # noqa: ANN002, ANN003, ANN202
+            deny("creating special files", name)
+
+        return call
+
     for module in (os, sys.modules.get("posix")):
         for name in (
             "setpriority",
@@ -288,6 +295,13 @@ def _neuter_native(deny: Deny) -> None:
         ):
             if module is not None and hasattr(module, name):
                 setattr(module, name, refused(f"os.{name}"))
+    # A FIFO, socket or device in place of an output makes a reader wait or do what
+    # opening it does; a figure needs none, even in its own folder, and CPython raises
+    # no audit event for creating one.
+    for module in (os, sys.modules.get("posix")):
+        for name in ("mkfifo", "mknod"):
+            if module is not None and hasattr(module, name):
+                setattr(module, name, special(f"os.{name}"))
     ctypes = sys.modules.get("ctypes")
     if ctypes is not None:
         for name in (
@@ -571,8 +585,6 @@ def _make_hook(
             "os.lchflags",
             "os.setxattr",
             "os.removexattr",
-            "os.mkfifo",
-            "os.mknod",
             "shutil.rmtree",
             "shutil.chown",
         }
@@ -595,8 +607,6 @@ def _make_hook(
         "os.chmod": 2,
         "os.chown": 3,
         "os.utime": 3,
-        "os.mkfifo": 2,
-        "os.mknod": 3,
         "os.rename": 2,
     }
     link_events = frozenset({"os.link", "os.symlink"})

@@ -1,9 +1,10 @@
 """Parent-side file handling: names, inputs, staged outputs and provenance.
 
 Everything the child produced is untrusted: staged files are taken only by the
-exact names the harness uses, must be regular files (no symlinks), carry the
-right magic bytes and stay under a size cap. They reach figures_dir by an atomic
-write (core/atomic.py), so the report never sees a half-written figure.
+exact names the harness uses, are read as child_files reads (regular files only,
+never a link, a FIFO or a device, without blocking), carry the right magic bytes
+and stay under a size cap. They reach figures_dir by an atomic write
+(core/atomic.py), so the report never sees a half-written figure.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from datetime import datetime, timezone
 from functools import cache
 from pathlib import Path
 
+from labwright.core.agent.sandbox import child_files
 from labwright.core.atomic import atomic_write_bytes
 
 # Published figure files are created like open() creates them (0o666 before the
@@ -27,6 +29,7 @@ _STEM_BAD = re.compile(r"[^A-Za-z0-9_-]+")
 _STAGED = re.compile(r"fig-(\d{3})\.(pdf|png)")
 _MAGIC = {"pdf": b"%PDF-", "png": b"\x89PNG\r\n\x1a\n"}
 MAX_STEM = 80
+MAX_SIDECAR_BYTES = 1 << 20  # a figure's .json: its code, caption and printed output
 
 
 class InputError(ValueError):
@@ -91,45 +94,72 @@ def resolve_inputs(data_dir: Path, inputs: list[str] | None) -> list[InputFile]:
     return out
 
 
-def _read_regular(path: Path, limit: int) -> bytes | None:
-    """Read a staged file without following links; None if unusable or over `limit`."""
-    try:
-        st = os.lstat(path)
-        if not stat.S_ISREG(st.st_mode) or st.st_size > limit:
-            return None
-        flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_BINARY", 0)
-        fd = os.open(path, flags)
-        with os.fdopen(fd, "rb") as fh:
-            data = fh.read(limit + 1)
-    except OSError:
-        return None
-    return data if len(data) <= limit else None
+@dataclass(frozen=True)
+class Staged:
+    """What the harness staged: the valid figures, and why any staged file was refused."""
+
+    figures: list[tuple[bytes, bytes]]
+    refused: list[str]
 
 
-def collect_staged(staging: Path, max_figures: int, max_bytes: int) -> list[tuple[bytes, bytes]]:
-    """(pdf, png) contents of each complete, valid figure the harness staged, in order."""
+def _staged_names(staging: Path) -> tuple[int | None, list[str]]:
+    """(folder descriptor or None, entry names) of the staging folder, never following a link."""
+    if child_files.DIR_FDS:
+        fd = child_files.open_dir(staging)
+        try:
+            return fd, os.listdir(fd)
+        except OSError:
+            os.close(fd)
+            raise
+    st = os.lstat(staging)
+    if not stat.S_ISDIR(st.st_mode):
+        raise child_files.ChildFileError(
+            f"staging/ is {child_files.kind_of(st.st_mode)}, not a folder"
+        )
+    return None, os.listdir(staging)
+
+
+def collect_staged(staging: Path, max_figures: int, max_bytes: int) -> Staged:
+    """(pdf, png) contents of each complete, valid figure the harness staged, in order.
+
+    Every staged file is read as child_files reads: a regular file only (a FIFO, a link,
+    a device or a socket is refused, never opened to wait on), at most `max_bytes`.
+    """
     found: dict[int, dict[str, bytes]] = {}
+    refused: list[str] = []
     try:
-        names = os.listdir(staging)
+        dir_fd, names = _staged_names(staging)
+    except child_files.ChildFileError as exc:
+        return Staged([], [str(exc)])
     except OSError:
-        return []
-    for name in names:
-        match = _STAGED.fullmatch(name)
-        if not match:
-            continue
-        index, kind = int(match.group(1)), match.group(2)
-        if index < 1 or index > max_figures:
-            continue
-        data = _read_regular(staging / name, max_bytes)
-        if data is not None and data.startswith(_MAGIC[kind]):
-            found.setdefault(index, {})[kind] = data
+        return Staged([], [])
+    try:
+        for name in sorted(names):
+            match = _STAGED.fullmatch(name)
+            if not match:
+                continue
+            index, kind = int(match.group(1)), match.group(2)
+            if index < 1 or index > max_figures:
+                continue
+            try:
+                fd = child_files.open_regular(name, dir_fd=dir_fd, folder=staging)
+                data = child_files.read_fd(fd, max_bytes)
+            except child_files.ChildFileError as exc:
+                text = str(exc)
+                refused.append(text if text.startswith(name) else f"{name}: {text}")
+                continue
+            if data.startswith(_MAGIC[kind]):
+                found.setdefault(index, {})[kind] = data
+    finally:
+        if dir_fd is not None:
+            os.close(dir_fd)
     figures: list[tuple[bytes, bytes]] = []
     for index in range(1, max_figures + 1):  # contiguous from 1: stop at the first gap
         pair = found.get(index, {})
         if "pdf" not in pair or "png" not in pair:
             break
         figures.append((pair["pdf"], pair["png"]))
-    return figures
+    return Staged(figures, refused)
 
 
 @cache
@@ -152,8 +182,14 @@ class Published:
 
 
 def _previous_files(meta_path: Path) -> list[str]:
+    """The files an earlier version of this figure listed in its sidecar.
+
+    The sidecar may come from a run folder someone sent: read as child_files reads, so a
+    FIFO or a link in its place is ignored instead of blocking or being followed.
+    """
     try:
-        files = json.loads(meta_path.read_text(encoding="utf-8")).get("files", [])
+        raw = child_files.read_capped(meta_path, MAX_SIDECAR_BYTES)
+        files = json.loads(raw.decode("utf-8")).get("files", [])
     except (OSError, ValueError, AttributeError):
         return []
     return [f for f in files if isinstance(f, str) and "/" not in f and "\\" not in f]

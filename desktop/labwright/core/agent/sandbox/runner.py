@@ -6,9 +6,12 @@ inside the operating system's confinement (``confine.wrap``: Landlock, a user an
 network namespace, seccomp, death with its parent) where this machine has one,
 with an environment built from an allowlist (no API keys can be inherited), its
 own session/process group (so a timeout kills everything it started), and a
-dedicated result channel (a pipe on POSIX) instead of parsing its stdout. While
-it runs, the parent watches how much disk it uses and kills it over the cap.
-Nothing the child reports is trusted for safety: staged files are re-validated
+dedicated result channel instead of parsing its stdout. On POSIX the channel,
+stdout and stderr are pipes the parent reads without blocking, so no file the
+parent reads back about the run lives where the child can swap it. While it
+runs, the parent watches how much disk (and output) it uses and kills it over
+the cap. Nothing the child reports is trusted for safety: staged files are read
+as child_files reads (regular files only, never waited on, capped), re-validated
 here and only then copied into figures_dir.
 """
 
@@ -17,6 +20,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import selectors
 import shutil
 import signal
 import subprocess
@@ -26,9 +30,10 @@ import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import IO
 
 from labwright.core import confine
-from labwright.core.agent.sandbox import provenance
+from labwright.core.agent.sandbox import child_files, provenance
 from labwright.core.agent.sandbox.result import FigureResult
 from labwright.core.agent.sandbox.static_check import (
     FORBIDDEN_NAMES,
@@ -41,7 +46,8 @@ HARNESS = Path(__file__).with_name("harness.py")
 EXIT_DENIED = 86  # keep in sync with harness._EXIT_DENIED
 
 MAX_FIGURES = 8
-MAX_FILE_MB = 64  # RLIMIT_FSIZE in the child and the cap on each staged file
+MAX_FILE_MB = 64  # RLIMIT_FSIZE in the child
+MAX_STAGED_MB = 64  # the most the parent reads of each staged PDF/PNG
 MAX_DISK_MB = 256  # all the child may have on disk at once (RLIMIT_FSIZE caps one file)
 MAX_DISK_FILES = 1000  # files and folders the child may create
 DISK_POLL_S = 0.02  # how often the parent measures the child's disk use
@@ -50,6 +56,9 @@ MAX_OUTPUT_CHARS = 20_000  # what the harness keeps of stdout / stderr
 MAX_TRACEBACK_CHARS = 1_400
 MAX_MESSAGE_CHARS = 1_500
 MAX_CHANNEL_BYTES = 1 << 20
+STDERR_TAIL_BYTES = 8192  # what the parent keeps of the child's stderr
+STDERR_SHOWN_BYTES = 800  # ... and puts in a crash message
+DRAIN_AFTER_EXIT_S = 1.0  # how long the pipes are read once the child's group is killed
 STDOUT_IN_MESSAGE = 600
 PNG_DPI = 150
 
@@ -67,6 +76,9 @@ _FIXES = {
     ),
     "network access": "there is no network; use the files under DATA_DIR.",
     "running dynamically created code": "write the code directly, without exec/eval or code generation.",
+    "creating special files": (
+        "do not create files: leave the figure open, the harness saves it as PDF and PNG."
+    ),
 }
 _DEFAULT_FIX = "use only numpy, pandas, scipy and matplotlib on the files under DATA_DIR."
 
@@ -76,6 +88,14 @@ UNCONFINED_MESSAGE = (
     "(--allow-unconfined). Do not call make_figure again; describe the data in words and "
     "the report will use the plots Labwright makes of the tables itself."
 )
+
+# The child's stdout, stderr and result channel are pipes where they can be inherited
+# (POSIX); elsewhere files in its work dir. (Tests switch it off to try the file path.)
+USE_PIPES = os.name == "posix"
+# Where the child's output goes when it cannot be a pipe (Windows): its work dir.
+_STDOUT_FILE = "child.out"
+_STDERR_FILE = "child.err"
+_CHANNEL_FILE = "channel.jsonl"
 
 # Read by nothing a figure needs, and the target of the classic symlink-in-the-folder read.
 _FIGURE_READ_EXCLUDED = frozenset({"/etc/passwd", "/etc/group"})
@@ -343,10 +363,7 @@ def _run_child(
     memory_mb: int,
 ) -> _ChildOutcome:
     mpl_cache = _mpl_cache_dir(work)
-    use_pipe = os.name == "posix"
-    read_fd = write_fd = -1
-    if use_pipe:
-        read_fd, write_fd = os.pipe()
+    use_pipe = USE_PIPES
     confined = confine.support().any
     pol = _policy(read=[data_dir, HARNESS.resolve(), mpl_cache], write=[work])
     if confined and pol.namespaces:
@@ -355,84 +372,203 @@ def _run_child(
     else:
         count = _count_tasks()
         nproc_limit = None if count is None else count + NPROC_IN_NAMESPACE
-    job = {
-        "code": code,
-        "data_dir": str(data_dir),
-        "work_dir": str(work),
-        "staging_dir": str(staging),
-        "mpl_cache_dir": str(mpl_cache),
-        "preimport": preimport,
-        "extra_sys_path": _extra_sys_path(),
-        "hidden_builtins": sorted(n for n in FORBIDDEN_NAMES if n != "__import__"),
-        "timeout_s": max(1, int(timeout_s + 0.999)),
-        "memory_mb": int(memory_mb),
-        "max_file_mb": MAX_FILE_MB,
-        "nproc_limit": nproc_limit,
-        "max_output_chars": MAX_OUTPUT_CHARS,
-        "max_traceback_chars": MAX_TRACEBACK_CHARS,
-        "max_figures": MAX_FIGURES,
-        "dpi": PNG_DPI,
-        "channel_fd": write_fd if use_pipe else None,
-        "channel_path": None if use_pipe else str(work / "channel.jsonl"),
-    }
-    job_path = work / "job.json"
-    job_path.write_text(json.dumps(job), encoding="utf-8")
+    streams = _Streams(use_pipe, work)
+    try:
+        job = {
+            "code": code,
+            "data_dir": str(data_dir),
+            "work_dir": str(work),
+            "staging_dir": str(staging),
+            "mpl_cache_dir": str(mpl_cache),
+            "preimport": preimport,
+            "extra_sys_path": _extra_sys_path(),
+            "hidden_builtins": sorted(n for n in FORBIDDEN_NAMES if n != "__import__"),
+            "timeout_s": max(1, int(timeout_s + 0.999)),
+            "memory_mb": int(memory_mb),
+            "max_file_mb": MAX_FILE_MB,
+            "nproc_limit": nproc_limit,
+            "max_output_chars": MAX_OUTPUT_CHARS,
+            "max_traceback_chars": MAX_TRACEBACK_CHARS,
+            "max_figures": MAX_FIGURES,
+            "dpi": PNG_DPI,
+            "channel_fd": streams.channel_fd if use_pipe else None,
+            "channel_path": None if use_pipe else str(work / _CHANNEL_FILE),
+        }
+        job_path = work / "job.json"
+        job_path.write_text(json.dumps(job), encoding="utf-8")
 
-    # -I -S: no .pth file, sitecustomize or user site runs in the child; the
-    # harness adds the library dirs to sys.path itself.
-    cmd = [sys.executable, "-I", "-S", str(HARNESS), str(job_path)]
-    if confined:
-        cmd = confine.wrap(cmd, pol)
-    kwargs: dict = {}
-    if os.name == "posix":
-        kwargs["start_new_session"] = True  # own process group: one killpg ends it all
-        kwargs["pass_fds"] = (write_fd,)
-    else:
-        kwargs["creationflags"] = getattr(subprocess, "CREATE_NEW_PROCESS_GROUP", 0) | getattr(
-            subprocess, "CREATE_NO_WINDOW", 0
-        )
-    err_path = work / "child.err"
-    chunks: list[bytes] = []
-    reader: threading.Thread | None = None
-    with open(work / "child.out", "wb") as out_fh, open(err_path, "wb") as err_fh:
+        # -I -S: no .pth file, sitecustomize or user site runs in the child; the
+        # harness adds the library dirs to sys.path itself.
+        cmd = [sys.executable, "-I", "-S", str(HARNESS), str(job_path)]
+        if confined:
+            cmd = confine.wrap(cmd, pol)
+        kwargs: dict = {}
+        if os.name == "posix":
+            kwargs["start_new_session"] = True  # own process group: one killpg ends it all
+            kwargs["pass_fds"] = (streams.channel_fd,) if use_pipe else ()
+        else:
+            kwargs["creationflags"] = getattr(subprocess, "CREATE_NEW_PROCESS_GROUP", 0) | getattr(
+                subprocess, "CREATE_NO_WINDOW", 0
+            )
         try:
             proc = subprocess.Popen(
                 cmd,
                 stdin=subprocess.DEVNULL,
-                stdout=out_fh,
-                stderr=err_fh,
+                stdout=streams.child_stdout,
+                stderr=streams.child_stderr,
                 cwd=work,
                 env=_child_env(work, mpl_cache),
                 close_fds=True,
                 **kwargs,
             )
         finally:
-            if use_pipe:
-                os.close(write_fd)
-        if use_pipe:
-            reader = threading.Thread(
-                target=_drain, args=(read_fd, chunks), name="labwright-sandbox-channel", daemon=True
-            )
-            reader.start()
+            streams.started()
         meter = _DiskMeter(work, proc.pid)
-        timed_out = _wait(proc, timeout_s, meter)
+        timed_out = _wait(proc, timeout_s, meter, streams)
         _kill_group(proc)
         returncode = proc.wait()
-    if reader is not None:
-        reader.join(timeout=5)
-    raw = b"".join(chunks)
-    if not use_pipe:
-        try:
-            raw = (work / "channel.jsonl").read_bytes()[:MAX_CHANNEL_BYTES]
-        except OSError:
-            raw = b""
+        streams.finish()
+    finally:
+        streams.close()
+    raw = streams.channel if use_pipe else _read_channel_file(work)
     return _ChildOutcome(
         returncode=returncode,
         timed_out=timed_out,
         records=_parse_records(raw),
-        stderr_tail=_tail(err_path, 800),
+        stderr_tail=streams.stderr_tail(work),
         over_disk=meter.over,
     )
+
+
+class _Streams:
+    """The child's stdout, stderr and result channel, read by the parent without blocking.
+
+    On POSIX all three are pipes the parent owns: nothing of them lives in the work dir,
+    where the child could swap a file for a FIFO or a link. They are read in the wait
+    loop (a selector, no thread): the result channel up to MAX_CHANNEL_BYTES, stderr as
+    a bounded tail, stdout counted and dropped (print() goes to the result record).
+    What the child writes to them counts against its disk cap. Elsewhere (Windows) they
+    are files in the work dir, read afterwards as child_files reads them.
+    """
+
+    def __init__(self, use_pipe: bool, work: Path) -> None:
+        self.use_pipe = use_pipe
+        self._channel = bytearray()
+        self.written = 0  # bytes the child wrote to stdout and stderr
+        self._err_tail = bytearray()
+        self._selector = selectors.DefaultSelector() if use_pipe else None
+        self._files: list[IO[bytes]] = []
+        self._child_ends: list[int] = []  # write ends, closed here once the child has them
+        self.channel_fd = -1
+        if use_pipe:
+            for name in ("channel", "stdout", "stderr"):
+                read_end, write_end = os.pipe()
+                self._child_ends.append(write_end)
+                self._watch(read_end, name)
+            self.channel_fd, out_w, err_w = self._child_ends
+            self.child_stdout: int | IO[bytes] = out_w
+            self.child_stderr: int | IO[bytes] = err_w
+        else:
+            out = open(work / _STDOUT_FILE, "wb")  # noqa: SIM115 - closed in close()
+            err = open(work / _STDERR_FILE, "wb")  # noqa: SIM115
+            self._files = [out, err]
+            self.child_stdout, self.child_stderr = out, err
+
+    @property
+    def channel(self) -> bytes:
+        return bytes(self._channel)
+
+    def _watch(self, fd: int, name: str) -> None:
+        assert self._selector is not None
+        os.set_blocking(fd, False)
+        self._selector.register(fd, selectors.EVENT_READ, name)
+
+    def started(self) -> None:
+        """The child has its copies of the write ends: the parent's go, so EOF can come."""
+        for fd in self._child_ends:
+            os.close(fd)
+        self._child_ends = []
+
+    def pump(self, timeout: float) -> None:
+        """Wait up to `timeout` for output and read what is there (sleeps where no pipes)."""
+        if self._selector is None or not self._selector.get_map():
+            time.sleep(timeout)
+            return
+        for key, _mask in self._selector.select(timeout):
+            self._read(key.fd, key.data)
+
+    def _read(self, fd: int, name: str) -> None:
+        # At most 1 MiB per stream and call: a flood cannot hold up the wait loop.
+        for _ in range(16):
+            try:
+                data = os.read(fd, 65536)
+            except BlockingIOError:
+                return
+            except OSError:
+                data = b""
+            if not data:
+                self._unwatch(fd)
+                return
+            self._keep(name, data)
+
+    def _keep(self, name: str, data: bytes) -> None:
+        if name == "channel":
+            room = MAX_CHANNEL_BYTES - len(self._channel)
+            if room > 0:
+                self._channel += data[:room]
+            return
+        self.written += len(data)
+        if name == "stderr":
+            self._err_tail += data
+            del self._err_tail[:-STDERR_TAIL_BYTES]
+
+    def _unwatch(self, fd: int) -> None:
+        assert self._selector is not None
+        self._selector.unregister(fd)
+        os.close(fd)
+
+    def finish(self) -> None:
+        """After the child is gone: read what is left, for a bounded time (a process that
+        escaped the group could hold a write end open forever)."""
+        if self._selector is None:
+            return
+        deadline = time.monotonic() + DRAIN_AFTER_EXIT_S
+        while self._selector.get_map():
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                break
+            self.pump(min(remaining, 0.05))
+
+    def close(self) -> None:
+        for fd in self._child_ends:
+            os.close(fd)
+        self._child_ends = []
+        if self._selector is not None:
+            for key in list(self._selector.get_map().values()):
+                self._unwatch(key.fd)
+            self._selector.close()
+            self._selector = None
+        for fh in self._files:
+            fh.close()
+        self._files = []
+
+    def stderr_tail(self, work: Path) -> str:
+        if self.use_pipe:
+            raw = bytes(self._err_tail)
+        else:
+            try:
+                raw = child_files.read_capped(work / _STDERR_FILE, STDERR_TAIL_BYTES, keep="tail")
+            except child_files.ChildFileError as exc:
+                return f"(the sandbox did not read its error output: {exc})"
+        return raw[-STDERR_SHOWN_BYTES:].decode("utf-8", "replace").strip()
+
+
+def _read_channel_file(work: Path) -> bytes:
+    """The result channel where it is a file (no inheritable pipe): read like any output."""
+    try:
+        return child_files.read_capped(work / _CHANNEL_FILE, MAX_CHANNEL_BYTES, keep="head")
+    except child_files.ChildFileError:
+        return b""
 
 
 class _DiskMeter:
@@ -446,16 +582,18 @@ class _DiskMeter:
         self.peak = 0
         self._next = 0.0
 
-    def check(self) -> bool:
-        """True when the child is over a cap (the reason is kept in `over`)."""
+    def check(self, streamed: int = 0) -> bool:
+        """True when the child is over a cap (the reason is kept in `over`); `streamed`:
+        bytes it wrote to the parent's pipes, counted as if they were on disk."""
         now = time.monotonic()
         if now < self._next:
             return False
         self._next = now + DISK_POLL_S
         used, count = self._measure()
+        used += streamed
         self.peak = max(self.peak, used)
         if used > MAX_DISK_MB * 1024 * 1024:
-            self.over = f"it wrote more than {MAX_DISK_MB} MB to disk"
+            self.over = f"it wrote more than {MAX_DISK_MB} MB (to disk and to its output)"
         elif count > MAX_DISK_FILES:
             self.over = f"it created more than {MAX_DISK_FILES} files"
         return bool(self.over)
@@ -505,29 +643,18 @@ class _DiskMeter:
         return used
 
 
-def _drain(fd: int, chunks: list[bytes]) -> None:
-    """Read the result pipe to EOF, keeping at most MAX_CHANNEL_BYTES (never blocks the child)."""
-    kept = 0
-    try:
-        while True:
-            data = os.read(fd, 65536)
-            if not data:
-                break
-            if kept < MAX_CHANNEL_BYTES:
-                chunks.append(data[: MAX_CHANNEL_BYTES - kept])
-                kept += len(chunks[-1])
-    except OSError:
-        pass
-    finally:
-        os.close(fd)
-
-
-def _wait(proc: subprocess.Popen, timeout_s: float, meter: _DiskMeter | None = None) -> bool:
-    """Wait for the child to exit *without reaping it*; True on timeout.
+def _wait(
+    proc: subprocess.Popen,
+    timeout_s: float,
+    meter: _DiskMeter | None = None,
+    streams: _Streams | None = None,
+) -> bool:
+    """Wait for the child to exit *without reaping it*, reading its pipes; True on timeout.
 
     Not reaping keeps its pid (= the process-group id) reserved until _kill_group
     has swept any stragglers it may have left behind. Returns early (False) when
-    the meter finds the child over its disk cap; the caller then kills it.
+    the meter finds the child over its disk cap (what it wrote to stdout and stderr
+    included); the caller then kills it.
     """
     deadline = time.monotonic() + timeout_s
     delay = 0.002
@@ -541,12 +668,15 @@ def _wait(proc: subprocess.Popen, timeout_s: float, meter: _DiskMeter | None = N
                 return False
         elif proc.poll() is not None:
             return False
-        if meter is not None and meter.check():
+        if meter is not None and meter.check(streams.written if streams else 0):
             return False
         remaining = deadline - time.monotonic()
         if remaining <= 0:
             return True
-        time.sleep(min(delay, remaining))
+        if streams is not None:
+            streams.pump(min(delay, remaining))
+        else:
+            time.sleep(min(delay, remaining))
         delay = min(delay * 1.5, 0.025)
 
 
@@ -569,17 +699,6 @@ def _parse_records(raw: bytes) -> list[dict]:
         if isinstance(value, dict):
             records.append(value)
     return records
-
-
-def _tail(path: Path, limit: int) -> str:
-    try:
-        with open(path, "rb") as fh:
-            fh.seek(0, os.SEEK_END)
-            size = fh.tell()
-            fh.seek(max(0, size - limit))
-            return fh.read().decode("utf-8", "replace").strip()
-    except OSError:
-        return ""
 
 
 # --- judging the outcome -------------------------------------------------------------------
@@ -674,7 +793,10 @@ def _judge(
             "saves every open figure as PDF and PNG.",
             stdout=stdout,
         )
-    figures = provenance.collect_staged(staging, MAX_FIGURES, MAX_FILE_MB * 1024 * 1024)
+    staged = provenance.collect_staged(staging, MAX_FIGURES, MAX_STAGED_MB * 1024 * 1024)
+    if staged.refused:
+        return FigureResult(False, True, _clip(_tampered_message(staged.refused)), stdout=stdout)
+    figures = staged.figures
     if not figures:
         return FigureResult(
             False, False, "The figure could not be saved as a valid PDF and PNG.", stdout=stdout
@@ -703,6 +825,17 @@ def _judge(
         png=published.png,
         meta=published.meta,
         stdout=stdout,
+    )
+
+
+def _tampered_message(refused: list[str]) -> str:
+    found = "; ".join(r[:160] for r in refused[:3])
+    more = f" (and {len(refused) - 3} more)" if len(refused) > 3 else ""
+    return (
+        "Refused by the sandbox (rule: the figure's output files must be regular files the "
+        f"harness wrote; found: {found}{more}). Nothing was published. Fix: leave the figure "
+        "open and let the harness save it; do not create, replace or link files in the "
+        "sandbox's folders."
     )
 
 

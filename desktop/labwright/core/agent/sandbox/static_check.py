@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import ast
 import re
+import string
 from collections.abc import Iterable
 
 # Top-level modules the code may import. Pure computation, plotting and parsing
@@ -227,6 +228,52 @@ FORBIDDEN_ATTRIBUTES: frozenset[str] = frozenset(
     }
 )
 
+# Library routes to an attribute (or to code) named by a string: each is getattr (or
+# eval) under another name, so it is refused like them. Known ways out of Python jails
+# that reach attributes without a dot: string.Formatter's field lookup, attrgetter /
+# methodcaller, inspect's static lookup, functools.update_wrapper copying attributes by
+# name, typing's forward references and pandas' expression strings (both evaluate
+# attribute chains), classes built from a dict of (dunder) names.
+DYNAMIC_ACCESS_ATTRIBUTES: dict[str, str] = {
+    "get_field": "use an f-string, e.g. f'{value:.2f}'",
+    "get_value": "use an f-string, e.g. f'{value:.2f}'",
+    "vformat": "use an f-string, e.g. f'{value:.2f}'",
+    "format_field": "use an f-string, e.g. f'{value:.2f}'",
+    "convert_field": "use an f-string, e.g. f'{value:.2f}'",
+    "attrgetter": "access attributes directly, e.g. obj.name",
+    "methodcaller": "call the method directly, e.g. obj.method()",
+    "getattr_static": "access attributes directly, e.g. obj.name",
+    "getmembers": "access attributes directly, e.g. obj.name",
+    "getmembers_static": "access attributes directly, e.g. obj.name",
+    "update_wrapper": "write the function directly, without copying attributes",
+    "wraps": "write the function directly, without copying attributes",
+    "get_type_hints": "write types as plain annotations; the code needs no type evaluation",
+    "ForwardRef": "write types as plain annotations; the code needs no type evaluation",
+    "make_dataclass": "use a @dataclass class written out in the code",
+    "eval": "compute with ordinary pandas/numpy expressions, e.g. df['a'] + df['b']",
+    "query": "write the condition as a string literal, or use boolean indexing df[df['x'] > 3]",
+    "mkfifo": "do not create files: the figure is saved for you",
+    "mknod": "do not create files: the figure is saved for you",
+}
+
+# pandas' expression strings (df.query, df.eval, pd.eval) are evaluated by pandas' own
+# interpreter, attribute chains and calls included, with `@name` reaching the caller's
+# variables: a literal expression is checked as code, anything else is refused.
+_EXPRESSION_METHODS = frozenset({"eval", "query"})
+# pandas calls a method named by a string (df.apply("query", ...), s.agg("sum")).
+_STRING_DISPATCH_METHODS = frozenset({"apply", "agg", "aggregate", "transform", "map"})
+_BACKTICKED = re.compile(r"`[^`]*`")
+
+# string.Formatter is refused by its module's name: matplotlib.ticker.Formatter is a
+# plotting class (and the field lookups above are refused on any object).
+_MODULE_DYNAMIC_DENY: dict[str, frozenset[str]] = {"string": frozenset({"Formatter"})}
+_FORMATTER_FIX = "use an f-string, e.g. f'{value:.2f}'"
+
+# str.format / format_map look up `{0.attr}` and `{0[key]}` fields at run time (and an
+# AttributeError from a failed lookup carries the object it reached in `.obj`).
+_FORMAT_METHODS = frozenset({"format", "format_map"})
+_FORMAT_FIX = "use an f-string, e.g. f'{obj.name:.2f}', or .format() with plain fields '{}'"
+
 # Keyword arguments of the *at() calls: a name relative to a folder descriptor.
 FORBIDDEN_KEYWORDS: frozenset[str] = frozenset({"dir_fd", "src_dir_fd", "dst_dir_fd"})
 
@@ -273,6 +320,8 @@ class _Checker(ast.NodeVisitor):
         self.violations: list[str] = []
         # local alias -> module it names, to catch `io.open` under any alias
         self.module_aliases: dict[str, str] = {}
+        # .eval/.query attributes whose call passed the expression check
+        self._checked_expressions: set[int] = set()
 
     def _add(self, message: str) -> None:
         if message not in self.violations:
@@ -311,7 +360,12 @@ class _Checker(ast.NodeVisitor):
                 if sub is None and full in FORBIDDEN_SUBMODULES:
                     sub = _module_violation(full, node.lineno)
                 denied = _MODULE_ATTRIBUTE_DENY.get(node.module, frozenset())
-                if alias.name in denied or alias.name in FORBIDDEN_ATTRIBUTES:
+                if (
+                    alias.name in DYNAMIC_ACCESS_ATTRIBUTES
+                    or alias.name in _MODULE_DYNAMIC_DENY.get(node.module, frozenset())
+                ):
+                    sub = _dynamic_access(alias.name, node.lineno, f"importing '{full}'")
+                elif alias.name in denied or alias.name in FORBIDDEN_ATTRIBUTES:
                     sub = (
                         f"Line {node.lineno}: importing '{full}' is not allowed (rule: no file, "
                         "process or interpreter access). Fix: read data with pandas or numpy "
@@ -341,34 +395,65 @@ class _Checker(ast.NodeVisitor):
         self.generic_visit(node)
 
     def visit_Attribute(self, node: ast.Attribute) -> None:
-        attr = node.attr
+        self._check_attribute_name(node.attr, node.lineno, id(node))
+        if node.attr in _FORMAT_METHODS:
+            self._check_format_call(node)
+        elif isinstance(node.value, ast.Name):
+            module = self.module_aliases.get(node.value.id)
+            if module and node.attr in _MODULE_DYNAMIC_DENY.get(module, frozenset()):
+                self._add(_dynamic_access(node.attr, node.lineno, f"'{module}.{node.attr}'"))
+            elif module and node.attr in _MODULE_ATTRIBUTE_DENY.get(module, frozenset()):
+                self._add(
+                    f"Line {node.lineno}: '{module}.{node.attr}' is not allowed (rule: no direct "
+                    "file access). Fix: use pandas.read_csv(DATA_DIR / 'x.csv') or "
+                    "(DATA_DIR / 'x.txt').read_text()."
+                )
+        self.generic_visit(node)
+
+    def visit_MatchClass(self, node: ast.MatchClass) -> None:
+        # `case object(name=x)` reads obj.name: each keyword is an attribute access.
+        for attr in node.kwd_attrs:
+            self._check_attribute_name(attr, node.lineno)
+        self.generic_visit(node)
+
+    def _check_format_call(self, node: ast.Attribute) -> None:
+        """`.format`/`.format_map` only on a string written in the code, with plain fields."""
+        receiver = node.value
+        if not (isinstance(receiver, ast.Constant) and isinstance(receiver.value, str)):
+            self._add(
+                f"Line {node.lineno}: '.{node.attr}' on anything but a string literal is not "
+                "allowed (rule: no attribute access by name; a format string built at run time "
+                f"can name any attribute). Fix: {_FORMAT_FIX}."
+            )
+            return
+        problem = _format_field_problem(receiver.value)
+        if problem:
+            self._add(
+                f"Line {node.lineno}: {problem} (rule: no attribute access by name). "
+                f"Fix: {_FORMAT_FIX}."
+            )
+
+    def _check_attribute_name(self, attr: str, line: int, checked: int = 0) -> None:
         if attr.startswith("__"):
             self._add(
-                f"Line {node.lineno}: the attribute '.{attr}' is not allowed (rule: no dunder "
+                f"Line {line}: the attribute '.{attr}' is not allowed (rule: no dunder "
                 "attributes). Fix: use the object's public methods."
             )
         elif attr.startswith("_"):
             # random._os, matplotlib.tempfile._os...: private names lead to modules
             # (and state) the allowlist never meant to hand out.
             self._add(
-                f"Line {node.lineno}: the private attribute '.{attr}' is not allowed (rule: no "
+                f"Line {line}: the private attribute '.{attr}' is not allowed (rule: no "
                 "private attributes). Fix: use the object's public methods."
             )
+        elif attr in DYNAMIC_ACCESS_ATTRIBUTES and checked not in self._checked_expressions:
+            self._add(_dynamic_access(attr, line, f"the attribute '.{attr}'"))
         elif attr in FORBIDDEN_ATTRIBUTES:
             self._add(
-                f"Line {node.lineno}: the attribute '.{attr}' is not allowed (rule: no process, "
+                f"Line {line}: the attribute '.{attr}' is not allowed (rule: no process, "
                 "environment, module or frame access). Fix: plot the data with "
                 "numpy/pandas/matplotlib only."
             )
-        elif isinstance(node.value, ast.Name):
-            module = self.module_aliases.get(node.value.id)
-            if module and attr in _MODULE_ATTRIBUTE_DENY.get(module, frozenset()):
-                self._add(
-                    f"Line {node.lineno}: '{module}.{attr}' is not allowed (rule: no direct file "
-                    "access). Fix: use pandas.read_csv(DATA_DIR / 'x.csv') or "
-                    "(DATA_DIR / 'x.txt').read_text()."
-                )
-        self.generic_visit(node)
 
     # --- definitions and literals --------------------------------------------
     def _check_def(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
@@ -408,6 +493,11 @@ class _Checker(ast.NodeVisitor):
                     "file access relative to a folder descriptor). Fix: read files by their "
                     "path under DATA_DIR."
                 )
+        func = node.func
+        if isinstance(func, ast.Attribute) and func.attr in _EXPRESSION_METHODS:
+            self._check_expression_call(node, func)
+        elif isinstance(func, ast.Attribute) and func.attr in _STRING_DISPATCH_METHODS:
+            self._check_string_dispatch(node)
         # type(name, bases, dict) builds classes (and dunder methods) from strings.
         if isinstance(node.func, ast.Name) and node.func.id == "type" and len(node.args) != 1:
             self._add(
@@ -416,10 +506,87 @@ class _Checker(ast.NodeVisitor):
             )
         self.generic_visit(node)
 
+    def _check_expression_call(self, node: ast.Call, func: ast.Attribute) -> None:
+        """df.query / df.eval / pd.eval: the expression must be a literal that passes as code."""
+        expr = node.args[0] if node.args else None
+        for keyword in node.keywords:
+            if keyword.arg == "expr":
+                expr = keyword.value
+        if not (isinstance(expr, ast.Constant) and isinstance(expr.value, str)):
+            return  # visit_Attribute refuses the method, as for any other use of it
+        problems = _expression_problems(expr.value)
+        if problems:
+            shown = "; ".join(problems[:3])
+            self._add(
+                f"Line {node.lineno}: the expression string of '.{func.attr}()' breaks a rule "
+                f"(pandas evaluates it as code): {shown}"
+            )
+        self._checked_expressions.add(id(func))
+
+    def _check_string_dispatch(self, node: ast.Call) -> None:
+        """df.apply("name") calls the method of that name: no private or code-running ones."""
+        named = [node.args[0]] if node.args else []
+        named += [k.value for k in node.keywords if k.arg in ("func", "arg")]
+        for value in named:
+            if not (isinstance(value, ast.Constant) and isinstance(value.value, str)):
+                continue
+            name = value.value
+            if name.startswith("_") or name in DYNAMIC_ACCESS_ATTRIBUTES:
+                self._add(
+                    f"Line {node.lineno}: calling the method '{name}' by its name is not "
+                    "allowed (rule: no attribute access or code by name, like getattr/eval). "
+                    "Fix: call pandas' public methods directly, e.g. df.mean()."
+                )
+
     def visit_Global(self, node: ast.Global) -> None:
         if "DATA_DIR" in node.names:
             self._add(f"Line {node.lineno}: DATA_DIR is read-only (rule: fixed data folder).")
         self.generic_visit(node)
+
+
+def _dynamic_access(name: str, line: int, what: str) -> str:
+    return (
+        f"Line {line}: {what} is not allowed (rule: no attribute access or code by name, "
+        f"like getattr/eval). Fix: {DYNAMIC_ACCESS_ATTRIBUTES.get(name, _FORMATTER_FIX)}."
+    )
+
+
+def _expression_problems(expression: str) -> list[str]:
+    """The rule violations of a pandas expression string, read as Python code.
+
+    `` `a column` `` names a column and `@name` a variable: each becomes a plain name
+    before the check, which then holds the expression to the rules of the code itself.
+    """
+    text = _BACKTICKED.sub("column", expression).replace("@", "")
+    try:
+        tree = ast.parse(text.strip(), mode="exec")
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return ["it does not parse as an expression"]
+    checker = _Checker()
+    checker.visit(tree)
+    return [re.sub(r"^Line \d+: ", "", v) for v in checker.violations]
+
+
+def _format_field_problem(template: str) -> str | None:
+    """Why a literal format string may not be used, or None: its fields (and the fields
+    nested in their format specs) must name an argument only, no `.attr` or `[key]`."""
+    pending = [template]
+    while pending:
+        try:
+            parsed = list(_FORMATTER.parse(pending.pop()))
+        except ValueError:
+            return "this format string does not parse"
+        for _literal, field, spec, _conversion in parsed:
+            if field is None:
+                continue
+            if "." in field or "[" in field:
+                return f"the format field '{{{field}}}' looks up an attribute or an item"
+            if spec and "{" in spec:
+                pending.append(spec)
+    return None
+
+
+_FORMATTER = string.Formatter()
 
 
 def parse(code: str) -> tuple[ast.Module | None, str | None]:
