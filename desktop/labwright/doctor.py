@@ -1,7 +1,8 @@
 """`labwright doctor`: what this machine lacks for Labwright, and the commands that fix it.
 
-The checks: Qt's platform libraries, a display, the TeX engine, ctex and a CJK
-font, the keyring, the configured model provider (its list of models and one tiny
+The checks: Qt's platform libraries, a display, the TeX engine, what confines
+TeX (report/latex/fence.py's statement, kept true by tests/security/test_sec_tex_fence.py),
+ctex and a CJK font, the keyring, the configured model provider (its list of models and one tiny
 tool-call request: can the exploring model call tools?) and the
 disk space of LABWRIGHT_HOME. The command line prints them as a table
 (`labwright doctor`), the app shows them in Help > Check setup… and on its first
@@ -30,6 +31,7 @@ from typing import TYPE_CHECKING
 from labwright.core.step_words import Words
 
 if TYPE_CHECKING:
+    from labwright.core.report.latex.fence import Fence
     from labwright.core.settings.saved import Settings
 
 # A shared library Qt's Linux platform plugins load -> the package that provides it on
@@ -416,6 +418,37 @@ def tex_checks(platform: str | None = None) -> list[Check]:
     return [tex, zh]
 
 
+def tex_fence_words(fence: Fence) -> Words:
+    """Check Setup's sentence for `fence`: what holds TeX's file reads here, and what not."""
+    if fence.confined:
+        return Words("tex_fence_os", layers=", ".join(fence.layers))
+    if fence.engine == "xelatex":
+        return Words("tex_fence_own")
+    return Words("tex_fence_own_engine", engine=fence.engine)
+
+
+def tex_fence_checks() -> list[Check]:
+    """What confines model-written TeX on this machine (a warning where only Labwright's
+    own checks do); nothing without a TeX engine."""
+    from labwright.core.report.latex import probe_engines
+    from labwright.core.report.latex.fence import statement
+
+    engine = probe_engines().engine
+    if engine is None:
+        return []
+    fence = statement(engine)
+    fix = (
+        ()
+        if fence.confined
+        else (
+            "# only Linux's Landlock (kernel 5.13 or later) confines TeX's own file reads;",
+            "# for material you do not trust, run Labwright on such a system",
+        )
+    )
+    words = tex_fence_words(fence)
+    return [Check(Words("check_tex_fence"), fence.confined, words, fix, needed=False)]
+
+
 # --- keyring, disk, provider ------------------------------------------------------
 
 
@@ -569,6 +602,7 @@ def run_checks(
     `provider`, `base_url`: check that preset, at that URL (`--provider`, `--base-url`)."""
     checks = [qt_check(platform=platform), display_check(platform=platform)] if qt else []
     checks += tex_checks(platform)
+    checks += tex_fence_checks()
     checks.append(keyring_check(platform))
     if offline:
         offline_check = Check(

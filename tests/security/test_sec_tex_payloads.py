@@ -24,6 +24,7 @@ from pathlib import Path
 
 import pytest
 from pypdf import PdfReader
+from tex_leaks import streams
 
 from canary import CANARY, SECRET_KEY, leaks, snapshot
 from labwright.cli import main
@@ -73,6 +74,13 @@ PRIMITIVES: dict[str, tuple[str, str]] = {
         "secret.txt",
     ),
     "bibtex": (r"\nocite{*}\bibliographystyle{plain}\bibliography{@PN@}", "refs.bib"),
+    # xdvipdfmx's own reads (issue 21): a file into a PDF stream, an image, an img tag
+    "pdf-fstream": (
+        r"\special{pdf:fstream @lwfs (@P@)}\special{pdf:put @resources << /LWX @lwfs >>}",
+        "secret.txt",
+    ),
+    "pdf-image": (r"\special{pdf:image width 1cm (@P@)}", "canary.png"),
+    "html-img": (r'\special{html:<img src="@P@">}', "canary.png"),
 }
 FORMS = ("absolute", "dotdot", "link-in-run", "link-in-figures")
 
@@ -189,6 +197,10 @@ def carried(run_dir: Path, links: list[Path], result=None) -> list[str]:
         # listings typesets "-" as a minus sign and may space letters out
         text = "".join(_pdf_text(pdf).replace("\u2212", "-").split())
         found += [f"{pdf}: {n[:12]}" for n in NEEDLES if n in text]
+        # xdvipdfmx's fstream copies a file into a Flate stream: search them decompressed
+        found += [
+            f"{pdf}: stream {n[:12]}" for n in NEEDLES if any(n.encode() in d for d in streams(pdf))
+        ]
     if result is not None:
         texts = [result.log_tail, *result.warnings]
         texts += [f"{e.file} {e.message} {e.context}" for e in result.errors]
@@ -282,6 +294,9 @@ def test_proc_environ_of_labwright_stays_closed(prim, form, tmp_path):
         "XeTeXpicfile",
         "includegraphics-pdf",
         "bibtex",
+        "pdf-fstream",
+        "pdf-image",
+        "html-img",
     ],
 )
 def test_control_the_checks_see_a_file_inside_the_run(prim, tmp_path, outside):

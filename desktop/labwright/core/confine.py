@@ -16,6 +16,8 @@ closed, whatever the child does:
   ``ptrace``/``process_vm_*``.
 - **dies with its parent** (``PR_SET_PDEATHSIG``), so a ``kill -9`` of
   Labwright leaves no figure child or TeX run behind.
+- **a file-size limit** (``RLIMIT_FSIZE``, and no core dumps) when the policy
+  sets ``max_file_bytes``: on every POSIX system, Landlock or not.
 
 These are applied by a trampoline: this very file, run as
 ``python -I -S confine.py POLICY -- CMD...``, confines its own (single-threaded)
@@ -27,7 +29,8 @@ refuses to start the command (exit ``EXIT_CONFINE_FAILED``) if a layer it was
 asked for fails at run time, so a command never runs with less than promised.
 
 macOS and Windows have no layer here yet: ``support()`` says so, and callers
-must tell the user before running model-written code without one.
+must tell the user before running model-written code without one. The
+file-size limit needs no layer: on macOS the trampoline applies it alone.
 """
 
 from __future__ import annotations
@@ -109,7 +112,6 @@ _SYSTEM_READ = (
     "/lib32",
     "/bin",
     "/sbin",
-    "/opt",
     "/etc/ld.so.cache",
     "/etc/ld.so.conf",
     "/etc/ld.so.conf.d",
@@ -124,6 +126,9 @@ _SYSTEM_READ = (
     "/var/cache/fontconfig",
     "/nix/store",
 )
+# Where programs other than the system's live (Python distributions, conda): read by a
+# program that runs Python (figure code), never granted to one that does not (TeX).
+_PROGRAMS_READ = ("/opt",)
 
 
 @dataclass(frozen=True)
@@ -189,6 +194,7 @@ class Policy:
     landlock: bool = True
     namespaces: bool = True
     seccomp: bool = True
+    max_file_bytes: int = 0  # RLIMIT_FSIZE of the command (0: none)
 
     def to_json(self) -> str:
         return json.dumps(self.__dict__)
@@ -203,12 +209,17 @@ class Policy:
             landlock=bool(data.get("landlock", True)),
             namespaces=bool(data.get("namespaces", True)),
             seccomp=bool(data.get("seccomp", True)),
+            max_file_bytes=int(data.get("max_file_bytes", 0)),
         )
 
 
-def system_read_paths() -> list[str]:
-    """Read-only trees any confined program needs: the system, this Python, devices."""
+def system_read_paths(*, programs: bool = True) -> list[str]:
+    """Read-only trees any confined program needs: the system and devices; with
+    `programs`, also /opt and this Python (for a command that runs Python)."""
     paths = list(_SYSTEM_READ) + list(_DEVICES_R)
+    if not programs:
+        return paths
+    paths += _PROGRAMS_READ
     for p in {sys.prefix, sys.base_prefix, sys.exec_prefix, os.path.dirname(sys.executable)}:
         paths.append(p)
         paths.append(os.path.realpath(p))
@@ -217,23 +228,34 @@ def system_read_paths() -> list[str]:
 
 
 def policy(
-    read: Sequence[str | Path] = (), write: Sequence[str | Path] = (), *, network: bool = False
+    read: Sequence[str | Path] = (),
+    write: Sequence[str | Path] = (),
+    *,
+    network: bool = False,
+    programs: bool = True,
+    max_file_bytes: int = 0,
 ) -> Policy:
-    """A policy with the system's read-only trees added; only layers this machine has."""
+    """A policy with the system's read-only trees added; only layers this machine has.
+    `programs=False` leaves out /opt and this Python (see system_read_paths)."""
     s = support()
     return Policy(
-        read=tuple(str(p) for p in [*system_read_paths(), *read]),
+        read=tuple(str(p) for p in [*system_read_paths(programs=programs), *read]),
         write=tuple(str(p) for p in [*_DEVICES_RW, *write]),
         network=network,
         landlock=s.fs,
         namespaces=s.namespaces and not network,
         seccomp=s.seccomp and not network,
+        max_file_bytes=max_file_bytes,
     )
+
+
+def _limits_apply(pol: Policy) -> bool:
+    return pol.max_file_bytes > 0 and os.name == "posix"
 
 
 def wrap(cmd: list[str], pol: Policy) -> list[str]:
     """The command line that runs `cmd` inside `pol` (unchanged where nothing applies)."""
-    if not (pol.landlock or pol.namespaces or pol.seccomp):
+    if not (pol.landlock or pol.namespaces or pol.seccomp or _limits_apply(pol)):
         return list(cmd)
     payload = json.dumps({**json.loads(pol.to_json()), "parent": os.getpid()})
     return [sys.executable, "-I", "-S", str(Path(__file__).resolve()), payload, "--", *cmd]
@@ -438,6 +460,19 @@ def _apply_seccomp(libc: ctypes.CDLL) -> None:
         raise OSError(ctypes.get_errno(), "seccomp filter refused")
 
 
+def _apply_limits(pol: Policy) -> None:
+    """RLIMIT_FSIZE: a write past the limit kills the writer (SIGXFSZ), whatever it
+    writes to; no core dump of it either."""
+    import resource
+
+    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+    cap = pol.max_file_bytes
+    soft, hard = resource.getrlimit(resource.RLIMIT_FSIZE)
+    if hard != resource.RLIM_INFINITY:
+        cap = min(cap, hard)
+    resource.setrlimit(resource.RLIMIT_FSIZE, (cap, cap))
+
+
 def _die_with_parent(libc: ctypes.CDLL, parent: int | None) -> None:
     libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
     # The parent may have died between fork and prctl: then nobody would kill us.
@@ -451,8 +486,12 @@ def apply(pol: Policy, parent: int | None = None) -> list[str]:
     Raises OSError when a layer the policy asks for cannot be applied.
     """
     libc = _libc()
-    _die_with_parent(libc, parent)
     applied = []
+    if sys.platform.startswith("linux"):
+        _die_with_parent(libc, parent)
+    if _limits_apply(pol):
+        _apply_limits(pol)
+        applied.append("limits")
     if pol.namespaces:  # first: writing the id maps needs /proc, which Landlock then hides
         _apply_namespaces(libc)
         applied.append("namespaces")

@@ -164,6 +164,7 @@ STEP_TEXT: dict[str, str] = {
     "check_qt": "Qt platform libraries",
     "check_display": "Display",
     "check_tex": "TeX engine",
+    "check_tex_fence": "TeX confinement",
     "check_zh": "Chinese reports (ctex, CJK font)",
     "check_keyring": "Keyring",
     "check_disk": "Disk space",
@@ -187,6 +188,22 @@ STEP_TEXT: dict[str, str] = {
     ),
     "tex_latexmk": "{engine} ({path}), latexmk",
     "tex_no_latexmk": "{engine} ({path}), no latexmk (the engine is run directly)",
+    "tex_fence_os": (
+        "confined by {layers}: TeX reads only the run's report.tex, *.bib, figures/ and "
+        "build/ and the TeX and font trees, and writes only build/"
+    ),
+    "tex_fence_own": (
+        "no confinement by the operating system here: Labwright refuses absolute, ../ and "
+        "dot-file names, \\write18, ~user/ and $VAR/ names written in the document, and "
+        "xdvipdfmx specials and fonts outside the run and the TeX and font trees; not "
+        "fenced: a ~user/ or $VAR/ name the document builds at run time, which TeX reads"
+    ),
+    "tex_fence_own_engine": (
+        "no confinement by the operating system here, and {engine} instead of XeLaTeX: "
+        "Labwright refuses absolute, ../ and dot-file names, \\write18, and ~user/ and "
+        "$VAR/ names written in the document; not fenced: a ~user/ or $VAR/ name the "
+        "document builds at run time, and the images and files {engine} opens itself"
+    ),
     "zh_ok": "ctex and a CJK font found",
     "zh_lacks": "no {lacks}: Chinese reports do not compile",
     "keyring_none": "no system keyring: keys typed in Settings cannot be stored",

@@ -1914,6 +1914,10 @@
         <translation>TeX 引擎</translation>
     </message>
     <message>
+        <source>TeX confinement</source>
+        <translation>TeX 隔离</translation>
+    </message>
+    <message>
         <source>Chinese reports (ctex, CJK font)</source>
         <translation>中文报告（ctex、CJK 字体）</translation>
     </message>
@@ -1972,6 +1976,18 @@
     <message>
         <source>{engine} ({path}), no latexmk (the engine is run directly)</source>
         <translation>{engine}（{path}），没有 latexmk（直接运行引擎）</translation>
+    </message>
+    <message>
+        <source>confined by {layers}: TeX reads only the run's report.tex, *.bib, figures/ and build/ and the TeX and font trees, and writes only build/</source>
+        <translation>由 {layers} 隔离：TeX 只读取本次运行的 report.tex、*.bib、figures/ 和 build/ 以及 TeX 与字体目录，只写入 build/</translation>
+    </message>
+    <message>
+        <source>no confinement by the operating system here: Labwright refuses absolute, ../ and dot-file names, \write18, ~user/ and $VAR/ names written in the document, and xdvipdfmx specials and fonts outside the run and the TeX and font trees; not fenced: a ~user/ or $VAR/ name the document builds at run time, which TeX reads</source>
+        <translation>本机没有操作系统隔离：Labwright 拒绝绝对路径、../ 和以点开头的文件名、\write18、文档中写出的 ~user/ 和 $VAR/ 文件名，以及指向本次运行和 TeX 与字体目录之外的 xdvipdfmx 特殊命令和字体；未隔离：文档在运行时拼出的 ~user/ 或 $VAR/ 文件名，TeX 会读取它</translation>
+    </message>
+    <message>
+        <source>no confinement by the operating system here, and {engine} instead of XeLaTeX: Labwright refuses absolute, ../ and dot-file names, \write18, and ~user/ and $VAR/ names written in the document; not fenced: a ~user/ or $VAR/ name the document builds at run time, and the images and files {engine} opens itself</source>
+        <translation>本机没有操作系统隔离，且使用 {engine} 而非 XeLaTeX：Labwright 拒绝绝对路径、../ 和以点开头的文件名、\write18，以及文档中写出的 ~user/ 和 $VAR/ 文件名；未隔离：文档在运行时拼出的 ~user/ 或 $VAR/ 文件名，以及 {engine} 自己打开的图片和文件</translation>
     </message>
     <message>
         <source>ctex and a CJK font found</source>

@@ -6,7 +6,7 @@ public surface; the submodules are implementation detail.
 
 from __future__ import annotations
 
-from labwright.core.report.latex.build import CompileResult, compile_tex, subprocess_env
+from labwright.core.report.latex.build import CompileResult, TexBounds, compile_tex, subprocess_env
 from labwright.core.report.latex.escape import escape_latex
 from labwright.core.report.latex.logparse import (
     LogError,
@@ -23,6 +23,7 @@ __all__ = [
     "CompileResult",
     "Engines",
     "LogError",
+    "TexBounds",
     "compile_tex",
     "escape_latex",
     "parse_blg",

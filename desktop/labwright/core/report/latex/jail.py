@@ -182,14 +182,23 @@ def _ask_kpsewhich(tool_dirs: Sequence[str]) -> tuple[str, ...]:
     return tuple(dict.fromkeys(p for p in found if p and os.path.exists(p)))
 
 
-def policy(tex_path: Path, build_dir: Path, tool_dirs: Sequence[str]) -> confine.Policy:
+def policy(
+    tex_path: Path, build_dir: Path, tool_dirs: Sequence[str], *, max_file_bytes: int = 0
+) -> confine.Policy:
     """Reads: the document, its .bib files, figures/, the build folder, the TeX
-    trees. Writes: the build folder."""
+    and font trees and the system's own (/usr, /lib, ...): not /opt or this Python,
+    which TeX does not run. Writes: the build folder, each file at most
+    `max_file_bytes` (0: no limit)."""
     cwd = tex_path.parent
     # A rule follows a symlink to its target, so none is given for a link: a
     # link in the run folder (figures/ included) leads nowhere TeX may read.
     own = [p for p in [tex_path, cwd / "figures", *sorted(cwd.glob("*.bib"))] if not p.is_symlink()]
-    pol = confine.policy(read=[*tex_trees(tool_dirs), *own, build_dir], write=[build_dir])
+    pol = confine.policy(
+        read=[*tex_trees(tool_dirs), *own, build_dir],
+        write=[build_dir],
+        programs=False,
+        max_file_bytes=max_file_bytes,
+    )
     return dataclasses.replace(pol, read=tuple(p for p in pol.read if p not in _NOT_FOR_TEX))
 
 

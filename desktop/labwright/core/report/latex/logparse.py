@@ -9,6 +9,12 @@ Even with `-file-line-error` some errors keep the `!` form (a missing
 package's "File `x.sty' not found" is one), so both are always parsed. The log
 is expected unwrapped (`max_print_line=10000`, which compile_tex sets);
 wrapped logs still parse, with messages cut at the wrap.
+
+A log is written by TeX running the model's document, so any line of it may be
+forged (`\immediate\write17{./events.jsonl:2: ...}`): a file a line names is
+only a name. `read_source` decides which files may be quoted (compile_tex's
+allows the document and its .bib files); messages are clipped and at most
+MAX_ERRORS errors are kept, whatever the log holds.
 """
 
 from __future__ import annotations
@@ -18,6 +24,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 CONTEXT_RADIUS = 3
+MAX_ERRORS = 50
+_MESSAGE_CHARS = 1000
 _LOOKAHEAD = 30  # lines after an error line searched for its `l.N` pointer
 
 _FILE_LINE = re.compile(
@@ -157,7 +165,7 @@ def parse_log_errors(
             message = _full_message(lines, i, bang["msg"])
         if near:
             message = f"{message} (near: {_near(near)})"
-        found.append((file, lineno, message))
+        found.append((file, lineno, _clip(message)))
 
     primary = [e for e in found if not e[2].startswith(_SECONDARY)]
     chosen = primary or found
@@ -170,7 +178,13 @@ def parse_log_errors(
         source = read_source(file) if lineno is not None else None
         context = source_context(source, lineno) if source and lineno is not None else ""
         errors.append(LogError(file=file, line=lineno, message=message, context=context))
+        if len(errors) >= MAX_ERRORS:
+            break
     return errors
+
+
+def _clip(message: str) -> str:
+    return message if len(message) <= _MESSAGE_CHARS else message[: _MESSAGE_CHARS - 1] + "…"
 
 
 def parse_log(
@@ -253,11 +267,10 @@ def parse_blg(
             file, lineno = _normalize_file(m["file"]), int(m["line"])
             source = read_source(file)
             context = source_context(source, lineno) if source else ""
-            errors.append(
-                LogError(file=file, line=lineno, message=f"BibTeX: {m['msg']}", context=context)
-            )
+            message = _clip(f"BibTeX: {m['msg']}")
+            errors.append(LogError(file=file, line=lineno, message=message, context=context))
         elif fatal := _BLG_FATAL.search(line):
-            message = f"BibTeX: {fatal.group().strip()}"
+            message = _clip(f"BibTeX: {fatal.group().strip()}")
             errors.append(LogError(file="", line=None, message=message, context=""))
         elif (m := _BLG_WARNING.search(line)) and f"BibTeX: {m['msg'].strip()}" not in warnings:
             warnings.append(f"BibTeX: {m['msg'].strip()}")
