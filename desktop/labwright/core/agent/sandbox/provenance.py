@@ -3,7 +3,10 @@
 Everything the child produced is untrusted: staged files are taken only by the
 exact names the harness uses, must be regular files (no symlinks), carry the
 right magic bytes and stay under a size cap. They reach figures_dir by an atomic
-write (core/atomic.py), so the report never sees a half-written figure.
+write (core/atomic.py), so the report never sees a half-written figure, and
+beneath the run folder without following a link (core/rundir/fence.py): a
+`figures -> elsewhere` link never receives the model's code (a sitecustomize.py
+there would run the next time Python starts with that folder on its path).
 """
 
 from __future__ import annotations
@@ -18,7 +21,7 @@ from datetime import datetime, timezone
 from functools import cache
 from pathlib import Path
 
-from labwright.core.atomic import atomic_write_bytes
+from labwright.core.rundir import fence
 
 # Published figure files are created like open() creates them (0o666 before the
 # umask), not private like the run's other files.
@@ -151,10 +154,10 @@ class Published:
     files: list[str]
 
 
-def _previous_files(meta_path: Path) -> list[str]:
+def _previous_files(run_dir: Path, meta_rel: str) -> list[str]:
     try:
-        files = json.loads(meta_path.read_text(encoding="utf-8")).get("files", [])
-    except (OSError, ValueError, AttributeError):
+        files = json.loads(fence.read_text(run_dir, meta_rel)).get("files", [])
+    except (OSError, ValueError, AttributeError):  # a link too (RunLinkError): not read
         return []
     return [f for f in files if isinstance(f, str) and "/" not in f and "\\" not in f]
 
@@ -169,17 +172,21 @@ def publish(
     inputs: list[InputFile],
     stdout: str,
 ) -> Published:
-    """Write <stem>(.pdf/.png, -2..., .py, .json) atomically; the .json goes last."""
-    figures_dir.mkdir(parents=True, exist_ok=True)
+    """Write <stem>(.pdf/.png, -2..., .py, .json) atomically; the .json goes last.
+
+    figures_dir is the run folder's figures/: it and everything in it is reached from
+    the run folder without following a link (RunLinkError otherwise)."""
+    run_dir, sub = figures_dir.parent, figures_dir.name
+    fence.make_dirs(run_dir, sub)
     meta_path = figures_dir / f"{stem}.json"
-    stale = set(_previous_files(meta_path))
+    stale = set(_previous_files(run_dir, f"{sub}/{meta_path.name}"))
     files: list[str] = []
     for i, (pdf, png) in enumerate(figures, start=1):
         base = stem if i == 1 else f"{stem}-{i}"
         for suffix, data in ((".pdf", pdf), (".png", png)):
-            atomic_write_bytes(figures_dir / f"{base}{suffix}", data, mode=_FILE_MODE)
+            fence.write_atomic(run_dir, f"{sub}/{base}{suffix}", data, mode=_FILE_MODE)
             files.append(base + suffix)
-    atomic_write_bytes(figures_dir / f"{stem}.py", code.encode("utf-8"), mode=_FILE_MODE)
+    fence.write_atomic(run_dir, f"{sub}/{stem}.py", code.encode("utf-8"), mode=_FILE_MODE)
     files.append(f"{stem}.py")
     meta = {
         "filename": stem,
@@ -194,10 +201,10 @@ def publish(
         "stdout": stdout,
     }
     meta_bytes = json.dumps(meta, ensure_ascii=False, indent=2).encode("utf-8")
-    atomic_write_bytes(meta_path, meta_bytes, mode=_FILE_MODE)
+    fence.write_atomic(run_dir, f"{sub}/{meta_path.name}", meta_bytes, mode=_FILE_MODE)
     # Extra figures of an earlier version of this figure must not linger.
     for name in stale - set(files) - {meta_path.name}:
-        (figures_dir / name).unlink(missing_ok=True)
+        fence.remove(run_dir, f"{sub}/{name}")
     return Published(
         pdf=figures_dir / f"{stem}.pdf",
         png=figures_dir / f"{stem}.png",

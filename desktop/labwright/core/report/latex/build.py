@@ -21,7 +21,6 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from labwright.core.atomic import atomic_writer
 from labwright.core.report.latex import jail
 from labwright.core.report.latex.logparse import (
     LogError,
@@ -30,6 +29,7 @@ from labwright.core.report.latex.logparse import (
     parse_warnings,
 )
 from labwright.core.report.latex.probe import Engines
+from labwright.core.rundir import fence
 
 POLL_S = 0.1  # how often a running compile checks cancel and the deadline
 _KILL_GRACE_S = 1.0
@@ -214,8 +214,12 @@ def _tail(text: str, lines: int = _LOG_TAIL_LINES) -> str:
 
 
 def publish_file(built: Path, final: Path) -> None:
-    """Copy `built` to `final` atomically: readers see the old or the new file."""
-    with built.open("rb") as src, atomic_writer(final) as out:
+    """Copy `built` to `final` atomically: readers see the old or the new file. Neither
+    is opened through a link (core/rundir/fence.py: RunLinkError instead)."""
+    with (
+        fence.open_in_run(built.parent, built.name) as src,
+        fence.atomic_writer_in(final.parent, final.name) as out,
+    ):
         shutil.copyfileobj(src, out)
 
 
@@ -281,10 +285,11 @@ def compile_tex(
     """
     jail.protect_self()
     start = time.monotonic()
-    tex_path = Path(tex_path).resolve()
-    cwd = tex_path.parent
+    # The folder resolved, never the file: a report.tex that is a link stays one (refused).
+    cwd = Path(tex_path).parent.resolve()
+    tex_path = cwd / Path(tex_path).name
     final_pdf = cwd / f"{tex_path.stem}.pdf"
-    last_good = final_pdf if publish and final_pdf.is_file() else None
+    last_good = final_pdf if publish and fence.is_file(cwd, final_pdf.name) else None
     engine = engines.engine
     tex_name = tex_path.name
 
@@ -294,11 +299,14 @@ def compile_tex(
 
     if engine is None:
         return fail("No TeX engine is installed. " + engines.install_hint())
-    if not tex_path.is_file():
-        return fail(f"{tex_path} does not exist")
+    try:  # TeX opens by name and follows links: a folder holding one gets no TeX at all
+        fence.check_run_dir(cwd)
+        if not fence.is_file(cwd, tex_name):
+            return fail(f"{tex_path} does not exist")
+        build_dir = _make_build_dir(cwd, build_dir)
+    except fence.RunLinkError as e:
+        return fail(str(e))
 
-    build_dir = Path(build_dir).resolve() if build_dir else cwd / "build"
-    build_dir.mkdir(parents=True, exist_ok=True)
     env = subprocess_env(
         _fontset_dir(engines, engine, build_dir), engines.tool_dirs(), build_dir=build_dir
     )
@@ -356,6 +364,18 @@ def compile_tex(
         return _scrub(_result(True, built_pdf, start, engine, [], warnings, tail), clean)
     publish_file(built_pdf, final_pdf)
     return _scrub(_result(True, final_pdf, start, engine, [], warnings, tail), clean)
+
+
+def _make_build_dir(cwd: Path, build_dir: Path | None) -> Path:
+    """The build folder (cwd/build by default), made without following a link when it
+    lies in the document's folder (check_run_dir saw none a moment ago)."""
+    build_dir = Path(build_dir).resolve() if build_dir else cwd / "build"
+    try:
+        rel = build_dir.relative_to(cwd)
+    except ValueError:  # the caller's own folder elsewhere
+        build_dir.mkdir(parents=True, exist_ok=True)
+        return build_dir
+    return fence.make_dirs(cwd, rel) if rel.parts else cwd
 
 
 def _scrub(result: CompileResult, clean: Callable[[str], str]) -> CompileResult:
