@@ -288,6 +288,7 @@ ZH_CN = {
     "failed": "失败",
     "cancelled": "已取消",
     "stopped midway": "中途停止",
+    "cannot be opened": "无法打开",
     "&Export…": "导出(&E)…",
     "&Review and Export…": "审阅并导出(&R)…",
     "&About Labwright": "关于 Labwright(&A)",

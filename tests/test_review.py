@@ -292,7 +292,7 @@ def test_save_edit_is_atomic_and_leaves_the_generated_draft_alone(offline_run, m
 
     before = (offline_run / "report.tex").read_bytes()
 
-    def fail(src, dst):
+    def fail(src, dst, **dir_fds):
         raise OSError("disk full")
 
     monkeypatch.setattr(os, "replace", fail)

@@ -525,6 +525,7 @@ EXIT_UNMATCHED = 10
 def cmd_verify(a: argparse.Namespace) -> int:
     """Check the (possibly edited) report.tex of a run against the run's evidence."""
     from labwright.core.report.verify import verify_run, write_numbers
+    from labwright.core.rundir import fence
     from labwright.core.rundir.files import is_run_dir
 
     run_dir: Path = a.run_dir
@@ -533,7 +534,12 @@ def cmd_verify(a: argparse.Namespace) -> int:
         _say(f"{run_dir} is not a Labwright run directory (no run.json).")
         return EXIT_USAGE
     try:
-        tex = report.read_text(encoding="utf-8")
+        fence.check_run_dir(run_dir)  # a run folder holding a link is not read at all
+    except fence.RunLinkError as e:
+        _say(e)
+        return EXIT_USAGE
+    try:
+        tex = fence.read_text(run_dir, "report.tex")
     except (OSError, UnicodeDecodeError) as e:
         _say(f"cannot read {report}: {e}")
         return EXIT_USAGE
@@ -553,16 +559,17 @@ def cmd_verify(a: argparse.Namespace) -> int:
 def cmd_export(a: argparse.Namespace) -> int:
     """Export report.tex, refs.bib, the figures it includes and report.pdf; say what is open."""
     from labwright.core.report.export import ExportError, export_report, export_warnings
+    from labwright.core.rundir.errors import RunDirError
     from labwright.core.rundir.files import is_run_dir
 
     if not is_run_dir(a.run_dir):
         _say(f"{a.run_dir} is not a Labwright run directory (no run.json).")
         return EXIT_USAGE
-    for warning in export_warnings(a.run_dir):
-        _say(f"note: {warning}")
-    try:
+    try:  # RunDirError: a run folder holding a link (rundir/fence.py) is not exported
+        for warning in export_warnings(a.run_dir):
+            _say(f"note: {warning}")
         path = export_report(a.run_dir, a.dest, as_zip=a.zip)
-    except ExportError as e:
+    except (ExportError, RunDirError) as e:
         _say(e)
         return EXIT_USAGE
     print(terminal_safe(path))

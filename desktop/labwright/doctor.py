@@ -1,7 +1,7 @@
 """`labwright doctor`: what this machine lacks for Labwright, and the commands that fix it.
 
 The checks: Qt's platform libraries, a display, the TeX engine, what confines
-TeX (report/latex/fence.py's statement, kept true by tests/security/test_sec_tex_fence.py),
+TeX (report/latex/tex_reads.py's statement, kept true by tests/security/test_sec_tex_fence.py),
 ctex and a CJK font, the keyring, the configured model provider (its list of models and one tiny
 tool-call request: can the exploring model call tools?) and the
 disk space of LABWRIGHT_HOME. The command line prints them as a table
@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING
 from labwright.core.step_words import Words
 
 if TYPE_CHECKING:
-    from labwright.core.report.latex.fence import Fence
+    from labwright.core.report.latex.tex_reads import Fence
     from labwright.core.settings.saved import Settings
 
 # A shared library Qt's Linux platform plugins load -> the package that provides it on
@@ -431,7 +431,7 @@ def tex_fence_checks() -> list[Check]:
     """What confines model-written TeX on this machine (a warning where only Labwright's
     own checks do); nothing without a TeX engine."""
     from labwright.core.report.latex import probe_engines
-    from labwright.core.report.latex.fence import statement
+    from labwright.core.report.latex.tex_reads import statement
 
     engine = probe_engines().engine
     if engine is None:

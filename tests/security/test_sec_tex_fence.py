@@ -13,7 +13,7 @@ strings), through compile_tex. Each is checked by its effect: neither canary
 nor key in any file of the run, in any decompressed PDF stream, among the
 PDF's images, or in the compile result.
 
-The attempts are grouped by the classes of fence.statement(): what Check Setup
+The attempts are grouped by the classes of tex_reads.statement(): what Check Setup
 says is blocked on this machine (with or without Landlock) is run and must be
 blocked; what it says is not fenced is run too and must really get through,
 so the sentence the user reads is neither too strong nor too weak. Positive
@@ -36,7 +36,7 @@ from tex_leaks import carried, pdf_text, png, text_pdf
 from canary import CANARY, SECRET_KEY
 from labwright import doctor
 from labwright.core import confine
-from labwright.core.report.latex import compile_tex, fence, jail, probe_engines
+from labwright.core.report.latex import compile_tex, jail, probe_engines, tex_reads
 
 ENGINES = probe_engines()
 PREAMBLE = (
@@ -93,7 +93,7 @@ PAYLOADS: dict[str, str] = {
     "font-outside": r'\font\lw="[@OUT@/outside-font.otf]" at 10pt \lw A',
     "built-tilde": (r"\def\t{~}\def\u{@USER@}\verbatiminput{\t\u/@HOME@/secret.txt}"),
 }
-# fence.statement()'s classes -> the attempts that show each (every class has some).
+# tex_reads.statement()'s classes -> the attempts that show each (every class has some).
 CLASSES: dict[str, tuple[str, ...]] = {
     "absolute_names": ("verbatiminput-absolute", "input-dotdot"),
     "shell_escape": ("write18-cat",),
@@ -136,7 +136,7 @@ MADE_NO_PDF = {"font-outside"}
 def _cases(expect: str) -> list:
     cases = []
     for layer, support in LAYERS.items():
-        said = fence.statement(ENGINES.engine, support)
+        said = tex_reads.statement(ENGINES.engine, support)
         for code in said.blocked if expect == "blocked" else said.open:
             cases += [
                 pytest.param(layer, name, id=f"{layer}-{code}-{name}") for name in CLASSES[code]
@@ -267,7 +267,7 @@ def test_every_class_the_statement_names_has_attempts():
     codes = set()
     for engine in ("xelatex", "lualatex", "pdflatex"):
         for support in LAYERS.values():
-            said = fence.statement(engine, support)
+            said = tex_reads.statement(engine, support)
             codes |= {*said.blocked, *said.open}
     assert codes <= set(CLASSES)
     assert all(CLASSES[c] for c in codes - {"engine_reads"})
@@ -277,7 +277,7 @@ def test_every_class_the_statement_names_has_attempts():
 @pytest.mark.parametrize("layer", list(LAYERS), indirect=True)
 def test_check_setup_states_the_fence_of_this_machine(layer):
     (check,) = doctor.tex_fence_checks()
-    said = fence.statement(ENGINES.engine)
+    said = tex_reads.statement(ENGINES.engine)
 
     assert check.detail == doctor.tex_fence_words(said)
     assert check.ok == said.confined and not check.needed
@@ -295,8 +295,8 @@ def test_landlock_alone_keeps_the_python_prefix_closed(
 ):
     """Labwright's own checks switched off: the policy itself no longer grants the
     Python prefix (nor /opt) to TeX. Before: fstream copied the prefix's file."""
-    monkeypatch.setattr(fence, "check_xdv", lambda *a, **k: [])
-    monkeypatch.setattr(fence, "check_sources", lambda *a, **k: [])
+    monkeypatch.setattr(tex_reads, "check_xdv", lambda *a, **k: [])
+    monkeypatch.setattr(tex_reads, "check_sources", lambda *a, **k: [])
 
     run_dir, result = _attempt(
         "fstream-python-prefix", tmp_path, outside, home_canary, prefix_canary
@@ -411,10 +411,10 @@ def test_an_xdv_that_cannot_be_read_is_refused(tmp_path):
     tex.write_text(PREAMBLE + "Text.\n\\end{document}\n", "utf-8")
     assert compile_tex(tex, engines=ENGINES).ok
     shutil.copy(run_dir / "build" / "report.xdv", good)
-    allowed = fence.roots(tex, run_dir / "build", jail.tex_trees())
-    assert fence.check_xdv(good, run_dir, allowed) == []
+    allowed = tex_reads.roots(tex, run_dir / "build", jail.tex_trees())
+    assert tex_reads.check_xdv(good, run_dir, allowed) == []
     data = good.read_bytes()
     for broken in (data[: len(data) // 2], b"\xf7\x05" + data[2:], b""):
         (tmp_path / "bad.xdv").write_bytes(broken)
-        (refusal,) = fence.check_xdv(tmp_path / "bad.xdv", run_dir, allowed)
+        (refusal,) = tex_reads.check_xdv(tmp_path / "bad.xdv", run_dir, allowed)
         assert "could not check" in refusal.message or "could not read" in refusal.message

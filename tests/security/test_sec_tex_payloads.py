@@ -214,9 +214,19 @@ def _run_dir(tmp_path: Path) -> Path:
     return run_dir
 
 
+def _without_the_walk(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A run folder holding a link never reaches TeX (rundir/fence.check_run_dir, tested in
+    test_sec_run_links.py); skipped here so that TeX's own walls meet the link."""
+    from labwright.core.rundir import fence
+
+    monkeypatch.setattr(fence, "check_run_dir", lambda run_dir: None)
+
+
 @pytest.mark.parametrize("form", FORMS)
 @pytest.mark.parametrize("prim", list(PRIMITIVES))
-def test_primitive_cannot_read_outside(prim, form, tmp_path, outside):
+def test_primitive_cannot_read_outside(prim, form, tmp_path, outside, monkeypatch):
+    if form.startswith("link"):
+        _without_the_walk(monkeypatch)
     run_dir = _run_dir(tmp_path)
     before = snapshot(outside)
     path, links = _plant(run_dir, _target(outside, PRIMITIVES[prim][1]), form)
@@ -373,9 +383,15 @@ def test_openout_writes_nowhere_outside_the_build_folder(where, tmp_path, outsid
     assert all(name.startswith("build/") or name in ("build", "report.pdf") for name in grown)
 
 
+@pytest.mark.parametrize("walk", [True, False], ids=["walk", "no-walk"])
 @pytest.mark.parametrize("prim", list(PRIMITIVES))
-def test_recompile_and_export_carry_nothing(prim, offline_run, tmp_path, outside):
-    """The review pane's recompile, then `labwright export --zip` of that run."""
+def test_recompile_and_export_carry_nothing(
+    prim, walk, offline_run, tmp_path, outside, monkeypatch
+):
+    """The review pane's recompile, then `labwright export --zip` of that run: refused
+    for the link (walk), and without that refusal TeX and export still carry nothing."""
+    if not walk:
+        _without_the_walk(monkeypatch)
     path, links = _plant(offline_run, _target(outside, PRIMITIVES[prim][1]), "link-in-figures")
     tex = (offline_run / "report.tex").read_text(encoding="utf-8")
     tex = tex.replace("\\begin{document}", PACKAGES + "\\begin{document}")
@@ -385,6 +401,7 @@ def test_recompile_and_export_carry_nothing(prim, offline_run, tmp_path, outside
     result = recompile(offline_run, engines=ENGINES)
 
     dest = tmp_path / "export.zip"
-    assert main(["export", str(offline_run), str(dest), "--zip"]) == 0
+    assert main(["export", str(offline_run), str(dest), "--zip"]) == (2 if walk else 0)
     assert carried(offline_run, links, result) == []
     assert leaks([dest], NEEDLES) == []
+    assert walk != dest.exists()

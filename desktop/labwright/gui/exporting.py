@@ -20,6 +20,7 @@ from labwright.core.report.export import (
     export_warnings,
 )
 from labwright.core.report.review import open_items, why_degraded
+from labwright.core.rundir import fence
 from labwright.core.rundir.files import try_load_run
 from labwright.gui.i18n import current_language
 from labwright.gui.timeline import reason_explanation
@@ -56,7 +57,10 @@ def degraded_words(run_dir: Path) -> str | None:
 def export_questions(run_dir: Path) -> list[str]:
     """What to ask before exporting (core/export.export_warnings), in the interface language."""
     if current_language() == "en":
-        return export_warnings(run_dir)
+        try:
+            return export_warnings(run_dir)
+        except OSError:  # a run folder holding a link: export_report says so, nothing to ask
+            return []
     out = []
     why = degraded_words(run_dir)
     if why:
@@ -66,7 +70,7 @@ def export_questions(run_dir: Path) -> list[str]:
         out.append(
             QCoreApplication.translate("Export", "Open items remain: {0}.").format(len(items))
         )
-    if not (run_dir / "report.pdf").is_file():
+    if not fence.is_file(run_dir, "report.pdf"):
         out.append(
             QCoreApplication.translate(
                 "Export", "There is no compiled PDF yet: the export holds the LaTeX source only."

@@ -1,43 +1,63 @@
-"""Past runs, from LABWRIGHT_HOME/runs: each can be reopened from its run directory."""
+"""Past runs, from LABWRIGHT_HOME/runs: each can be reopened from its run directory.
+
+A run folder there may have come from someone else (copied in, unzipped): one that
+holds a link, or whose run.json cannot be used, is listed with the sentence that
+says why, and nothing of it is read through a link (core/rundir/fence.py); Reopen
+says the same sentence.
+"""
 
 from __future__ import annotations
 
+import os
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QListWidget, QListWidgetItem, QWidget
 
-from labwright.core.rundir.files import try_load_run
-from labwright.core.rundir.records import RunRecord
+from labwright.core.rundir import fence
+from labwright.core.rundir.files import is_run_dir, load_run
+from labwright.core.rundir.records import RunFileError, RunRecord
 from labwright.core.settings.config import labwright_home
 from labwright.gui.timeline import reason_explanation
 
 STATUS_MARK = {"ok": "●", "degraded": "◐", "failed": "✗", "cancelled": "◌", "running": "◔"}
+UNUSABLE_MARK = "⚠"
 
 
 PAGE_COUNT_ROWS = 30
-_PAGES: dict[tuple[str, float], int] = {}
+_PAGES: dict[tuple[str, float, int], int] = {}
 
 
-def page_count(pdf: Path) -> int:
-    """Pages of a run's PDF (0 when there is none), remembered while the file is unchanged."""
+def page_count(run_dir: Path) -> int:
+    """Pages of a run's report.pdf (0 when there is none, or it is a link), remembered
+    while the file is unchanged."""
     try:
-        key = (str(pdf), pdf.stat().st_mtime)
+        with fence.open_in_run(run_dir, "report.pdf") as f:
+            st = os.fstat(f.fileno())
+            key = (str(run_dir), st.st_mtime, st.st_size)
+            if key not in _PAGES:
+                from pypdf import PdfReader  # loaded only when a history has PDFs
+
+                try:
+                    _PAGES[key] = len(PdfReader(f).pages)
+                except Exception:  # a broken PDF in an old run: no count, no crash
+                    _PAGES[key] = 0
+            return _PAGES[key]
     except OSError:
         return 0
-    if key not in _PAGES:
-        from pypdf import PdfReader  # loaded only when a history has PDFs
-
-        try:
-            _PAGES[key] = len(PdfReader(pdf).pages)
-        except Exception:  # a broken PDF in an old run: no count, no crash
-            _PAGES[key] = 0
-    return _PAGES[key]
 
 
-def past_runs(limit: int = 200) -> list[tuple[Path, RunRecord]]:
-    """(run dir, run.json) of the newest runs first; unreadable ones are skipped."""
+@dataclass(frozen=True)
+class PastRun:
+    run_dir: Path
+    meta: RunRecord | None  # run.json, when it can be read
+    problem: str | None  # why the run cannot be opened (a link in it, a damaged run.json)
+
+
+def past_runs(limit: int = 200) -> list[PastRun]:
+    """The run folders (those with a run.json) of the newest runs first."""
     root = labwright_home() / "runs"
     if not root.is_dir():
         return []
@@ -45,9 +65,18 @@ def past_runs(limit: int = 200) -> list[tuple[Path, RunRecord]]:
     for d in sorted((p for p in root.iterdir() if p.is_dir()), key=lambda p: p.name, reverse=True)[
         :limit
     ]:
-        meta = try_load_run(d)
-        if meta is not None:
-            out.append((d, meta))
+        if not is_run_dir(d):
+            continue
+        problem = meta = None
+        try:
+            fence.check_run_dir(d)
+        except RunFileError as e:
+            problem = str(e)
+        try:
+            meta = load_run(d)
+        except RunFileError as e:
+            problem = problem or str(e)
+        out.append(PastRun(d, meta, problem))
     return out
 
 
@@ -66,20 +95,30 @@ class HistoryList(QListWidget):
 
     def refresh(self) -> None:
         self.clear()
-        for n, (run_dir, meta) in enumerate(past_runs()):
-            folder = (meta.folder or run_dir).name
-            when = time.strftime("%Y-%m-%d %H:%M", time.localtime(meta.started or 0))
-            status = meta.status
-            line = f"{when}  ·  {self.status_words(status)}"
-            # reading a PDF costs a little: the recent runs are the ones told apart
-            pages = page_count(run_dir / "report.pdf") if n < PAGE_COUNT_ROWS else 0
-            if pages:
-                line += "  ·  " + (
-                    self.tr("1 page") if pages == 1 else self.tr("{0} pages").format(pages)
-                )
-            item = QListWidgetItem(f"{STATUS_MARK.get(status, '?')} {folder}\n{line}")
-            why = "".join(f"\n{reason_explanation(r)}" for r in meta.reasons)
-            item.setToolTip(f"{run_dir}\n{self.status_words(status)}{why}")
+        for n, past in enumerate(past_runs()):
+            run_dir, meta = past.run_dir, past.meta
+            folder = (meta.folder if meta and meta.folder else run_dir).name
+            when = (
+                time.strftime("%Y-%m-%d %H:%M", time.localtime(meta.started or 0)) if meta else ""
+            )
+            if past.problem is not None:
+                words = self.tr("cannot be opened")
+                line = f"{when}  ·  {words}" if when else words
+                item = QListWidgetItem(f"{UNUSABLE_MARK} {folder}\n{line}")
+                item.setToolTip(f"{run_dir}\n{past.problem}")
+            else:
+                assert meta is not None
+                status = meta.status
+                line = f"{when}  ·  {self.status_words(status)}"
+                # reading a PDF costs a little: the recent runs are the ones told apart
+                pages = page_count(run_dir) if n < PAGE_COUNT_ROWS else 0
+                if pages:
+                    line += "  ·  " + (
+                        self.tr("1 page") if pages == 1 else self.tr("{0} pages").format(pages)
+                    )
+                item = QListWidgetItem(f"{STATUS_MARK.get(status, '?')} {folder}\n{line}")
+                why = "".join(f"\n{reason_explanation(r)}" for r in meta.reasons)
+                item.setToolTip(f"{run_dir}\n{self.status_words(status)}{why}")
             item.setData(Qt.ItemDataRole.UserRole, str(run_dir))
             self.addItem(item)
 

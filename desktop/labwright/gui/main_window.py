@@ -60,6 +60,7 @@ from labwright.core.settings.cost import spent_usd
 from labwright.core.settings.resolve import key_problem, resolve_config
 from labwright.core.settings.saved import Settings, load_settings, save_settings
 from labwright.core.step_words import words_of
+from labwright.gui import run_files
 from labwright.gui.bridge import RunBridge, call_in_thread
 from labwright.gui.exporting import export_with_dialogs, show_in_folder
 from labwright.gui.gcguard import collect_in_gui_thread
@@ -594,7 +595,7 @@ class MainWindow(QMainWindow):
                     lambda k=kind, m=message, w=words: error_words(k, plain_words(m), w)
                 )
             elif ev.type == "draft" and self.run_dir is not None:
-                self.results.draft.setPlainText(_read(self.run_dir / "report.tex"))
+                self.results.draft.setPlainText(run_files.read_text(self.run_dir, "report.tex"))
         plan = self.timeline.plan
         if plan and self.bridge.running:
             self.progress.setRange(0, len(plan))
@@ -632,14 +633,14 @@ class MainWindow(QMainWindow):
             )
         if self.run_dir is not None and self.run_dir.is_dir():
             self.results.load_run(self.run_dir)
-            if (self.run_dir / "report.tex").is_file():
+            if run_files.has_file(self.run_dir, "report.tex"):
                 self.results.setCurrentWidget(self.results.source)
         self.history.refresh()
         self._update_buttons()
         if (
             status == "degraded"
             and self.run_dir is not None
-            and (self.run_dir / "report.tex").is_file()
+            and run_files.has_file(self.run_dir, "report.tex")
         ):
             self.open_review()  # a degraded draft must be read before it is used
 
@@ -647,7 +648,7 @@ class MainWindow(QMainWindow):
         """The review pane on the current run's report."""
         if (
             self.run_dir is None
-            or not (self.run_dir / "report.tex").is_file()
+            or not run_files.has_file(self.run_dir, "report.tex")
             or self.bridge.running
         ):
             return
@@ -774,8 +775,15 @@ class MainWindow(QMainWindow):
             self.show_banner(self.tr("A run is going; cancel it before opening another."))
             return
         from labwright.core.events import event_from_dict
+        from labwright.core.rundir.fence import RunLinkError, check_run_dir
         from labwright.core.rundir.store import read_journal
 
+        try:
+            # A run folder someone sent may hold links: refused before anything of it is read.
+            check_run_dir(run_dir)
+        except RunLinkError as e:
+            self.show_banner(self.tr("This run cannot be opened: {0}").format(e))
+            return
         try:
             events = [event_from_dict(e) for e in read_journal(run_dir)]
         except (OSError, KeyError, TypeError) as e:
@@ -883,7 +891,7 @@ class MainWindow(QMainWindow):
         self.start_button.setEnabled(self.folder is not None and not running)
         self.start_action.setEnabled(self.folder is not None and not running)
         self.cancel_button.setEnabled(running)
-        has_report = self.run_dir is not None and (self.run_dir / "report.tex").is_file()
+        has_report = self.run_dir is not None and run_files.has_file(self.run_dir, "report.tex")
         self.review_button.setEnabled(has_report and not running)
         self.review_action.setEnabled(has_report and not running)
         self.export_action.setEnabled(has_report and not running)
@@ -924,7 +932,7 @@ class MainWindow(QMainWindow):
         """File > Export: from the review pane when it is open, else the run's report."""
         if self.run_dir is None or self.bridge.running:
             return None
-        if not (self.run_dir / "report.tex").is_file():
+        if not run_files.has_file(self.run_dir, "report.tex"):
             return None
         if self.stack.currentIndex() == REVIEW and self.review is not None:
             return self.review.export()
@@ -1076,10 +1084,3 @@ def _priced_config(meta: RunRecord | None) -> RunConfig | None:
         return config_from_public(dict(meta.config), None)
     except (KeyError, TypeError, ValueError):
         return None
-
-
-def _read(path: Path) -> str:
-    try:
-        return path.read_text(encoding="utf-8", errors="replace")
-    except OSError:
-        return ""

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import QSize, Qt
-from PySide6.QtGui import QFontDatabase, QIcon, QPixmap
+from PySide6.QtGui import QFontDatabase, QIcon
 from PySide6.QtPdf import QPdfDocument
 from PySide6.QtPdfWidgets import QPdfView
 from PySide6.QtWidgets import (
@@ -23,7 +23,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from labwright.core.rundir import fence
 from labwright.core.rundir.files import RunFileError, load_findings
+from labwright.gui import run_files
 
 
 class ResultTabs(QTabWidget):
@@ -103,27 +105,31 @@ class ResultTabs(QTabWidget):
 
     def load_run(self, run_dir: Path) -> None:
         """Fill every tab from a run directory (a finished run, or one reopened from history)."""
-        report = run_dir / "report.tex"
-        if report.is_file():
-            self.source.setPlainText(report.read_text(encoding="utf-8", errors="replace"))
-        pdf = run_dir / "report.pdf"
-        if pdf.is_file():
-            self.pdf_doc.load(str(pdf))
+        # Every file beneath the run folder, no link followed (run_files.py).
+        if run_files.has_file(run_dir, "report.tex"):
+            self.source.setPlainText(run_files.read_text(run_dir, "report.tex"))
+        if run_files.load_pdf(self.pdf_doc, run_dir, "report.pdf"):
             self.pdf_note.setText("")
         else:
             self.pdf_note.setText(
                 self.tr("No PDF: the report was not compiled (see the timeline for why).")
             )
-        self._load_figures(run_dir / "figures")
+        self._load_figures(run_dir)
         self._load_findings(run_dir)
 
-    def _load_figures(self, folder: Path) -> None:
+    def _load_figures(self, run_dir: Path) -> None:
         self.figures.clear()
-        for png in sorted(folder.glob("*.png")):
-            meta = _read_json(png.with_suffix(".json")) or {}
-            item = QListWidgetItem(QIcon(QPixmap(str(png))), meta.get("caption") or png.stem)
+        try:
+            names = fence.names_in(run_dir, "figures", "*.png")
+        except OSError:  # figures/ is a link (RunLinkError) or unreadable: none shown
+            names = []
+        for name in names:
+            stem = name.removesuffix(".png")
+            meta = _read_json(run_dir, f"figures/{stem}.json") or {}
+            icon = QIcon(run_files.pixmap(run_dir, f"figures/{name}"))
+            item = QListWidgetItem(icon, meta.get("caption") or stem)
             item.setData(Qt.ItemDataRole.UserRole, meta)
-            item.setToolTip(meta.get("caption") or png.stem)
+            item.setToolTip(meta.get("caption") or stem)
             self.figures.addItem(item)
 
     def _show_figure(self, item: QListWidgetItem | None) -> None:
@@ -169,8 +175,8 @@ class ResultTabs(QTabWidget):
         self.findings.setHtml("".join(parts))
 
 
-def _read_json(path: Path) -> Any:
+def _read_json(run_dir: Path, rel: str) -> Any:
     try:
-        return json.loads(path.read_text(encoding="utf-8"))
+        return json.loads(fence.read_text(run_dir, rel))
     except (OSError, ValueError):
         return None

@@ -51,6 +51,7 @@ from labwright.core.report.item_words import TR_CONTEXT as ITEMS_CONTEXT
 from labwright.core.report.item_words import item_text
 from labwright.core.rundir.files import try_load_run
 from labwright.core.rundir.records import RunRecord
+from labwright.gui import run_files
 from labwright.gui.bridge import call_in_thread
 from labwright.gui.compile_log import ERROR, LogEntry, LogPane, entries_of_run, log_entries
 from labwright.gui.diff_view import DiffView
@@ -316,7 +317,7 @@ class ReviewPane(QWidget):
         self.save_now()
         self.run_dir = run_dir
         self._show_banner()
-        self.editor.set_text(_read(run_dir / "report.tex"))
+        self.editor.set_text(run_files.read_text(run_dir, "report.tex"))
         self._show_log(entries_of_run(self._meta()))
         self._load_pdf(keep_view=False)
         self.refresh()
@@ -508,14 +509,12 @@ class ReviewPane(QWidget):
 
     def _load_pdf(self, *, keep_view: bool) -> None:
         assert self.run_dir is not None
-        pdf = self.run_dir / "report.pdf"
         nav = self.pdf_view.pageNavigator()
         page, zoom, mode = nav.currentPage(), self.pdf_view.zoomFactor(), self.pdf_view.zoomMode()
-        self.pdf_doc.close()
-        if not pdf.is_file():
+        # from its bytes, read beneath the run folder without following a link
+        if not run_files.load_pdf(self.pdf_doc, self.run_dir, "report.pdf"):
             self._show_page()
             return
-        self.pdf_doc.load(str(pdf))
         if keep_view:  # the person was reading somewhere: stay there
             self.pdf_view.setZoomMode(mode)
             if mode == QPdfView.ZoomMode.Custom:
@@ -760,13 +759,6 @@ class ElidedLabel(QLabel):
 
 def _nothing() -> None:
     """A checkable action's work is done by its toggled signal."""
-
-
-def _read(path: Path) -> str:
-    try:
-        return path.read_text(encoding="utf-8", errors="replace")
-    except OSError:
-        return ""
 
 
 def _with_keys(text: str, action: QAction) -> str:

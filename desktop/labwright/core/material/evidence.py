@@ -677,14 +677,16 @@ def evidence_numbers(
 
 def load_run_evidence(run_dir: Path) -> list[dict[str, Any]]:
     """evidence.jsonl, plus the printed output of figures whose provenance holds it."""
+    from labwright.core.rundir import fence
     from labwright.core.rundir.files import load_evidence
 
     records = [r.to_dict() for r in load_evidence(run_dir)]
     have = {(r.get("path"), r.get("text")) for r in records}
-    for meta_path in sorted((run_dir / "figures").glob("*.json")):
+    for name in fence.names_in(run_dir, "figures", "*.json"):
+        meta_path = run_dir / "figures" / name
         try:
-            meta = json.loads(meta_path.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
+            meta = json.loads(fence.read_text(run_dir, f"figures/{name}"))
+        except (OSError, ValueError):  # a link among them (RunLinkError) is not read
             continue
         stdout = meta.get("stdout") if isinstance(meta, dict) else None
         if not isinstance(stdout, str) or not stdout.strip():

@@ -12,18 +12,26 @@ Provenance stays in the run directory (journal, run.json, figure code and
 inputs, numbers.json, build folders): it is not part of a report a person
 hands in. Writes are atomic: a .zip is written to a temp file and renamed; a
 folder is assembled beside the destination and renamed into place.
+
+A run folder holding a link is not exported (RunLinkError, before anything is
+written), and every file is read beneath the run folder without following one
+(core/rundir/fence.py): a `report.pdf -> ~/private.pdf` never reaches the bundle.
 """
 
 from __future__ import annotations
 
 import os
 import shutil
+import stat
 import tempfile
+import time
 import zipfile
-from pathlib import Path
+from pathlib import Path, PurePosixPath
+from typing import IO
 
 from labwright.core.atomic import atomic_writer
 from labwright.core.report.review import included_figures, open_items, why_degraded
+from labwright.core.rundir import fence
 from labwright.core.rundir.files import try_load_run
 from labwright.core.rundir.store import is_within
 
@@ -78,44 +86,47 @@ def export_report(run_dir: Path, dest: Path, *, as_zip: bool = False) -> Path:
     """Write the bundle to `dest` (a new or empty folder, or a .zip file) and return it.
 
     Refused with ExportError: a run without report.tex, a folder that is not
-    empty, a destination inside the material folder or inside the run directory.
+    empty, a destination inside the material folder or inside the run directory;
+    with RunLinkError: a run folder holding a link (or a FIFO, a socket, a device).
     """
     run_dir = Path(run_dir).resolve()
     dest = Path(dest).expanduser().absolute()
+    fence.check_run_dir(run_dir)
     files = bundle_files(run_dir)
     _check_destination(run_dir, dest, as_zip)
     readme = _readme(run_dir, "zip file" if as_zip else "folder")
     if as_zip:
-        _write_zip(files, readme, dest)
+        _write_zip(run_dir, files, readme, dest)
     else:
-        _write_folder(files, readme, dest)
+        _write_folder(run_dir, files, readme, dest)
     return dest
 
 
-def bundle_files(run_dir: Path) -> dict[str, Path]:
-    """Name in the bundle -> file in the run directory, in a stable order."""
-    report = run_dir / "report.tex"
-    if not report.is_file():
+def bundle_files(run_dir: Path) -> dict[str, str]:
+    """Name in the bundle -> the same name in the run directory, in a stable order:
+    only regular files reached without a link (fence.is_file)."""
+    if not fence.is_file(run_dir, "report.tex"):
         raise ExportError("no_report", run_dir=run_dir)
-    files = {"report.tex": report}
-    if (run_dir / "refs.bib").is_file():
-        files["refs.bib"] = run_dir / "refs.bib"
-    tex = report.read_text(encoding="utf-8")
+    files = {"report.tex": "report.tex"}
+    if fence.is_file(run_dir, "refs.bib"):
+        files["refs.bib"] = "refs.bib"
+    tex = fence.read_text(run_dir, "report.tex")
     for target in included_figures(tex):
         found = _graphic(run_dir, target)
         if found is not None:
-            files[found.relative_to(run_dir).as_posix()] = found
-    if (run_dir / "report.pdf").is_file():
-        files["report.pdf"] = run_dir / "report.pdf"
+            files[found] = found
+    if fence.is_file(run_dir, "report.pdf"):
+        files["report.pdf"] = "report.pdf"
     return files
 
 
-def _graphic(run_dir: Path, target: str) -> Path | None:
-    """The file an \\includegraphics target names, if it lies inside the run directory."""
+def _graphic(run_dir: Path, target: str) -> str | None:
+    """The file an \\includegraphics target names, if it is one inside the run directory
+    (a name that climbs out with .. or is absolute is not)."""
     for ext in _GRAPHICS_EXTS:
-        path = (run_dir / (target + ext)).resolve()
-        if path.is_file() and is_within(path, run_dir):
-            return path
+        name = PurePosixPath(target.strip() + ext)
+        if not name.is_absolute() and ".." not in name.parts and fence.is_file(run_dir, name):
+            return name.as_posix()
     return None
 
 
@@ -148,25 +159,40 @@ def _readme(run_dir: Path, what: str) -> str:
     return text + (f"\nThis draft is degraded: {why}\n" if why else "")
 
 
-def _write_zip(files: dict[str, Path], readme: str, dest: Path) -> None:
+def _write_zip(run_dir: Path, files: dict[str, str], readme: str, dest: Path) -> None:
     with (
         atomic_writer(dest) as out,
         zipfile.ZipFile(out, "w", compression=zipfile.ZIP_DEFLATED) as z,
     ):
-        for name, path in files.items():
-            z.write(path, name)
+        for name, rel in files.items():
+            with fence.open_in_run(run_dir, rel) as src, z.open(_member(name, src), "w") as out:
+                shutil.copyfileobj(src, out)
         z.writestr("README.txt", readme)
 
 
-def _write_folder(files: dict[str, Path], readme: str, dest: Path) -> None:
+def _member(name: str, src: IO[bytes]) -> zipfile.ZipInfo:
+    """The zip entry for the open file `src`: its time and mode, as ZipFile.write sets them."""
+    st = os.fstat(src.fileno())
+    when = time.localtime(st.st_mtime)[:6]
+    info = zipfile.ZipInfo(name, when if when[0] >= 1980 else (1980, 1, 1, 0, 0, 0))
+    info.external_attr = (st.st_mode & 0xFFFF) << 16
+    info.compress_type = zipfile.ZIP_DEFLATED
+    return info
+
+
+def _write_folder(run_dir: Path, files: dict[str, str], readme: str, dest: Path) -> None:
     if not dest.parent.is_dir():
         raise ExportError("no_parent", parent=dest.parent)
     staging = Path(tempfile.mkdtemp(dir=dest.parent, prefix=f".{dest.name}."))
     try:
-        for name, path in files.items():
+        for name, rel in files.items():
             target = staging / name
             target.parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy2(path, target)
+            with fence.open_in_run(run_dir, rel) as src, open(target, "xb") as out:
+                shutil.copyfileobj(src, out)
+                st = os.fstat(src.fileno())  # of the file read, not of a name: like copy2
+            os.utime(target, ns=(st.st_atime_ns, st.st_mtime_ns))
+            os.chmod(target, stat.S_IMODE(st.st_mode))
         (staging / "README.txt").write_text(readme, encoding="utf-8")
         if dest.is_dir():
             dest.rmdir()  # empty (checked): the finished bundle takes its place
@@ -196,6 +222,7 @@ def export_warnings(run_dir: Path) -> list[str]:
     when the current report has open items.
     """
     run_dir = Path(run_dir)
+    fence.check_run_dir(run_dir)  # RunLinkError: a run folder holding a link is not exported
     out = []
     why = why_degraded(run_dir)
     if why:
@@ -215,6 +242,6 @@ def export_warnings(run_dir: Path) -> list[str]:
             + ", ".join(parts)
             + "."
         )
-    if not (run_dir / "report.pdf").is_file():
+    if not fence.is_file(run_dir, "report.pdf"):
         out.append("There is no compiled PDF yet: the export holds the LaTeX source only.")
     return out

@@ -13,27 +13,28 @@ the tool finds nothing: the caller then simply does not jump.
 
 from __future__ import annotations
 
-import filecmp
 import os
 import shutil
 import subprocess
 from pathlib import Path
 
+from labwright.core.rundir import fence
+
 TIMEOUT_S = 10.0
 
 
 def _synctex_dir(pdf: Path) -> Path | None:
-    """The folder holding the synctex file that belongs to `pdf`, or None."""
+    """The folder holding the synctex file that belongs to `pdf`, or None. Nothing is
+    read through a link (core/rundir/fence.py): a link counts as no file."""
     name = f"{pdf.stem}.synctex.gz"
-    if (pdf.parent / name).is_file():
-        return pdf.parent
-    build = pdf.parent / "build"
-    built = build / pdf.name
+    run_dir = pdf.parent
+    if fence.is_file(run_dir, name):
+        return run_dir
     try:
-        same = built.is_file() and filecmp.cmp(built, pdf, shallow=False)
+        same = fence.read_bytes(run_dir, f"build/{pdf.name}") == fence.read_bytes(run_dir, pdf.name)
     except OSError:
         same = False
-    return build if same and (build / name).is_file() else None
+    return run_dir / "build" if same and fence.is_file(run_dir, f"build/{name}") else None
 
 
 def _run(args: list[str]) -> list[dict[str, str]] | None:

@@ -250,11 +250,13 @@ def _redraft_config(
     settings: Settings | None,
     use_server: str | None,
 ) -> RunConfig:
+    from labwright.core.rundir.fence import check_run_dir
     from labwright.core.rundir.resume import resumed_config, server_change
     from labwright.core.settings.config import same_server
     from labwright.core.settings.resolve import key_problem
 
     try:
+        check_run_dir(run_dir)  # a run folder holding a link is not used at all
         meta = load_run(run_dir)
     except RunFileError as e:
         raise RedraftError(str(e)) from None
@@ -297,22 +299,17 @@ def _keep_edit(run_dir: Path) -> Path | None:
     """Keep the person's report.tex as drafts/edited-<n>.tex when it differs from the
     last generated draft: a re-draft replaces report.tex, never the person's work."""
     from labwright.core.report.review import generated_draft
-    from labwright.core.rundir.store import atomic_write_text
+    from labwright.core.rundir import fence
 
-    report = run_dir / "report.tex"
-    if not report.is_file():
+    if not fence.is_file(run_dir, "report.tex"):
         return None
-    text = report.read_text(encoding="utf-8")
+    text = fence.read_text(run_dir, "report.tex")
     if text == generated_draft(run_dir):
         return None
-    taken = [
-        int(p.stem.rpartition("-")[2])
-        for p in (run_dir / "drafts").glob("edited-*.tex")
-        if p.stem.rpartition("-")[2].isdigit()
-    ]
-    path = run_dir / "drafts" / f"edited-{max(taken, default=0) + 1}.tex"
-    atomic_write_text(path, text)
-    return path
+    edited = fence.names_in(run_dir, "drafts", "edited-*.tex")
+    numbers = [name[len("edited-") : -len(".tex")] for name in edited]
+    taken = [int(n) for n in numbers if n.isdigit()]
+    return fence.write_text(run_dir, f"drafts/edited-{max(taken, default=0) + 1}.tex", text)
 
 
 class _Redraft(_Run):

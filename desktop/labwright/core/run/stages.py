@@ -38,6 +38,7 @@ from labwright.core.report.writing import (
     material_refs,
     reflect_round,
 )
+from labwright.core.rundir import fence
 from labwright.core.rundir.files import (
     load_evidence,
     load_figures,
@@ -383,9 +384,8 @@ class Draft(Stage):
 
 def _reload_report(run: RunContext) -> None:
     """report.tex as the last stage that touched it left it, and its draft number."""
-    report = run.dir / "report.tex"
-    if report.is_file():
-        run.h.tex = report.read_text(encoding="utf-8")
+    if fence.is_file(run.dir, "report.tex"):
+        run.h.tex = fence.read_text(run.dir, "report.tex")
         run.h.version = max(run.h.version, 1)
 
 
@@ -590,8 +590,7 @@ class Compile(Stage):
         )
 
     def reload(self, run: RunContext) -> None:
-        pdf = run.dir / "report.pdf"
-        run.h.pdf = pdf if pdf.is_file() else None
+        run.h.pdf = run.dir / "report.pdf" if fence.is_file(run.dir, "report.pdf") else None
         if run.prior is not None:
             run.h.compile = run.prior.compile
 

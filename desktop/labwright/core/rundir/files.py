@@ -4,18 +4,22 @@ This module is the only place in Labwright that opens run.json, findings.json,
 evidence.jsonl, figures.json, gaps.json and numbers.json (tests/test_rundir.py
 scans the package for any other). Writes are atomic (core/atomic.py). A read
 of a file that is absent returns None (or an empty list); one that is damaged,
-or comes from a Labwright this one cannot read, raises RunFileError.
+or comes from a Labwright this one cannot read, raises RunFileError; one that is
+a link (or reached through one) raises RunLinkError, a RunFileError: nothing is
+read or written through a link (fence.py).
 """
 
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Iterable
 from dataclasses import replace
 from pathlib import Path
 from typing import Any, TypeVar
 
-from labwright.core.atomic import atomic_write_json, atomic_write_text
+from labwright.core.rundir import fence
+from labwright.core.rundir.errors import RunLinkError
 from labwright.core.rundir.records import (
     SCHEMA_VERSION,
     EvidenceRecord,
@@ -44,12 +48,12 @@ R = TypeVar("R", bound=Record)
 def _raw(path: Path) -> Any:
     """The JSON in `path`; RunFileError when it is not JSON (FileNotFoundError passes)."""
     try:
-        text = path.read_text(encoding="utf-8")
+        text = fence.read_text(path.parent, path.name)
     except UnicodeDecodeError:
         raise RunFileError(
             f"{path.name} in {path.parent} is damaged: it is not UTF-8 text."
         ) from None
-    except FileNotFoundError:
+    except (FileNotFoundError, RunLinkError):
         raise
     except OSError as e:
         raise RunFileError(f"Cannot read {path}: {e.strerror}.") from None
@@ -94,8 +98,9 @@ def _load_list(path: Path, cls: type[R]) -> list[R] | None:
 
 
 def is_run_dir(run_dir: Path) -> bool:
-    """Whether `run_dir` holds a run.json (readable or not)."""
-    return (Path(run_dir) / RUN_JSON).is_file()
+    """Whether `run_dir` holds an entry named run.json (readable or not: a link there is
+    refused by whatever reads it next, with a sentence that says so)."""
+    return Path(run_dir).is_dir() and os.path.lexists(Path(run_dir) / RUN_JSON)
 
 
 def load_run(run_dir: Path) -> RunRecord:
@@ -147,17 +152,14 @@ def try_load_run(run_dir: Path) -> RunRecord | None:
 
 
 def save_run(run_dir: Path, record: RunRecord) -> Path:
-    path = Path(run_dir) / RUN_JSON
-    atomic_write_json(path, replace(record, schema_version=SCHEMA_VERSION).to_dict())
-    return path
+    data = replace(record, schema_version=SCHEMA_VERSION).to_dict()
+    return fence.write_json(Path(run_dir), RUN_JSON, data)
 
 
 def last_draft(run_dir: Path) -> int:
     """The number of the newest drafts/v<n>.tex (0 when there is none)."""
-    numbers = [
-        int(p.stem[1:]) for p in (Path(run_dir) / "drafts").glob("v*.tex") if p.stem[1:].isdigit()
-    ]
-    return max(numbers, default=0)
+    stems = [name[1:-4] for name in fence.names_in(Path(run_dir), "drafts", "v*.tex")]
+    return max((int(n) for n in stems if n.isdigit()), default=0)
 
 
 # -- what the stages leave ------------------------------------------------------
@@ -168,16 +170,18 @@ def load_findings(run_dir: Path) -> FindingsRecord | None:
 
 
 def save_findings(run_dir: Path, findings: FindingsRecord) -> None:
-    atomic_write_json(Path(run_dir) / FINDINGS_JSON, findings.to_dict())
+    fence.write_json(Path(run_dir), FINDINGS_JSON, findings.to_dict())
 
 
 def load_evidence(run_dir: Path) -> list[EvidenceRecord]:
     """evidence.jsonl; a line that is not a record is skipped (each line stands alone)."""
     path = Path(run_dir) / EVIDENCE_JSONL
     try:
-        lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
+        lines = fence.read_text(path.parent, path.name, errors="replace").splitlines()
     except FileNotFoundError:
         return []
+    except RunLinkError:
+        raise
     except OSError as e:
         raise RunFileError(f"Cannot read {path}: {e.strerror}.") from None
     out = []
@@ -192,8 +196,9 @@ def load_evidence(run_dir: Path) -> list[EvidenceRecord]:
 
 
 def save_evidence(run_dir: Path, records: Iterable[EvidenceRecord]) -> None:
-    atomic_write_text(
-        Path(run_dir) / EVIDENCE_JSONL,
+    fence.write_text(
+        Path(run_dir),
+        EVIDENCE_JSONL,
         "".join(json.dumps(r.to_dict(), ensure_ascii=False) + "\n" for r in records),
     )
 
@@ -203,7 +208,7 @@ def load_figures(run_dir: Path) -> list[FigureRecord] | None:
 
 
 def save_figures(run_dir: Path, figures: Iterable[FigureRecord]) -> None:
-    atomic_write_json(Path(run_dir) / FIGURES_JSON, [f.to_dict() for f in figures])
+    fence.write_json(Path(run_dir), FIGURES_JSON, [f.to_dict() for f in figures])
 
 
 def load_gaps(run_dir: Path) -> list[GapRecord] | None:
@@ -211,7 +216,7 @@ def load_gaps(run_dir: Path) -> list[GapRecord] | None:
 
 
 def save_gaps(run_dir: Path, gaps: Iterable[GapRecord]) -> None:
-    atomic_write_json(Path(run_dir) / GAPS_JSON, [g.to_dict() for g in gaps])
+    fence.write_json(Path(run_dir), GAPS_JSON, [g.to_dict() for g in gaps])
 
 
 def load_numbers(run_dir: Path) -> NumbersRecord | None:
@@ -219,6 +224,4 @@ def load_numbers(run_dir: Path) -> NumbersRecord | None:
 
 
 def save_numbers(run_dir: Path, numbers: NumbersRecord) -> Path:
-    path = Path(run_dir) / NUMBERS_JSON
-    atomic_write_json(path, numbers.to_dict())
-    return path
+    return fence.write_json(Path(run_dir), NUMBERS_JSON, numbers.to_dict())

@@ -18,18 +18,11 @@ from dataclasses import MISSING, dataclass, field, fields, is_dataclass
 from pathlib import Path
 from typing import Any, ClassVar, TypeVar, Union, get_args, get_origin, get_type_hints
 
-from labwright.core.rundir.store import RunDirError
+from labwright.core.rundir.errors import RunFileError as RunFileError
 
 # run.json's "schema_version". A run.json without one was written before the field
 # existed; its layout is that of version 1.
 SCHEMA_VERSION = 1
-
-
-class RunFileError(RunDirError, ValueError):
-    """A file of a run directory is missing, damaged, or from another Labwright.
-
-    The message is one sentence a person can act on. A ValueError too: callers that
-    took a run.json through json.loads caught ValueError, and still do."""
 
 
 class _Bad(Exception):

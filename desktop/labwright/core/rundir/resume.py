@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from labwright.core import resources
+from labwright.core.rundir.fence import check_run_dir
 from labwright.core.rundir.files import RUN_JSON, load_run
 from labwright.core.rundir.records import RunFileError, RunRecord
 from labwright.core.secrets import redact_url
@@ -93,6 +94,7 @@ def resumed_config(
     from labwright.core.settings.resolve import resolve_config
 
     run_dir = Path(run_dir).resolve()
+    check_run_dir(run_dir)  # before anything of it is used: it may hold links (fence.py)
     record = load_run(run_dir)
     folder = material_folder(record, run_dir)
     recorded = _recorded_config(record, run_dir)

@@ -2,7 +2,9 @@
 
 Layout (DESIGN.md): run.json, events.jsonl, findings.json, evidence.jsonl,
 report.tex, drafts/, refs.bib, figures/, report.pdf. The picked folder is
-never written to: a run directory inside it is refused.
+never written to: a run directory inside it is refused. A run directory holding
+a link (or a FIFO, a socket, a device) is refused too, and nothing in one is
+opened through a link (fence.py).
 """
 
 from __future__ import annotations
@@ -24,11 +26,9 @@ from labwright.core.atomic import atomic_write_json as atomic_write_json
 from labwright.core.atomic import atomic_write_text as atomic_write_text
 from labwright.core.atomic import atomic_writer as atomic_writer
 from labwright.core.events import Event
+from labwright.core.rundir import fence
+from labwright.core.rundir.errors import RunDirError as RunDirError
 from labwright.core.settings.config import RunConfig, labwright_home
-
-
-class RunDirError(Exception):
-    """The run directory cannot be used; the message says why and what to do."""
 
 
 def _slug(name: str) -> str:
@@ -90,13 +90,17 @@ def _try_lock(fd: int) -> bool:
     return True
 
 
-def _drop_torn_tail(journal: Path) -> None:
-    """Cut a half-written last line (a run killed mid-write), so appended events start
-    on a line of their own."""
-    with open(journal, "rb+") as f:
+def _drop_torn_tail(run_dir: Path) -> None:
+    """Cut a half-written last line of the journal (a run killed mid-write), so appended
+    events start on a line of their own."""
+    with fence.open_in_run(run_dir, JOURNAL, "r+b") as f:
         data = f.read()
         if data and not data.endswith(b"\n"):
             f.truncate(data.rfind(b"\n") + 1)
+
+
+JOURNAL = "events.jsonl"
+LOCK = ".lock"
 
 
 class RunStore:
@@ -112,9 +116,11 @@ class RunStore:
                 f"The output folder {run_dir} is inside the material folder {folder}; "
                 "Labwright never writes into the folder you picked. Choose another --out."
             )
-        if resume and not (run_dir / "events.jsonl").is_file():
+        # Before anything is read or written: a run folder someone sent may hold links.
+        fence.check_run_dir(run_dir)
+        if resume and not os.path.lexists(run_dir / JOURNAL):  # a link: refused on opening
             raise RunDirError(f"{run_dir} holds no run to resume (no events.jsonl).")
-        if not resume and (run_dir / "events.jsonl").exists():
+        if not resume and os.path.lexists(run_dir / JOURNAL):
             raise RunDirError(
                 f"{run_dir} already holds a run. Choose an empty folder, or continue it "
                 "with --resume."
@@ -125,28 +131,30 @@ class RunStore:
         )
         try:
             run_dir.mkdir(parents=True, exist_ok=True)
-            self._lock = os.open(run_dir / ".lock", os.O_RDWR | os.O_CREAT, 0o600)
+            self._lock = fence.open_fd(run_dir, LOCK, os.O_RDWR | os.O_CREAT)
+        except RunDirError:
+            raise
         except OSError as e:
             raise RunDirError(f"Cannot create the run folder {run_dir}: {e.strerror}.") from None
         try:
             if not _try_lock(self._lock):
                 raise busy
-            (run_dir / "drafts").mkdir(exist_ok=True)
-            (run_dir / "figures").mkdir(exist_ok=True)
+            fence.make_dirs(run_dir, "drafts")
+            fence.make_dirs(run_dir, "figures")
             if resume:
-                _drop_torn_tail(run_dir / "events.jsonl")
+                _drop_torn_tail(run_dir)
             # "x": two runs given the same folder at once cannot share one journal.
             # backslashreplace: a name with undecodable bytes is written as \udcXX,
             # valid JSON that reads back as the same string.
-            self._journal = open(  # noqa: SIM115
-                run_dir / "events.jsonl",
-                "a" if resume else "x",
-                encoding="utf-8",
-                errors="backslashreplace",
+            self._journal = fence.open_in_run(
+                run_dir, JOURNAL, "a" if resume else "x", errors="backslashreplace"
             )
         except FileExistsError:
             os.close(self._lock)
             raise busy from None
+        except RunDirError:
+            os.close(self._lock)
+            raise
         except OSError as e:
             os.close(self._lock)
             raise RunDirError(f"Cannot create the run folder {run_dir}: {e.strerror}.") from None
@@ -162,17 +170,13 @@ class RunStore:
         self._journal.flush()
 
     def write_json(self, name: str, data: Any) -> Path:
-        path = self.dir / name
-        atomic_write_json(path, data)
-        return path
+        return fence.write_json(self.dir, name, data)
 
     def write_text(self, name: str, text: str) -> Path:
-        path = self.dir / name
-        atomic_write_text(path, text)
-        return path
+        return fence.write_text(self.dir, name, text)
 
     def append_jsonl(self, name: str, records: list[dict[str, Any]]) -> None:
-        with open(self.dir / name, "a", encoding="utf-8") as f:
+        with fence.open_in_run(self.dir, name, "a") as f:
             for rec in records:
                 f.write(json.dumps(rec, ensure_ascii=False) + "\n")
 
@@ -188,8 +192,8 @@ def is_running(run_dir: Path) -> bool:
     """Whether a live process has this run open. run.json says "running" also for a run
     that was killed; the lock, which dies with its process, tells the two apart."""
     try:
-        fd = os.open(run_dir / ".lock", os.O_RDWR)
-    except OSError:
+        fd = fence.open_fd(run_dir, LOCK, os.O_RDWR)
+    except OSError:  # none, or a link (RunLinkError): no live run holds that
         return False
     try:
         return not _try_lock(fd)
@@ -198,9 +202,11 @@ def is_running(run_dir: Path) -> bool:
 
 
 def read_journal(run_dir: Path) -> list[dict[str, Any]]:
-    """The events of a run; a torn line (a run killed mid-write) is ignored."""
+    """The events of a run; a torn line (a run killed mid-write) is ignored.
+
+    OSError when there is no journal; RunLinkError (an OSError too) when it is a link."""
     out = []
-    with open(run_dir / "events.jsonl", encoding="utf-8", errors="replace") as f:
+    with fence.open_in_run(run_dir, JOURNAL, "r", errors="replace") as f:
         for line in f:
             try:
                 out.append(json.loads(line))

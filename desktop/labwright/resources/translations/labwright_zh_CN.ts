@@ -308,6 +308,10 @@
 <context>
     <name>HistoryList</name>
     <message>
+        <source>cannot be opened</source>
+        <translation>无法打开</translation>
+    </message>
+    <message>
         <source>1 page</source>
         <translation>1 页</translation>
     </message>

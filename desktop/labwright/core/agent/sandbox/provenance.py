@@ -3,8 +3,11 @@
 Everything the child produced is untrusted: staged files are taken only by the
 exact names the harness uses, are read as child_files reads (regular files only,
 never a link, a FIFO or a device, without blocking), carry the right magic bytes
-and stay under a size cap. They reach figures_dir by an atomic write
-(core/atomic.py), so the report never sees a half-written figure.
+and stay under a size cap. They reach figures_dir by an atomic write, so the
+report never sees a half-written figure, and beneath the run folder without
+following a link (core/rundir/fence.py): a `figures -> elsewhere` link never
+receives the model's code (a sitecustomize.py there would run the next time
+Python starts with that folder on its path).
 """
 
 from __future__ import annotations
@@ -20,7 +23,7 @@ from functools import cache
 from pathlib import Path
 
 from labwright.core.agent.sandbox import child_files
-from labwright.core.atomic import atomic_write_bytes
+from labwright.core.rundir import fence
 
 # Published figure files are created like open() creates them (0o666 before the
 # umask), not private like the run's other files.
@@ -181,16 +184,15 @@ class Published:
     files: list[str]
 
 
-def _previous_files(meta_path: Path) -> list[str]:
+def _previous_files(run_dir: Path, meta_rel: str) -> list[str]:
     """The files an earlier version of this figure listed in its sidecar.
 
-    The sidecar may come from a run folder someone sent: read as child_files reads, so a
-    FIFO or a link in its place is ignored instead of blocking or being followed.
-    """
+    The sidecar may come from a run folder someone sent: read through the fence (never
+    a link, a FIFO or a device, without blocking) and capped."""
     try:
-        raw = child_files.read_capped(meta_path, MAX_SIDECAR_BYTES)
+        raw = fence.read_bytes(run_dir, meta_rel, limit=MAX_SIDECAR_BYTES)
         files = json.loads(raw.decode("utf-8")).get("files", [])
-    except (OSError, ValueError, AttributeError):
+    except (OSError, ValueError, AttributeError):  # a link too (RunLinkError): not read
         return []
     return [f for f in files if isinstance(f, str) and "/" not in f and "\\" not in f]
 
@@ -205,17 +207,21 @@ def publish(
     inputs: list[InputFile],
     stdout: str,
 ) -> Published:
-    """Write <stem>(.pdf/.png, -2..., .py, .json) atomically; the .json goes last."""
-    figures_dir.mkdir(parents=True, exist_ok=True)
+    """Write <stem>(.pdf/.png, -2..., .py, .json) atomically; the .json goes last.
+
+    figures_dir is the run folder's figures/: it and everything in it is reached from
+    the run folder without following a link (RunLinkError otherwise)."""
+    run_dir, sub = figures_dir.parent, figures_dir.name
+    fence.make_dirs(run_dir, sub)
     meta_path = figures_dir / f"{stem}.json"
-    stale = set(_previous_files(meta_path))
+    stale = set(_previous_files(run_dir, f"{sub}/{meta_path.name}"))
     files: list[str] = []
     for i, (pdf, png) in enumerate(figures, start=1):
         base = stem if i == 1 else f"{stem}-{i}"
         for suffix, data in ((".pdf", pdf), (".png", png)):
-            atomic_write_bytes(figures_dir / f"{base}{suffix}", data, mode=_FILE_MODE)
+            fence.write_atomic(run_dir, f"{sub}/{base}{suffix}", data, mode=_FILE_MODE)
             files.append(base + suffix)
-    atomic_write_bytes(figures_dir / f"{stem}.py", code.encode("utf-8"), mode=_FILE_MODE)
+    fence.write_atomic(run_dir, f"{sub}/{stem}.py", code.encode("utf-8"), mode=_FILE_MODE)
     files.append(f"{stem}.py")
     meta = {
         "filename": stem,
@@ -230,10 +236,10 @@ def publish(
         "stdout": stdout,
     }
     meta_bytes = json.dumps(meta, ensure_ascii=False, indent=2).encode("utf-8")
-    atomic_write_bytes(meta_path, meta_bytes, mode=_FILE_MODE)
+    fence.write_atomic(run_dir, f"{sub}/{meta_path.name}", meta_bytes, mode=_FILE_MODE)
     # Extra figures of an earlier version of this figure must not linger.
     for name in stale - set(files) - {meta_path.name}:
-        (figures_dir / name).unlink(missing_ok=True)
+        fence.remove(run_dir, f"{sub}/{name}")
     return Published(
         pdf=figures_dir / f"{stem}.pdf",
         png=figures_dir / f"{stem}.png",

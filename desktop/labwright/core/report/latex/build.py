@@ -12,7 +12,7 @@ the build folder grows by at most `growth_mb` and `new_files` files per
 compile (watched between polls; past a bound the whole process group is
 killed and what it wrote is removed), and every log is read as a bounded tail.
 With XeLaTeX the PDF is made in a step of its own: XeLaTeX writes the .xdv,
-fence.check_xdv reads it, and only then does xdvipdfmx run.
+tex_reads.check_xdv reads it, and only then does xdvipdfmx run.
 """
 
 from __future__ import annotations
@@ -30,8 +30,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from labwright.core.atomic import atomic_writer
-from labwright.core.report.latex import fence, jail
+from labwright.core.report.latex import jail, tex_reads
 from labwright.core.report.latex.logparse import (
     LogError,
     parse_blg,
@@ -40,6 +39,7 @@ from labwright.core.report.latex.logparse import (
     source_context,
 )
 from labwright.core.report.latex.probe import Engines
+from labwright.core.rundir import fence
 
 POLL_S = 0.1  # how often a running compile checks cancel, the deadline and the bounds
 _KILL_GRACE_S = 1.0
@@ -320,8 +320,12 @@ def _tail(text: str, lines: int = _LOG_TAIL_LINES) -> str:
 
 
 def publish_file(built: Path, final: Path) -> None:
-    """Copy `built` to `final` atomically: readers see the old or the new file."""
-    with built.open("rb") as src, atomic_writer(final) as out:
+    """Copy `built` to `final` atomically: readers see the old or the new file. Neither
+    is opened through a link (core/rundir/fence.py: RunLinkError instead)."""
+    with (
+        fence.open_in_run(built.parent, built.name) as src,
+        fence.atomic_writer_in(final.parent, final.name) as out,
+    ):
         shutil.copyfileobj(src, out)
 
 
@@ -390,10 +394,11 @@ def compile_tex(
     jail.protect_self()
     bounds = bounds or TexBounds()
     start = time.monotonic()
-    tex_path = Path(tex_path).resolve()
-    cwd = tex_path.parent
+    # The folder resolved, never the file: a report.tex that is a link stays one (refused).
+    cwd = Path(tex_path).parent.resolve()
+    tex_path = cwd / Path(tex_path).name
     final_pdf = cwd / f"{tex_path.stem}.pdf"
-    last_good = final_pdf if publish and final_pdf.is_file() else None
+    last_good = final_pdf if publish and fence.is_file(cwd, final_pdf.name) else None
     engine = engines.engine
     tex_name = tex_path.name
 
@@ -403,16 +408,19 @@ def compile_tex(
 
     if engine is None:
         return fail("No TeX engine is installed. " + engines.install_hint())
-    if not tex_path.is_file():
-        return fail(f"{tex_path} does not exist")
+    try:  # TeX opens by name and follows links: a folder holding one gets no TeX at all
+        fence.check_run_dir(cwd)
+        if not fence.is_file(cwd, tex_name):
+            return fail(f"{tex_path} does not exist")
+        build_dir = _make_build_dir(cwd, build_dir)
+    except fence.RunLinkError as e:
+        return fail(str(e))
 
-    build_dir = Path(build_dir).resolve() if build_dir else cwd / "build"
-    build_dir.mkdir(parents=True, exist_ok=True)
     env = subprocess_env(
         _fontset_dir(engines, engine, build_dir), engines.tool_dirs(), build_dir=build_dir
     )
     trees = jail.tex_trees(engines.tool_dirs())
-    allowed = fence.roots(tex_path, build_dir, trees)
+    allowed = tex_reads.roots(tex_path, build_dir, trees)
     hidden = jail.secret_values(secrets)
     visible: list[Path | str] = [cwd, build_dir, *trees, "/usr"]
 
@@ -420,8 +428,8 @@ def compile_tex(
         return jail.redact(text, hidden, visible)
 
     read_source = _source_reader(tex_path)
-    refused = fence.check_sources(
-        fence.source_files(tex_path), cwd, fence.outside_variables(env, allowed)
+    refused = tex_reads.check_sources(
+        tex_reads.source_files(tex_path), cwd, tex_reads.outside_variables(env, allowed)
     )
     if refused:
         return _scrub(_refused(refused, read_source, last_good, start, engine), clean)
@@ -451,12 +459,12 @@ def compile_tex(
             code = _run_direct(engine_path, tex_path, build_dir, run)
         if not code and not (why := growth.problem()) and engine == "xelatex":
             xdv = build_dir / f"{tex_path.stem}.xdv"
-            refused = fence.check_xdv(xdv, cwd, allowed, deadline)
+            refused = tex_reads.check_xdv(xdv, cwd, allowed, deadline)
             if refused:
                 built_pdf.unlink(missing_ok=True)  # latexmk's placeholder
                 return _scrub(_refused(refused, read_source, last_good, start, engine), clean)
             code = run(_xdvipdfmx_cmd(engines, xdv, built_pdf, cwd))
-    except (_Stop, fence.XdvTimeout) as exc:
+    except (_Stop, tex_reads.XdvTimeout) as exc:
         stop = exc if isinstance(exc, _Stop) else _Stop("timeout")
         tail = _tail(_read_tail(log_path) or _read_tail(output))
         if stop.reason == "bounds":
@@ -506,7 +514,7 @@ def _xdvipdfmx_cmd(engines: Engines, xdv: Path, pdf: Path, cwd: Path) -> list[st
 
 
 def _refused(
-    refusals: Sequence[fence.Refusal],
+    refusals: Sequence[tex_reads.Refusal],
     read_source: Callable[[str], str | None],
     last_good: Path | None,
     start: float,
@@ -520,6 +528,18 @@ def _refused(
         message = f"Refused: {r.message}."
         errors.append(LogError(file=r.file, line=r.line, message=message, context=context))
     return _result(False, last_good, start, engine, errors)
+
+
+def _make_build_dir(cwd: Path, build_dir: Path | None) -> Path:
+    """The build folder (cwd/build by default), made without following a link when it
+    lies in the document's folder (check_run_dir saw none a moment ago)."""
+    build_dir = Path(build_dir).resolve() if build_dir else cwd / "build"
+    try:
+        rel = build_dir.relative_to(cwd)
+    except ValueError:  # the caller's own folder elsewhere
+        build_dir.mkdir(parents=True, exist_ok=True)
+        return build_dir
+    return fence.make_dirs(cwd, rel) if rel.parts else cwd
 
 
 def _scrub(result: CompileResult, clean: Callable[[str], str]) -> CompileResult:

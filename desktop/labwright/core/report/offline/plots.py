@@ -23,7 +23,7 @@ from labwright.core.material.workspace import PathDenied, resolve_in_folder
 from labwright.core.report.offline.columns import ColumnLabel, as_written, table_labels
 from labwright.core.report.offline.formatting import tex_text
 from labwright.core.report.offline.language import _CJK, _TEXT, table_title
-from labwright.core.rundir.store import atomic_write_bytes, atomic_write_json
+from labwright.core.rundir import fence
 
 MAX_Y_SERIES = 4
 FIGURE_DPI = 100  # the canvas the layout is worked out on (matplotlib's own default)
@@ -286,14 +286,14 @@ def plot_table(
         fit,
         _TEXT[lang]["fit_legend"],
     )
-    figures_dir.mkdir(parents=True, exist_ok=True)
-    pdf_path, png_path = figures_dir / f"{stem}.pdf", figures_dir / f"{stem}.png"
-    atomic_write_bytes(pdf_path, pdf)
-    atomic_write_bytes(png_path, png)
+    # figures/ of the run: written beneath the run folder, never through a link
+    run_dir, sub = figures_dir.parent, figures_dir.name
+    pdf_path = fence.write_atomic(run_dir, f"{sub}/{stem}.pdf", pdf)
+    png_path = fence.write_atomic(run_dir, f"{sub}/{stem}.png", png)
     meta = _provenance(table, stem, caption, x, ys, folder)
     if fit is not None:
         meta["fit"] = fit
-    atomic_write_json(figures_dir / f"{stem}.json", meta)
+    fence.write_json(run_dir, f"{sub}/{stem}.json", meta)
     made: dict[str, Any] = {
         "filename": stem,
         "caption": caption,

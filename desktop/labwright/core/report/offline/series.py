@@ -28,7 +28,7 @@ from labwright.core.report.offline.plots import (
     quiet_matplotlib,
 )
 from labwright.core.report.offline.skeleton import FLOAT_PLACEMENT
-from labwright.core.rundir.store import atomic_write_bytes, atomic_write_json
+from labwright.core.rundir import fence
 
 MAX_CURVES = 8  # curves on one overlay plot; more are a tangle
 MAX_SERIES_ROWS = 40  # files listed in a series' table; the rest are named below it
@@ -187,12 +187,12 @@ def plot_series(
             y=y_name, x=x_name, k=len(curves), n=n, pattern=series.pattern, how=w["spread"]
         )
     pdf, png = _render(curves, x_name, y_name, series.pattern)
-    figures_dir.mkdir(parents=True, exist_ok=True)
-    pdf_path, png_path = figures_dir / f"{stem}.pdf", figures_dir / f"{stem}.png"
-    atomic_write_bytes(pdf_path, pdf)
-    atomic_write_bytes(png_path, png)
-    atomic_write_json(
-        figures_dir / f"{stem}.json", _provenance(series, picks, stem, caption, folder)
+    # figures/ of the run: written beneath the run folder, never through a link
+    run_dir, sub = figures_dir.parent, figures_dir.name
+    pdf_path = fence.write_atomic(run_dir, f"{sub}/{stem}.pdf", pdf)
+    png_path = fence.write_atomic(run_dir, f"{sub}/{stem}.png", png)
+    fence.write_json(
+        run_dir, f"{sub}/{stem}.json", _provenance(series, picks, stem, caption, folder)
     )
     return {"filename": stem, "caption": caption, "pdf": str(pdf_path), "png": str(png_path)}
 

@@ -12,6 +12,7 @@ from labwright.core.report.offline.columns import as_written, table_labels
 from labwright.core.report.offline.formatting import format_stat, format_value, tex_text
 from labwright.core.report.offline.language import _TEXT, table_title
 from labwright.core.report.templates import Template
+from labwright.core.rundir import fence
 
 MAX_SHOWN_ROWS = 25  # table rows printed; the rest are counted
 MAX_TABLE_COLUMNS = 7  # data columns per printed chunk (the first one repeats)
@@ -160,7 +161,8 @@ def _figure_exists(figure: dict, figures_dir: Path) -> bool:
     if not stem or not re.fullmatch(r"[A-Za-z0-9_-]+", stem):
         return False
     pdf = figure.get("pdf")
-    return (figures_dir / f"{stem}.pdf").is_file() or bool(pdf and Path(pdf).is_file())
+    in_run = fence.is_file(figures_dir.parent, f"{figures_dir.name}/{stem}.pdf")  # no link
+    return in_run or bool(pdf and Path(pdf).is_file())
 
 
 def _labelled(name: str, items: list[str], words: dict[str, str]) -> list[str]:

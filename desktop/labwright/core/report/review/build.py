@@ -11,6 +11,7 @@ from typing import Any
 from labwright.core.reasons import Reason
 from labwright.core.report.latex import CompileResult, Engines, LogError, compile_tex, probe_engines
 from labwright.core.report.latex.build import publish_file
+from labwright.core.rundir import fence
 from labwright.core.rundir.files import save_run, try_load_run
 from labwright.core.rundir.records import CompileRecord
 
@@ -55,9 +56,10 @@ def recompile(
         if result.ok and result.pdf is not None:
             publish_file(result.pdf, final)
             synctex = result.pdf.with_name(f"{result.pdf.stem}.synctex.gz")
-            if synctex.is_file():
+            if fence.is_file(synctex.parent, synctex.name):
                 publish_file(synctex, run_dir / "report.synctex.gz")
-        result = dataclasses.replace(result, pdf=final if final.is_file() else None)
+        shown = fence.is_file(run_dir, final.name)  # a link there is no PDF of this run
+        result = dataclasses.replace(result, pdf=final if shown else None)
         if not (cancel is not None and cancel()):  # a cancelled build says nothing of the text
             _record_compile(run_dir, result)
     return result

@@ -6,12 +6,13 @@ import difflib
 from pathlib import Path
 
 from labwright.core.report.review.files import journal, read_text
-from labwright.core.rundir.store import atomic_write_text
+from labwright.core.rundir import fence
 
 
-def _draft_number(path: Path) -> int | None:
-    digits = path.stem[1:]
-    return int(digits) if path.stem.startswith("v") and digits.isdigit() else None
+def _draft_number(name: str) -> int | None:
+    stem = name.removesuffix(".tex")
+    digits = stem[1:]
+    return int(digits) if stem.startswith("v") and digits.isdigit() else None
 
 
 def generated_draft(run_dir: Path) -> str:
@@ -21,14 +22,16 @@ def generated_draft(run_dir: Path) -> str:
     else the highest N; "" when the run has no draft.
     """
     run_dir = Path(run_dir)
-    drafts = {
-        n: p for p in (run_dir / "drafts").glob("v*.tex") if (n := _draft_number(p)) is not None
-    }
+    try:
+        names = fence.names_in(run_dir, "drafts", "v*.tex")
+    except OSError:  # drafts/ is a link (RunLinkError) or unreadable: no baseline
+        names = []
+    drafts = {n: name for name in names if (n := _draft_number(name)) is not None}
     if not drafts:
         return ""
     announced = [e.get("version") for e in journal(run_dir) if e.get("type") == "draft"]
     last = announced[-1] if announced else None
-    return read_text(drafts[last] if last in drafts else drafts[max(drafts)])
+    return read_text(run_dir, "drafts/" + (drafts[last] if last in drafts else drafts[max(drafts)]))
 
 
 def save_edit(run_dir: Path, text: str) -> None:
@@ -37,13 +40,13 @@ def save_edit(run_dir: Path, text: str) -> None:
     Cheap to call every second: an unchanged text is not written again (so the
     file's time stays and latexmk sees nothing new). drafts/ is never touched.
     """
-    path = Path(run_dir) / "report.tex"
+    run_dir = Path(run_dir)
     try:
-        if path.read_bytes() == text.encode("utf-8"):
+        if fence.read_bytes(run_dir, "report.tex") == text.encode("utf-8"):
             return
     except OSError:
         pass
-    atomic_write_text(path, text)
+    fence.write_text(run_dir, "report.tex", text)
 
 
 def diff_lines(before: str, after: str) -> list[tuple[str, str]]:

@@ -1,6 +1,8 @@
 """The run directory's files as the review reads them (a missing or broken file reads as empty).
 
-run.json, findings.json and gaps.json come through core/rundir/files.py, as typed records."""
+run.json, findings.json and gaps.json come through core/rundir/files.py, as typed records;
+the others beneath the run folder without following a link (core/rundir/fence.py): a link
+reads as empty too."""
 
 from __future__ import annotations
 
@@ -8,14 +10,15 @@ import json
 from pathlib import Path
 from typing import Any
 
+from labwright.core.rundir import fence
 from labwright.core.rundir.files import RunFileError, load_findings, load_gaps, try_load_run
 from labwright.core.rundir.records import FindingsRecord, GapRecord, RunRecord
 from labwright.core.rundir.store import read_journal
 
 
-def read_json(path: Path, default: Any) -> Any:
+def read_json(run_dir: Path, rel: str, default: Any) -> Any:
     try:
-        return json.loads(path.read_text(encoding="utf-8"))
+        return json.loads(fence.read_text(run_dir, rel))
     except (OSError, ValueError):
         return default
 
@@ -46,8 +49,8 @@ def journal(run_dir: Path) -> list[dict[str, Any]]:
         return []
 
 
-def read_text(path: Path) -> str:
+def read_text(run_dir: Path, rel: str) -> str:
     try:
-        return path.read_text(encoding="utf-8")
+        return fence.read_text(run_dir, rel)
     except (OSError, UnicodeDecodeError):
         return ""

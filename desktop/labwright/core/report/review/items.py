@@ -20,6 +20,7 @@ from labwright.core.report.review.files import gaps as gap_records
 from labwright.core.report.review.files import read_json, read_text, run_meta
 from labwright.core.report.review.text import norm, plain, short, without_comment
 from labwright.core.report.writing import cite_keys
+from labwright.core.rundir import fence
 from labwright.core.rundir.records import RunRecord
 
 KINDS = (
@@ -79,7 +80,7 @@ def open_items(
     """
     run_dir = Path(run_dir)
     if tex is None:
-        tex = read_text(run_dir / "report.tex")
+        tex = read_text(run_dir, "report.tex")
     meta = run_meta(run_dir)
     lines = tex.splitlines()
     word = _todo_word(meta)
@@ -181,7 +182,7 @@ def _bib_keys(run_dir: Path, tex: str) -> set[str]:
     import bibtexparser
 
     keys = set(_BIBITEM.findall(tex))  # a thebibliography block resolves its own keys
-    bib = read_text(run_dir / "refs.bib")
+    bib = read_text(run_dir, "refs.bib")
     if bib.strip():
         keys |= {entry.key for entry in bibtexparser.parse_string(bib).entries}
     return keys
@@ -261,10 +262,12 @@ def _figure_key(target: str) -> str:
 def _figure_items(run_dir: Path, tex: str) -> list[OpenItem]:
     used = {_figure_key(t) for t in included_figures(tex)}
     folder = run_dir / "figures"
-    if not folder.is_dir():
-        return []
+    try:
+        names = fence.names_in(run_dir, "figures")
+    except OSError:  # figures/ is a link (RunLinkError) or unreadable: nothing listed
+        names = []
     by_stem: dict[str, Path] = {}
-    for path in sorted(folder.iterdir()):
+    for path in (folder / name for name in names):
         figure = path.suffix.lower() in _FIGURE_EXTS and not path.name.startswith(".")
         # one figure per stem (PDF and PNG of one plot); the PDF is what LaTeX includes
         if figure and (path.stem not in by_stem or path.suffix.lower() == ".pdf"):
@@ -273,7 +276,7 @@ def _figure_items(run_dir: Path, tex: str) -> list[OpenItem]:
     for stem, path in sorted(by_stem.items()):
         if f"figures/{stem}" in used:
             continue
-        caption = str(read_json(folder / f"{stem}.json", {}).get("caption", "") or "")
+        caption = str(read_json(run_dir, f"figures/{stem}.json", {}).get("caption", "") or "")
         which = "figure_unused_caption" if caption else "figure_unused"
         params = {"path": f"figures/{path.name}", "caption": caption}
         items.append(_item("figure_unused", which, params, None, f"figures/{path.name}"))

@@ -192,9 +192,13 @@ def run_folder(run_dir: Path) -> Path | None:
 
 
 def verify_run(run_dir: Path, tex: str | None = None) -> Verification:
-    """The check of a run directory's report.tex (or `tex`) against its evidence."""
+    """The check of a run directory's report.tex (or `tex`) against its evidence.
+
+    Nothing is read through a link (core/rundir/fence.py): RunLinkError instead."""
+    from labwright.core.rundir import fence
+
     if tex is None:
-        tex = (run_dir / "report.tex").read_text(encoding="utf-8")
+        tex = fence.read_text(run_dir, "report.tex")
     return verify_report(tex, load_run_evidence(run_dir), run_folder(run_dir))
 
 
