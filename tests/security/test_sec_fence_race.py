@@ -20,6 +20,8 @@ from __future__ import annotations
 import base64
 import contextlib
 import errno
+import hashlib
+import json
 import os
 import stat
 import subprocess
@@ -41,13 +43,15 @@ from labwright.core.agent.tools.list_dir import ListDir
 from labwright.core.agent.tools.read_file import ReadFile
 from labwright.core.agent.tools.read_image import ReadImage
 from labwright.core.llm.client import LLM
-from labwright.core.material.readers import cache
+from labwright.core.material.tables import extract_tables
 from labwright.core.material.workspace import PathDenied, resolve_in_folder
 
 pytestmark = pytest.mark.skipif(os.name == "nt", reason="symlinks and renames of POSIX")
 
 READS = 10_000  # per way of opening, through the tools
+SCANS = 10_000  # per way of opening
 PRIVATE_NAME = "private-diary.csv"  # a name only the outside folder holds
+ASKED_NAME = "private-diary2.csv"  # held by neither: the answer suggests PRIVATE_NAME if it saw it
 OUTSIDE_SIZE = (7, 3)  # the outside image's size: its facts must not show either
 
 # Exchanges `sub` (a real folder) and `.sub-link` (a link to the outside folder)
@@ -85,12 +89,16 @@ def shared(tmp_path) -> Path:
     (private / PRIVATE_NAME).write_text(f"t,{CANARY}\n1,2\n", encoding="utf-8")
     (private / "data.csv").write_text(f"t (s),{CANARY} (V)\n0,1\n1,2\n2,3\n", encoding="utf-8")
     _png(private / "x.png", OUTSIDE_SIZE, (255, 0, 0), CANARY)
+    (private / "deeper").mkdir()
+    (private / "deeper" / PRIVATE_NAME).write_text(f"{CANARY}\n", encoding="utf-8")
     root = tmp_path / "shared"
     sub = root / "sub"
     sub.mkdir(parents=True)
     (sub / "x.txt").write_text("inside notes\n", encoding="utf-8")
     (sub / "data.csv").write_text("t (s),U (V)\n0,1\n1,2\n2,3\n", encoding="utf-8")
     _png(sub / "x.png", (5, 5), (0, 200, 0), "inside")
+    (sub / "deeper").mkdir()
+    (sub / "deeper" / "notes.csv").write_text("t,x\n1,2\n", encoding="utf-8")
     os.symlink(private, root / ".sub-link")
     return root
 
@@ -140,6 +148,23 @@ def _sent_images(llm: FakeLLM) -> list[bytes]:
     return out
 
 
+def _figure_inputs(root: Path) -> str:
+    """make_figure's inputs as the sandbox records them (path and hash in the provenance)."""
+    from labwright.core.agent.sandbox import provenance
+
+    try:
+        (found,) = provenance.resolve_inputs(root, ["sub/data.csv"])
+    except provenance.InputError as e:
+        return f"error {e}"
+    return f"ok {found.sha256} {found.path}"
+
+
+def _offline_tables(root: Path) -> str:
+    """The tables the offline report and the figures stage read."""
+    tables = extract_tables(root, ["sub/data.csv"])
+    return ("ok " if tables else "error ") + " ".join(c for t in tables for c in t.columns)
+
+
 def _call(tool, args: dict, ctx: ToolContext):
     try:
         return tool.run(args, ctx)
@@ -177,12 +202,24 @@ def test_reads_racing_a_swapped_folder_never_show_the_outside(shared, way, caugh
             llm=LLM(llm.base_url, "sk-test", max_retries=0),
             vision_model="fake-vision",
         )
+        private_sha = hashlib.sha256(
+            (shared.parent / "private" / "data.csv").read_bytes()
+        ).hexdigest()
         with swapping(shared):
-            for i in range(READS):
+            for i in range(READS * 50 // 48):  # 2 in 50 are not tool calls
+                if i % 50 in (17, 37):  # what is read beside the tools: figure inputs, tables
+                    name = "figure inputs" if i % 50 == 17 else "offline tables"
+                    seen = _figure_inputs(shared) if i % 50 == 17 else _offline_tables(shared)
+                    outcomes[f"{name} {seen.split()[0]}"] += 1
+                    if CANARY in seen or private_sha in seen or "private" in seen:
+                        leaked.append(f"{name}: {seen[:120]!r}")
+                    continue
                 if i % 50 == 7:
                     name, args = "read_image", {"path": "sub/x.png", "question": "?"}
                 elif i % 20 == 3:
                     name, args = "list_dir", {"path": "sub"}
+                elif i % 20 == 13:  # nowhere: the answer suggests close names that exist
+                    name, args = "read_file", {"path": f"sub/{ASKED_NAME}"}
                 elif i % 10 == 5:
                     name, args = "read_file", {"path": "sub/data.csv"}
                 else:
@@ -202,17 +239,43 @@ def test_reads_racing_a_swapped_folder_never_show_the_outside(shared, way, caugh
             leaked.append("read_image sent the outside image to the vision model")
     caught = caught_by_the_open["ELOOP"] + caught_by_the_open["ENOTDIR"]
     print(
-        f"{way}: {sum(outcomes.values())} reads, {dict(outcomes)}; {len(images)} images sent; "
+        f"{way}: {sum(outcomes.values())} reads, {dict(sorted(outcomes.items()))}; "
+        f"{len(images)} images sent; "
         f"the open refused a link the check had not seen {caught} times"
     )
-    assert not leaked, f"{len(leaked)} of {READS} results showed the outside: {leaked[:3]}"
+    tool_reads = sum(n for k, n in outcomes.items() if k.split()[0] in tools)
+    assert tool_reads >= READS
+    assert not leaked, f"{len(leaked)} of {tool_reads} results showed the outside: {leaked[:3]}"
     assert not [k for k in outcomes if "crashed" in k], outcomes
     # The race was real: reads met the inside file and met the swap.
     assert outcomes["read_file ok"] > 100
+    assert outcomes["figure inputs ok"] and outcomes["offline tables ok"]
     assert sum(n for k, n in outcomes.items() if k.endswith("error")) > 10
     assert images, "no image reached the vision model: read_image was not exercised"
     # ... and the swap landed between the check and the open, where only the open can stop it.
     assert caught > 0, "the race never reached the open: only the check was tested"
+
+
+def test_the_scan_racing_a_swapped_folder_never_lists_the_outside(shared, way):
+    """The scan (the model's first look) walks into sub/deeper while sub is swapped.
+
+    The window (sub listed, then sub/deeper opened) is short: the old scan, which
+    opened sub/deeper by its path, listed the outside folder about once in 2,000
+    scans here; 10,000 make that a near-certain failure.
+    """
+    from labwright.core.material.workspace import scan_folder
+
+    shown: list[str] = []
+    shown_inside: list[int] = []
+    with swapping(shared):
+        for _ in range(SCANS):
+            found = json.dumps(scan_folder(shared).to_dict(), ensure_ascii=False)
+            if PRIVATE_NAME in found or CANARY in found:
+                shown.append(found[:200])
+            elif "sub/deeper/notes.csv" in found:
+                shown_inside.append(1)
+    assert not shown, f"{len(shown)} scans listed the outside folder: {shown[:2]}"
+    assert shown_inside, "no scan saw the inside folder: the race was not raced"
 
 
 def test_the_old_check_then_open_leaks_under_the_same_race(shared):
@@ -228,22 +291,6 @@ def test_the_old_check_then_open_leaks_under_the_same_race(shared):
             if leaks >= 3:
                 break
     assert leaks >= 3, "the race never hit the old check-then-open: the test proves nothing"
-
-
-def test_tools_never_touch_a_stale_cached_page_of_the_outside(shared, way):
-    """A page cached for the inside file must not be served for the outside one, nor back."""
-    cache.clear()
-    ctx = ToolContext(shared, shared.parent / "run")
-    first = ReadFile().run({"path": "sub/data.csv"}, ctx)
-    assert first.ok and "U (V)" in first.content
-    os.rename(shared / "sub", shared / ".sub-real")
-    os.rename(shared / ".sub-link", shared / "sub")
-    try:
-        with pytest.raises(Refused):
-            ReadFile().run({"path": "sub/data.csv"}, ctx)
-    finally:
-        os.rename(shared / "sub", shared / ".sub-link")
-        os.rename(shared / ".sub-real", shared / "sub")
 
 
 # -- special files -------------------------------------------------------------------
@@ -314,8 +361,16 @@ def test_a_file_swapped_for_a_fifo_never_blocks_a_read(tmp_path, way):
         assert proc.stdout is not None and proc.stdout.readline().strip() == "ready"
 
         def reads() -> Counter[str]:
+            from labwright.core.agent.sandbox.provenance import InputError, resolve_inputs
+
             seen: Counter[str] = Counter()
             for i in range(1000):
+                if i % 10 == 9:  # make_figure hashing its inputs
+                    try:
+                        seen[f"inputs {bool(resolve_inputs(root, ['x.csv']))}"] += 1
+                    except InputError:
+                        seen["inputs False"] += 1
+                    continue
                 tool, args = (
                     (ListDir(), {"path": "."}) if i % 5 == 0 else (ReadFile(), {"path": "x.csv"})
                 )
@@ -328,7 +383,7 @@ def test_a_file_swapped_for_a_fifo_never_blocks_a_read(tmp_path, way):
         proc.communicate(timeout=60)
         _release_blocked_readers(root)
     assert seen is not None, "a read blocked on the FIFO swapped in under it"
-    assert seen["read_file True"] > 10
+    assert seen["read_file True"] > 10 and seen["inputs True"] > 0
 
 
 def _release_blocked_readers(root: Path) -> None:

@@ -388,8 +388,8 @@ class Opened:
         return b"".join(chunks)
 
     def pread_once(self, n: int, pos: int) -> bytes:
-        if self.fd is None:
-            raise IsADirectoryError(errno.EISDIR, "a folder has no bytes", self.name)
+        if self.fd is None:  # closed, or a folder listed by name (Windows)
+            raise OSError(errno.EBADF, "not open for reading", self.name)
         if hasattr(os, "pread"):
             return os.pread(self.fd, n, pos)
         with self._seek_lock:

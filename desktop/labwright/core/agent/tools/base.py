@@ -96,19 +96,6 @@ class Refused(Exception):
         self.outcome = outcome
 
 
-def resolve(ctx: ToolContext, rel: str) -> Path:
-    """A tool path inside the picked folder, or Refused with the fence's reason."""
-    from labwright.core.agent.tools.nearby import correction
-    from labwright.core.material.workspace import PathDenied, resolve_in_folder
-
-    try:
-        return resolve_in_folder(ctx.root, rel)
-    except PathDenied as e:
-        content = f"{e} {correction(ctx.root, rel)}"
-        summary = Words("refused_path", quoted=repr(rel))
-        raise Refused(error(summary, content, denied="path_denied")) from None
-
-
 def open_target(
     ctx: ToolContext, rel: str, shown: str, what: Literal["file", "folder"]
 ) -> Opened | ToolOutcome:
