@@ -71,6 +71,8 @@ _O_LOOKUP = getattr(os, "O_PATH", os.O_RDONLY)
 _FILE_FLAGS = os.O_RDONLY | _O_NONBLOCK | _O_NOCTTY | _O_CLOEXEC | _O_BINARY
 _DIR_FLAGS = os.O_RDONLY | _O_DIRECTORY | _O_CLOEXEC
 _STEP_FLAGS = _O_LOOKUP | _O_DIRECTORY | _O_NOFOLLOW | _O_CLOEXEC
+# Listing through the descriptor (fdopendir) is what makes a listing race-free.
+_LIST_BY_FD = os.scandir in os.supports_fd
 
 
 class PathChanged(OSError):
@@ -263,9 +265,13 @@ def _final_path_of(fd: int) -> str:
     import msvcrt
 
     kernel32 = ctypes.WinDLL("kernel32", use_last_error=True)  # type: ignore[attr-defined]
+    final_path = kernel32.GetFinalPathNameByHandleW
+    final_path.argtypes = [ctypes.c_void_p, ctypes.c_wchar_p, ctypes.c_uint32, ctypes.c_uint32]
+    final_path.restype = ctypes.c_uint32
     handle = msvcrt.get_osfhandle(fd)  # type: ignore[attr-defined]
     buf = ctypes.create_unicode_buffer(32768)
-    n = kernel32.GetFinalPathNameByHandleW(ctypes.c_void_p(handle), buf, len(buf), 0)
+    # FILE_NAME_NORMALIZED | VOLUME_NAME_DOS (0): the path with every reparse point resolved.
+    n = final_path(handle, buf, len(buf), 0)
     if not n or n >= len(buf):
         raise PathChanged(errno.EIO, "cannot tell where the opened file is")
     return _plain(buf.value)
@@ -402,18 +408,25 @@ class Opened:
         On POSIX each entry's stat() is an fstatat() relative to the descriptor,
         so keep this Opened open while the entries are looked at.
         """
-        if self.fd is not None:
+        if self.fd is not None and _LIST_BY_FD:
             with os.scandir(self.fd) as it:
                 yield from it
             return
+        # Listed by name (Windows; a POSIX without fdopendir): checked before and after.
+        self.check_where()
         with os.scandir(self.path) as it:
             entries = list(it)
-        self.check_where()  # Windows: the folder listed is still the one inside
+        self.check_where()
         yield from entries
 
     def check_where(self) -> None:
+        """For a folder listed by name: it must still be the one opened, inside the folder."""
         if self.root_final and not _within(self.root_final, _plain(os.path.realpath(self.path))):
             raise PathChanged(errno.EXDEV, "the folder moved outside while it was listed")
+        if self.fd is not None:
+            now = os.stat(self.path)
+            if (now.st_dev, now.st_ino) != (self.st.st_dev, self.st.st_ino):
+                raise PathChanged(errno.EXDEV, "the folder was replaced while it was listed")
 
     # -- lifetime --
 

@@ -604,11 +604,12 @@ def _classify_other(
     )
 
 
-def describe_entry(entry: os.DirEntry[str], root: Path, parent: Path) -> ScanEntry:
+def describe_entry(entry: os.DirEntry[str], parent: str, root_real: str) -> ScanEntry:
     """One entry of the folder `parent` (its real path) as the scan sees it, for list_dir.
 
     Never raises. ``rel`` is the entry's shown name (``safe_name``); a non-empty
     ``note`` says what is wrong with it (a link loop, a link outside, unreadable).
+    A link is looked at by opening what it leads to beneath ``root_real``.
     """
     name = entry.name
     rel = safe_name(name)
@@ -616,7 +617,7 @@ def describe_entry(entry: os.DirEntry[str], root: Path, parent: Path) -> ScanEnt
         if entry.is_dir(follow_symlinks=False):
             hidden = is_hidden_name(name) or _has_hidden_attribute(entry)
             return ScanEntry(rel, 0, "", hidden, False, "", True)
-        row = _classify_other(entry, str(parent), rel, os.path.realpath(root), HUGE_BYTES)
+        row = _classify_other(entry, parent, rel, root_real, HUGE_BYTES)
     except OSError as e:
         row = (rel, 0, bucket_of(name), False, False, _unreadable(e), False)
     return ScanEntry(*row)

@@ -93,6 +93,7 @@ class ListDir(Tool):
         opened = open_target(ctx, rel, shown, "folder")
         if isinstance(opened, ToolOutcome):
             return opened
+        root_real = os.path.realpath(ctx.root)
         with opened:
             if not opened.is_dir:
                 return error(
@@ -102,19 +103,19 @@ class ListDir(Tool):
                 )
             try:
                 # One bad entry (a link loop, an unreadable file) must not hide the others:
-                # describe_entry never raises, so neither does the sort. Links among the
-                # entries are looked at through the fence too (their rel below the root).
-                entries = [describe_entry(e, ctx.root, opened.path) for e in opened.scandir()]
+                # describe_entry never raises, so neither does the sort. The listing is
+                # of the descriptor: the folder inside, even if its name changed since.
+                parent = str(opened.path)
+                entries = [describe_entry(e, parent, root_real) for e in opened.scandir()]
             except OSError as e:
                 return error(
                     Words("unreadable", path=shown),
                     f"Cannot list '{shown}': {e.strerror}.",
                     fault="file",
                 )
-        target = opened.path
         entries.sort(key=lambda e: (not e.is_dir, e.rel.lower(), e.rel))
         listed = entries[:MAX_ENTRIES]
-        prefix = Path(os.path.relpath(target, os.path.realpath(ctx.root))).as_posix() + "/"
+        prefix = Path(os.path.relpath(opened.path, root_real)).as_posix() + "/"
         prefix = "" if prefix == "./" else prefix
         data = [
             prefix + e.rel for e in listed if e.bucket == "data" and not e.note and not e.hidden
