@@ -374,7 +374,9 @@ def test_a_file_swapped_for_a_fifo_never_blocks_a_read(tmp_path, way):
                 tool, args = (
                     (ListDir(), {"path": "."}) if i % 5 == 0 else (ReadFile(), {"path": "x.csv"})
                 )
-                seen[f"{tool.name} {_call(tool, args, ctx).ok}"] += 1
+                out = _call(tool, args, ctx)
+                seen[f"{tool.name} {out.ok}"] += 1
+                seen["met the FIFO"] += "not a regular file" in out.content
             return seen
 
         seen = _bounded(reads, 30)
@@ -384,6 +386,7 @@ def test_a_file_swapped_for_a_fifo_never_blocks_a_read(tmp_path, way):
         _release_blocked_readers(root)
     assert seen is not None, "a read blocked on the FIFO swapped in under it"
     assert seen["read_file True"] > 10 and seen["inputs True"] > 0
+    assert seen["met the FIFO"] > 0, "no read met the FIFO: the race was not raced"
 
 
 def _release_blocked_readers(root: Path) -> None:
