@@ -5,6 +5,7 @@ from __future__ import annotations
 import gzip
 import io
 import json
+import os
 import random
 import re
 import shutil
@@ -542,3 +543,25 @@ def test_float_formatting_is_faithful_without_noise():
     assert format_float(2.0) == "2"
     assert format_float(1e-7) == "1e-07"
     assert format_float(-12.5) == "-12.5"
+
+
+def _notebook(text: str) -> bytes:
+    cell = {"cell_type": "markdown", "metadata": {}, "source": [text]}
+    return json.dumps(
+        {"cells": [cell], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}
+    ).encode()
+
+
+def test_a_file_replaced_under_its_name_is_never_served_from_the_cache(tmp_path):
+    """Caches key on the file opened (device, inode, size, mtime), not on its name: another
+    file moved in under the same name, size and mtime is converted afresh."""
+    p = tmp_path / "lab.ipynb"
+    p.write_bytes(_notebook("first version"))
+    assert "first version" in read_page(p).text
+    other = tmp_path / "incoming.ipynb"
+    other.write_bytes(_notebook("other version"))  # the same size
+    st = p.stat()
+    os.utime(other, ns=(st.st_atime_ns, st.st_mtime_ns))
+    os.replace(other, p)
+    assert p.stat().st_size == st.st_size and p.stat().st_mtime_ns == st.st_mtime_ns
+    assert "other version" in read_page(p).text

@@ -58,6 +58,13 @@ def locked(messy, monkeypatch) -> Iterator[Path]:
     """'locked' cannot be listed and 'zz-stat-fails.csv' cannot be looked at."""
     real_scandir, real_open = os.scandir, os.open
     locked_dir = os.path.realpath(messy / "locked")
+    locked_id = (os.stat(locked_dir).st_dev, os.stat(locked_dir).st_ino)
+
+    def is_locked(arg) -> bool:
+        # Folders are listed through descriptors opened beneath the root (never by
+        # path): recognise the locked one by its inode, whichever way it is listed.
+        st = os.fstat(arg) if isinstance(arg, int) else os.stat(arg)
+        return (st.st_dev, st.st_ino) == locked_id
 
     class _Listing:
         def __init__(self, it):
@@ -74,7 +81,7 @@ def locked(messy, monkeypatch) -> Iterator[Path]:
                 yield _FailingEntry(entry) if entry.name == "zz-stat-fails.csv" else entry
 
     def scandir(path="."):
-        if isinstance(path, (str, os.PathLike)) and os.path.realpath(path) == locked_dir:
+        if is_locked(path):
             raise PermissionError(errno.EACCES, "Permission denied", str(path))
         return _Listing(real_scandir(path))
 

@@ -33,6 +33,7 @@ from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from labwright.core.material.fence import Opened
 from labwright.core.material.readers.page import Page, Span
 
 __all__ = [
@@ -379,11 +380,11 @@ def _col_letter(index: int) -> str:
     return letters
 
 
-def _in_folder(folder: Path, rel: str) -> Path:
-    """A recorded path back to its file, through the fence (names are stored as shown)."""
-    from labwright.core.material.workspace import resolve_in_folder
+def _in_folder(folder: Path, rel: str) -> Opened:
+    """A recorded path back to its file, opened through the fence (names are stored as shown)."""
+    from labwright.core.material.workspace import open_in_folder
 
-    return resolve_in_folder(folder, rel)
+    return open_in_folder(folder, rel)
 
 
 # Kinds whose readers place lines beyond their line number (sheets, pages, cells, tables).
@@ -411,7 +412,8 @@ def _read_again(folder: Path, rel: str, offset: int, end: int) -> Page | None:
     from labwright.core.material.readers import read_page
 
     try:
-        return read_page(_in_folder(folder, rel), offset, max(1, end - offset))
+        with _in_folder(folder, rel) as src:
+            return read_page(src, offset, max(1, end - offset))
     except Exception:  # a moved, edited or damaged file only costs the places
         return None
 
@@ -718,15 +720,20 @@ def evidence_from_folder(folder: Path, paths: Iterable[str]) -> list[dict[str, A
 
     records: list[dict[str, Any]] = []
     for rel in paths:
-        offset = 0
-        for _ in range(1000):  # a page cap: a huge file must not stall a check
-            try:
-                page = read_page(_in_folder(folder, rel), offset, None)
-            except (ReadError, PathDenied):
-                break
-            if page.text and page.productive:
-                records.append(record_of_page(rel, page))
-            if page.end <= offset or page.total is not None and page.end >= page.total:
-                break
-            offset = page.end
+        try:
+            src = _in_folder(folder, rel)
+        except (PathDenied, OSError):
+            continue
+        with src:  # every page from the one file opened beneath the folder
+            offset = 0
+            for _ in range(1000):  # a page cap: a huge file must not stall a check
+                try:
+                    page = read_page(src, offset, None)
+                except ReadError:
+                    break
+                if page.text and page.productive:
+                    records.append(record_of_page(rel, page))
+                if page.end <= offset or page.total is not None and page.end >= page.total:
+                    break
+                offset = page.end
     return records

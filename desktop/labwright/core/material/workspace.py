@@ -14,12 +14,16 @@ Two jobs, both pure Python and free of any model:
 from __future__ import annotations
 
 import errno
+import hashlib
 import os
 import stat
-from collections.abc import Generator, Iterator
+from collections.abc import Callable, Generator, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath, PureWindowsPath
 from typing import Any
+
+from labwright.core.material import fence
+from labwright.core.material.fence import Opened, PathChanged
 
 __all__ = [
     "BUCKETS",
@@ -29,8 +33,10 @@ __all__ = [
     "ScanResult",
     "bucket_of",
     "describe_entry",
+    "file_digest",
     "is_hidden_name",
     "iter_scan",
+    "open_in_folder",
     "resolve_in_folder",
     "safe_name",
     "scan_folder",
@@ -147,7 +153,16 @@ def resolve_in_folder(root: Path, rel: str) -> Path:
     ``""`` and ``"."`` mean the root. Backslashes are taken as separators on
     every platform so that Windows-style paths from a model still work. The
     returned path is absolute with every symlink resolved; it may not exist.
+
+    This is a plan, not a permission: the folder may change before anything
+    opens the path. Read through ``open_in_folder``, never by this name.
     """
+    root_real, parts = _plan(root, rel)
+    return Path(os.path.join(root_real, *parts))
+
+
+def _plan(root: Path, rel: str) -> tuple[str, list[str]]:
+    """(the root's realpath, the real names below it) of a tool path; PathDenied if it leaves."""
     if not isinstance(rel, str):
         raise PathDenied(
             f"Refused the path {rel!r}: a path must be a string. {_HINT}",
@@ -166,7 +181,7 @@ def resolve_in_folder(root: Path, rel: str) -> Path:
     root_real = os.path.realpath(root)
     parts = [p for p in rel.replace("\\", "/").split("/") if p not in ("", ".")]
     if not parts:
-        return Path(root_real)
+        return root_real, []
 
     # We never expand "~", but a model writing it means its home directory,
     # which is out of reach; say so unless the folder really holds such a name.
@@ -192,10 +207,84 @@ def resolve_in_folder(root: Path, rel: str) -> Path:
     if "\\" in rel and not os.path.lexists(joined):
         # Perhaps a name as safe_name shows it ("bad\\xff.csv"), not Windows separators.
         joined = _match_shown(root_real, rel) or joined
+    return root_real, _real_parts(root_real, joined, rel)
+
+
+def _real_parts(root_real: str, joined: str, rel: str) -> list[str]:
+    """The names below the root of `joined` with every link resolved; PathDenied if outside."""
     target_real = os.path.realpath(joined)
     if not _is_inside(root_real, target_real):
         raise _deny(rel, "symlink", "it goes through a link that points outside the folder")
-    return Path(target_real)
+    below = os.path.relpath(target_real, root_real)
+    return [] if below == "." else below.split(os.sep)
+
+
+# How often a path is planned and opened again when a link appears in it meanwhile:
+# an in-folder link being replaced settles at once; a swap in a loop does not.
+_OPEN_TRIES = 4
+
+
+def open_in_folder(root: Path, rel: str) -> Opened:
+    """Open a tool path beneath ``root`` in one step: the file or folder inside, or an error.
+
+    The path is planned by ``resolve_in_folder`` (in-folder links followed,
+    anything leaving refused with ``PathDenied``), then opened beneath the
+    folder following no link (``fence.open_beneath``): a link that appeared
+    since the plan fails that open, and the path is planned again. Raises
+    PathDenied, FileNotFoundError, NotADirectoryError (a file used as a
+    folder), PermissionError, ``fence.NotRegularFile`` (FIFO, device, socket:
+    never blocks), ``fence.PathChanged`` (the folder kept changing) or OSError.
+    The caller closes the result (``with``).
+    """
+    return _open_planned(lambda: _plan(root, rel), rel)
+
+
+def _open_real(root_real: str, path: str) -> Opened:
+    """`path` (a real name in the folder, e.g. a listed link) opened as open_in_folder does."""
+    rel = os.path.relpath(path, root_real)
+    return _open_planned(lambda: (root_real, _real_parts(root_real, path, rel)), rel)
+
+
+def _open_planned(plan: Callable[[], tuple[str, list[str]]], rel: str) -> Opened:
+    last: OSError | None = None
+    tried: list[list[str]] = []
+    for _ in range(_OPEN_TRIES):
+        try:
+            root_real, parts = plan()
+        except OSError as e:  # realpath itself met the folder mid-change (EINVAL on a hop)
+            last = e
+            continue
+        try:
+            return fence.open_beneath(root_real, parts)
+        except OSError as e:
+            if e.errno not in (errno.ELOOP, errno.ENOTDIR):
+                raise
+            # A link where the plan has a name, or a file used as a folder: plan again.
+            # The same plan failing twice is no race: a link loop, or a file in the way.
+            if tried and tried[-1] == parts:
+                raise
+            tried.append(parts)
+            last = e
+    raise PathChanged(
+        last.errno if last is not None else errno.ELOOP,
+        "the folder kept changing while it was opened",
+        rel,
+    )
+
+
+def file_digest(root: Path, rel: str) -> tuple[str, int, Path]:
+    """(sha256, size, real path) of the file `rel` opened beneath ``root``: a figure's inputs.
+
+    Raises what ``open_in_folder`` raises, and IsADirectoryError for a folder.
+    """
+    with open_in_folder(root, rel) as opened:
+        if opened.is_dir:
+            raise IsADirectoryError(errno.EISDIR, "a folder, not a file", rel)
+        digest = hashlib.sha256()
+        with opened.stream() as f:
+            for block in iter(lambda: f.read(1 << 20), b""):
+                digest.update(block)
+        return digest.hexdigest(), opened.size, opened.path
 
 
 def _match_shown(root_real: str, rel: str) -> str | None:
@@ -403,38 +492,40 @@ _Row = tuple[str, int, str, bool, bool, str, bool]
 
 
 def _walk(root_real: str, huge_bytes: int) -> Iterator[_Row]:
-    # Pending directories as (absolute path, rel); popped from the end, so
-    # subdirectories are pushed in reverse to come out in sorted order.
-    pending: list[tuple[str, str]] = [(root_real, "")]
+    # Pending directories as (real names below the root, rel as shown); popped from
+    # the end, so subdirectories are pushed in reverse to come out in sorted order.
+    # Each is opened beneath the root following no link (fence.open_beneath) and
+    # listed through that descriptor: DirEntry.stat() is then an fstatat() relative
+    # to it rather than a lookup of the whole path, and a folder swapped for a link
+    # after it was listed (at any depth) is not entered.
+    pending: list[tuple[list[str], str]] = [([], "")]
     while pending:
-        path, rel = pending.pop()
-        fd = None
+        parts, rel = pending.pop()
         try:
-            fd = _open_dir(path)
-            with os.scandir(path if fd is None else fd) as it:
-                entries = sorted(it, key=_sort_key)
+            opened = fence.open_beneath(root_real, parts)
         except OSError as e:
-            if fd is not None:
-                os.close(fd)
             yield (rel, 0, "", False, False, _unreadable(e), True)
             continue
-        try:
+        with opened:  # also when the consumer stops early and the generator is closed
+            try:
+                entries = sorted(opened.scandir(), key=_sort_key)
+            except OSError as e:
+                yield (rel, 0, "", False, False, _unreadable(e), True)
+                continue
             if rel:
                 yield (rel, 0, "", False, False, "", True)
-            subdirs = yield from _walk_listing(entries, path, rel, root_real, huge_bytes)
-        finally:  # also when the consumer stops early and the generator is closed
-            if fd is not None:
-                os.close(fd)
+            subdirs = yield from _walk_listing(entries, parts, rel, root_real, huge_bytes)
         del entries  # this listing is done; only the pending subdirectories stay
         pending.extend(reversed(subdirs))
 
 
 def _walk_listing(
-    entries: list[os.DirEntry[str]], path: str, rel: str, root_real: str, huge_bytes: int
-) -> Generator[_Row, None, list[tuple[str, str]]]:
+    entries: list[os.DirEntry[str]], parts: list[str], rel: str, root_real: str, huge_bytes: int
+) -> Generator[_Row, None, list[tuple[list[str], str]]]:
     """Yield the rows of one sorted listing; return its plain subdirectories."""
     prefix = f"{rel}/" if rel else ""
-    subdirs: list[tuple[str, str]] = []
+    subdirs: list[tuple[list[str], str]] = []
+    path = os.path.join(root_real, *parts)
     for entry in entries:
         name = entry.name
         # rel is the shown form: undecodable bytes and control characters
@@ -459,7 +550,7 @@ def _walk_listing(
                 and not is_hidden_name(name)
                 and not _has_hidden_attribute(entry)
             ):
-                subdirs.append((os.path.join(path, name), entry_rel))
+                subdirs.append(([*parts, name], entry_rel))
                 continue
             else:
                 row = _classify_other(entry, path, entry_rel, root_real, huge_bytes)
@@ -467,19 +558,6 @@ def _walk_listing(
             row = (entry_rel, 0, bucket_of(name), False, False, _unreadable(e), False)
         yield row
     return subdirs
-
-
-# On POSIX each directory is listed through an open descriptor: DirEntry.stat()
-# is then an fstatat() relative to it rather than a lookup of the whole path
-# (a good part of the scan on big trees), and O_NOFOLLOW guarantees that a
-# directory swapped for a symlink after it was listed is not entered.
-_LIST_BY_FD = os.scandir in os.supports_fd and hasattr(os, "O_DIRECTORY")
-
-
-def _open_dir(path: str) -> int | None:
-    if not _LIST_BY_FD:
-        return None
-    return os.open(path, os.O_RDONLY | os.O_DIRECTORY | getattr(os, "O_NOFOLLOW", 0))
 
 
 def _sort_key(entry: os.DirEntry[str]) -> tuple[str, str]:
@@ -527,10 +605,11 @@ def _classify_other(
 
 
 def describe_entry(entry: os.DirEntry[str], parent: str, root_real: str) -> ScanEntry:
-    """One entry of the folder `parent` as the scan sees it, for list_dir; never raises.
+    """One entry of the folder `parent` (its real path) as the scan sees it, for list_dir.
 
-    ``rel`` is the entry's shown name (``safe_name``); a non-empty ``note``
-    says what is wrong with it (a link loop, a link outside, unreadable).
+    Never raises. ``rel`` is the entry's shown name (``safe_name``); a non-empty
+    ``note`` says what is wrong with it (a link loop, a link outside, unreadable).
+    A link is looked at by opening what it leads to beneath ``root_real``.
     """
     name = entry.name
     rel = safe_name(name)
@@ -547,21 +626,24 @@ def describe_entry(entry: os.DirEntry[str], parent: str, root_real: str) -> Scan
 def _classify_link(
     entry: os.DirEntry[str], link_path: str, rel: str, root_real: str, huge_bytes: int
 ) -> _Row:
+    """A link in the folder, looked at by opening what it leads to beneath the folder."""
     bucket = bucket_of(entry.name)
-    target = os.path.realpath(link_path)
-    if not _is_inside(root_real, target):
-        return (rel, 0, bucket, False, False, "symlink outside the folder, skipped", False)
     try:
-        st = os.stat(target)
+        with _open_real(root_real, link_path) as target:
+            st = target.st
+    except PathDenied:
+        return (rel, 0, bucket, False, False, "symlink outside the folder, skipped", False)
+    except fence.NotRegularFile:
+        return (rel, 0, bucket, False, False, "symlink to a device, pipe or socket, skipped", False)
     except OSError as e:
         if e.errno == errno.ELOOP:
             return (rel, 0, bucket, False, False, "symlink loop, skipped", False)
-        return (rel, 0, bucket, False, False, "broken symlink, skipped", False)
+        if e.errno in (errno.ENOENT, errno.ENOTDIR):
+            return (rel, 0, bucket, False, False, "broken symlink, skipped", False)
+        return (rel, 0, bucket, False, False, _unreadable(e), False)
     if stat.S_ISDIR(st.st_mode):
         note = "symlink to a folder inside the folder, not followed"
         return (rel, 0, "", False, False, note, True)
-    if not stat.S_ISREG(st.st_mode):
-        return (rel, 0, bucket, False, False, "symlink to a device, pipe or socket, skipped", False)
     # A link to a file inside the folder is a file like any other.
     return (rel, st.st_size, bucket, False, st.st_size > huge_bytes, "", False)
 

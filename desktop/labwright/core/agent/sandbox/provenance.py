@@ -12,7 +12,6 @@ Python starts with that folder on its path).
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import re
@@ -62,16 +61,16 @@ class InputFile:
     size: int
 
 
-def sha256_file(path: Path) -> str:
-    digest = hashlib.sha256()
-    with path.open("rb") as fh:
-        for block in iter(lambda: fh.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
-
-
 def resolve_inputs(data_dir: Path, inputs: list[str] | None) -> list[InputFile]:
-    """Resolve declared inputs under data_dir (symlinks resolved) and hash them."""
+    """Resolve declared inputs under data_dir (in-folder links followed) and hash them.
+
+    Each is opened beneath the folder in one step and hashed from that
+    descriptor (material/workspace.file_digest): a folder changed meanwhile
+    cannot put an outside file's hash in the provenance, and a FIFO is refused
+    instead of blocking the hash.
+    """
+    from labwright.core.material.workspace import PathDenied, file_digest
+
     root = Path(os.path.realpath(data_dir))
     out: list[InputFile] = []
     for raw in inputs or []:
@@ -79,21 +78,20 @@ def resolve_inputs(data_dir: Path, inputs: list[str] | None) -> list[InputFile]:
             raise InputError(
                 f"input {raw!r} is not a path (rule: inputs are files in the data folder)."
             )
-        real = Path(os.path.realpath(root / raw))
-        if real != root and root not in real.parents:
+        try:
+            sha256, size, real = file_digest(root, raw)
+        except PathDenied:
             raise InputError(
                 f"input {raw!r} resolves outside the data folder (rule: inputs are files in the "
                 "data folder). Fix: give a path relative to the folder, e.g. 'Data/x.xlsx'."
-            )
-        if not real.is_file():
+            ) from None
+        except OSError:
             raise InputError(
                 f"input {raw!r} is not a file in the data folder (rule: inputs must exist). "
                 "Fix: list the folder with list_dir and use an existing file."
-            )
+            ) from None
         rel = real.relative_to(root).as_posix()
-        out.append(
-            InputFile(rel=rel, path=real, sha256=sha256_file(real), size=real.stat().st_size)
-        )
+        out.append(InputFile(rel=rel, path=real, sha256=sha256, size=size))
     return out
 
 

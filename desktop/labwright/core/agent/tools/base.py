@@ -12,6 +12,7 @@ from labwright.core.step_words import CallMistake, Words
 
 if TYPE_CHECKING:
     from labwright.core.llm.client import LLM
+    from labwright.core.material.fence import Opened
 
 
 # Whose fault a failed call was. Only "tool" (a reader crash, a sandbox crash or
@@ -95,17 +96,37 @@ class Refused(Exception):
         self.outcome = outcome
 
 
-def resolve(ctx: ToolContext, rel: str) -> Path:
-    """A tool path inside the picked folder, or Refused with the fence's reason."""
+def open_target(
+    ctx: ToolContext, rel: str, shown: str, what: Literal["file", "folder"]
+) -> Opened | ToolOutcome:
+    """The tool path opened beneath the picked folder, or the outcome the model reads instead.
+
+    Opened in one step (``open_in_folder``): what the tool then reads is the
+    file or folder inside, even if the folder changes meanwhile. A path the
+    fence refuses raises Refused (as ``resolve``); one that is missing, a
+    FIFO or device, or unreadable is answered with a failed outcome. `shown`
+    is `rel` as messages show it (``safe_name``). The caller closes the result.
+    """
     from labwright.core.agent.tools.nearby import correction
-    from labwright.core.material.workspace import PathDenied, resolve_in_folder
+    from labwright.core.material.fence import NotRegularFile, PathChanged
+    from labwright.core.material.workspace import PathDenied, open_in_folder
 
     try:
-        return resolve_in_folder(ctx.root, rel)
+        return open_in_folder(ctx.root, rel)
     except PathDenied as e:
         content = f"{e} {correction(ctx.root, rel)}"
         summary = Words("refused_path", quoted=repr(rel))
         raise Refused(error(summary, content, denied="path_denied")) from None
+    except (FileNotFoundError, NotADirectoryError):
+        return missing(ctx, shown, what, folders=what == "folder")
+    except NotRegularFile:
+        why = "it is not a regular file (a device, pipe or socket) and is not read"
+    except PathChanged:
+        why = "it changed while it was being opened (a link appeared in its path); try again"
+    except OSError as e:  # permission denied, a name too long for this file system...
+        why = (e.strerror or type(e).__name__).lower()
+    words = Words("cannot_read", path=shown, why=why)
+    return error(words, f"Cannot read '{shown}': {why}.", fault="file")
 
 
 def rel_key(root: Path, target: Path) -> str:

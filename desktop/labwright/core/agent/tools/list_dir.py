@@ -12,8 +12,7 @@ from labwright.core.agent.tools.base import (
     ToolOutcome,
     ToolTraits,
     error,
-    missing,
-    resolve,
+    open_target,
     str_arg,
 )
 from labwright.core.material.tables.outline import Outline, outline, series_line
@@ -91,38 +90,32 @@ class ListDir(Tool):
     def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolOutcome:
         rel = str_arg(args, "path", ".") or "."
         shown = safe_name(rel, escape_backslash=False) if rel not in ("", ".") else "."
-        target = resolve(ctx, rel)
-        try:
-            exists, is_dir = target.exists(), target.is_dir()
-        except OSError as e:  # e.g. a name too long for this file system
-            return error(
-                Words("unreadable", path=shown),
-                f"Cannot list '{shown}': {e.strerror}.",
-                fault="file",
-            )
-        if not exists:
-            return missing(ctx, shown, "folder", folders=True)
-        if not is_dir:
-            return error(
-                Words("not_a_folder", path=shown),
-                f"'{shown}' is a file, not a folder. Use read_file to read it.",
-                fault="call",
-            )
+        opened = open_target(ctx, rel, shown, "folder")
+        if isinstance(opened, ToolOutcome):
+            return opened
         root_real = os.path.realpath(ctx.root)
-        try:
-            with os.scandir(target) as it:
+        with opened:
+            if not opened.is_dir:
+                return error(
+                    Words("not_a_folder", path=shown),
+                    f"'{shown}' is a file, not a folder. Use read_file to read it.",
+                    fault="call",
+                )
+            try:
                 # One bad entry (a link loop, an unreadable file) must not hide the others:
-                # describe_entry never raises, so neither does the sort.
-                entries = [describe_entry(e, str(target), root_real) for e in it]
-        except OSError as e:
-            return error(
-                Words("unreadable", path=shown),
-                f"Cannot list '{shown}': {e.strerror}.",
-                fault="file",
-            )
+                # describe_entry never raises, so neither does the sort. The listing is
+                # of the descriptor: the folder inside, even if its name changed since.
+                parent = str(opened.path)
+                entries = [describe_entry(e, parent, root_real) for e in opened.scandir()]
+            except OSError as e:
+                return error(
+                    Words("unreadable", path=shown),
+                    f"Cannot list '{shown}': {e.strerror}.",
+                    fault="file",
+                )
         entries.sort(key=lambda e: (not e.is_dir, e.rel.lower(), e.rel))
         listed = entries[:MAX_ENTRIES]
-        prefix = Path(os.path.relpath(target, ctx.root)).as_posix() + "/"
+        prefix = Path(os.path.relpath(opened.path, root_real)).as_posix() + "/"
         prefix = "" if prefix == "./" else prefix
         data = [
             prefix + e.rel for e in listed if e.bucket == "data" and not e.note and not e.hidden

@@ -13,11 +13,28 @@ import difflib
 import os
 from pathlib import Path, PurePosixPath
 
+from labwright.core.material.fence import open_beneath
 from labwright.core.material.workspace import safe_name
 
 MAX_WALK = 5000  # entries looked at, at most: a huge folder still answers at once
 CLOSEST = 3
 TOP = 12  # top-level names shown
+
+
+def _listing(root: str, parts: list[str]) -> list[os.DirEntry[str]]:
+    """A folder's entries, sorted, listed through a descriptor opened beneath root (no link
+    followed: a folder swapped for a link meanwhile is not listed); [] when it cannot be."""
+    try:
+        with open_beneath(root, parts) as opened:
+            if not opened.is_dir:
+                return []
+            # The entries' is_dir() below is an fstatat() on this descriptor: keep it open.
+            entries = sorted(opened.scandir(), key=lambda e: e.name)
+            for e in entries:
+                e.is_dir(follow_symlinks=False)  # cached now, while the descriptor is open
+            return entries
+    except OSError:
+        return []
 
 
 def _walk(root: str, folders: bool) -> list[str]:
@@ -26,11 +43,7 @@ def _walk(root: str, folders: bool) -> list[str]:
     queue = [""]
     while queue and len(found) < MAX_WALK:
         rel = queue.pop(0)
-        try:
-            with os.scandir(os.path.join(root, rel) if rel else root) as it:
-                entries = sorted(it, key=lambda e: e.name)
-        except OSError:
-            continue
+        entries = _listing(root, rel.split("/") if rel else [])
         for e in entries:
             if e.name.startswith("."):
                 continue
@@ -75,13 +88,14 @@ def closest(root: Path, wanted: str, *, folders: bool = False) -> list[str]:
 
 def top_level(root: Path) -> str:
     """The folder's first entries, for a model that has not looked yet."""
-    try:
-        with os.scandir(root) as it:
-            names = sorted(
-                (e.name + "/" if e.is_dir() else e.name) for e in it if not e.name.startswith(".")
-            )
-    except OSError:
+    entries = _listing(os.path.realpath(root), [])
+    if not entries:
         return ""
+    names = sorted(
+        (e.name + "/" if e.is_dir(follow_symlinks=False) else e.name)
+        for e in entries
+        if not e.name.startswith(".")
+    )
     shown = ", ".join(safe_name(n) for n in names[:TOP])
     more = f" and {len(names) - TOP} more" if len(names) > TOP else ""
     return f"{shown}{more}" if names else "(empty)"

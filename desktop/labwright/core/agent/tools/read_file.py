@@ -11,9 +11,8 @@ from labwright.core.agent.tools.base import (
     ToolTraits,
     error,
     int_arg,
-    missing,
+    open_target,
     rel_key,
-    resolve,
     str_arg,
 )
 from labwright.core.material.evidence import record_of_page
@@ -48,27 +47,33 @@ class ReadFile(Tool):
         limit = int_arg(args, "limit", None)
         if limit == 0:
             limit = None
-        target = resolve(ctx, rel)
         # The model's own string, but it reaches the log and the app: raw controls escaped.
-        rel = safe_name(rel, escape_backslash=False)
-        if not target.exists():
-            return missing(ctx, rel, "file")
-        if target.is_dir():
-            return error(
-                Words("is_a_folder", path=rel),
-                f"'{rel}' is a folder, not a file: call list_dir('{rel}') to see its files.",
-                fault="call",
-            )
-        try:
-            page = read_page(target, offset, limit, cancelled=ctx.cancelled)
-        except ReadCancelled:
-            return error(Words("read_cancelled", path=rel), f"Reading '{rel}' was cancelled.")
-        except ReadError as e:
-            # Messages name the real file, whose name may hold raw bytes or controls.
-            why = safe_name(str(e), escape_backslash=False)
-            return error(
-                Words("cannot_read", path=rel, why=why), f"Cannot read '{rel}': {why}", fault="file"
-            )
+        shown = safe_name(rel, escape_backslash=False)
+        opened = open_target(ctx, rel, shown, "file")
+        if isinstance(opened, ToolOutcome):
+            return opened
+        with opened:
+            if opened.is_dir:
+                return error(
+                    Words("is_a_folder", path=shown),
+                    f"'{shown}' is a folder, not a file: call list_dir('{shown}') to see its files.",
+                    fault="call",
+                )
+            try:
+                page = read_page(opened, offset, limit, cancelled=ctx.cancelled)
+            except ReadCancelled:
+                return error(
+                    Words("read_cancelled", path=shown), f"Reading '{shown}' was cancelled."
+                )
+            except ReadError as e:
+                # Messages name the real file, whose name may hold raw bytes or controls.
+                why = safe_name(str(e), escape_backslash=False)
+                return error(
+                    Words("cannot_read", path=shown, why=why),
+                    f"Cannot read '{shown}': {why}",
+                    fault="file",
+                )
+        rel = shown
         header = f"[{rel} · {page.kind} · lines {page.offset}–{page.end}"
         header += f" of {page.total}]" if page.total is not None else "]"
         content = (
@@ -83,7 +88,7 @@ class ReadFile(Tool):
             content=content,
             summary=summary,
             productive=page.productive,
-            coverage=(rel_key(ctx.root, target), page.offset, page.end)
+            coverage=(rel_key(ctx.root, opened.path), page.offset, page.end)
             if page.end > page.offset
             else None,
             evidence=evidence,

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import base64
 import io
-from pathlib import Path
 from typing import Any
 
 from labwright.core.agent.tools.base import (
@@ -14,12 +13,13 @@ from labwright.core.agent.tools.base import (
     ToolTraits,
     error,
     missing,
+    open_target,
     rel_key,
-    resolve,
     str_arg,
 )
 from labwright.core.events import LLMCall
 from labwright.core.llm.client import LLMError
+from labwright.core.material.fence import Opened
 from labwright.core.material.workspace import safe_name
 from labwright.core.step_words import Words
 
@@ -28,19 +28,22 @@ MAX_PIXELS = 80_000_000  # beyond this Pillow would refuse it as a decompression
 PASS_THROUGH = {"PNG": "image/png", "JPEG": "image/jpeg", "WEBP": "image/webp", "GIF": "image/gif"}
 
 
-def encode_image(path: Path) -> tuple[str, str]:
-    """(data URL, facts) — BMP/TIFF converted to PNG, large images downscaled."""
+def encode_image(src: Opened) -> tuple[str, str]:
+    """(data URL, facts) — BMP/TIFF converted to PNG, large images downscaled.
+
+    Decoded and sent from the one descriptor opened beneath the folder.
+    """
     from PIL import Image, UnidentifiedImageError
 
     try:
-        with Image.open(path) as im:
+        with src.stream() as f, Image.open(f) as im:
             fmt = im.format or "unknown"
             width, height = im.size
             if width * height > MAX_PIXELS:
                 raise ValueError(f"the image is too large to send ({width}×{height} pixels)")
             facts = f"{fmt}, {width}×{height} pixels, mode {im.mode}"
             if fmt in PASS_THROUGH and max(width, height) <= MAX_SIDE:
-                data, mime = path.read_bytes(), PASS_THROUGH[fmt]
+                data, mime = src.read_bytes(), PASS_THROUGH[fmt]
             else:
                 im.load()
                 img = im.convert("RGBA" if im.mode in ("RGBA", "LA", "P") else "RGB")
@@ -74,22 +77,26 @@ class ReadImage(Tool):
     def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolOutcome:
         rel = str_arg(args, "path")
         question = str_arg(args, "question", "Describe this image for a lab report.")
-        target = resolve(ctx, rel)
-        if not target.is_file():
-            return missing(ctx, safe_name(rel, escape_backslash=False), "file")
-        if ctx.llm is None or not ctx.vision_model:
-            return error(
-                Words("no_vision_model"),
-                "No vision model is configured; use read_file for the image's facts.",
-            )
-        try:
-            url, facts = encode_image(target)
-        except ValueError as e:
-            return error(
-                Words("cannot_read", path=rel, why=e),
-                f"Cannot read image '{rel}': {e}.",
-                fault="file",
-            )
+        shown = safe_name(rel, escape_backslash=False)
+        opened = open_target(ctx, rel, shown, "file")
+        if isinstance(opened, ToolOutcome):
+            return opened
+        with opened:
+            if opened.is_dir:
+                return missing(ctx, shown, "file")
+            if ctx.llm is None or not ctx.vision_model:
+                return error(
+                    Words("no_vision_model"),
+                    "No vision model is configured; use read_file for the image's facts.",
+                )
+            try:
+                url, facts = encode_image(opened)
+            except ValueError as e:
+                return error(
+                    Words("cannot_read", path=rel, why=e),
+                    f"Cannot read image '{rel}': {e}.",
+                    fault="file",
+                )
         messages = [
             {
                 "role": "user",
@@ -119,7 +126,7 @@ class ReadImage(Tool):
             content=f"[{rel} · image · {facts}]\n{answer}",
             summary=Words("image", path=rel, facts=facts),
             productive=bool(answer),
-            coverage=(rel_key(ctx.root, target), 0, 1),
+            coverage=(rel_key(ctx.root, opened.path), 0, 1),
             evidence={
                 "path": rel,
                 "kind": "image",

@@ -2,19 +2,19 @@
 
 Parsing an xlsx, docx, pdf or notebook costs far more than slicing its lines,
 and the model pages through the same document several times in a row. The key
-includes size and mtime_ns, so an edited file is converted again.
+is the file's identity (device, inode, size, mtime_ns): an edited file is
+converted again, and a page is never served for another file that took its name.
 """
 
 from __future__ import annotations
 
-import os
 import threading
 from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
-from pathlib import Path
 
 from labwright.core.material.readers.page import LineMap, Span
+from labwright.core.material.readers.source import Opened
 
 MAX_DOCS = 16
 MAX_CHARS = 64 * 1024 * 1024  # all cached documents together
@@ -36,19 +36,18 @@ class Converted:
         return sum(len(x) for x in self.lines)
 
 
-_docs: OrderedDict[tuple[str, int, int, str], tuple[Converted, int]] = OrderedDict()
+_docs: OrderedDict[tuple[tuple[int, int, int, int], str], tuple[Converted, int]] = OrderedDict()
 _lock = threading.Lock()
 
 
-def converted(path: Path, kind: str, convert: Callable[[Path], Converted]) -> Converted:
-    st = os.stat(path)
-    key = (str(path), st.st_size, st.st_mtime_ns, kind)
+def converted(src: Opened, kind: str, convert: Callable[[Opened], Converted]) -> Converted:
+    key = (src.identity, kind)
     with _lock:
         hit = _docs.get(key)
         if hit is not None:
             _docs.move_to_end(key)
             return hit[0]
-    doc = convert(path)  # outside the lock: parallel reads of other files go on
+    doc = convert(src)  # outside the lock: parallel reads of other files go on
     chars = doc.chars
     with _lock:
         _docs[key] = (doc, chars)

@@ -3,12 +3,10 @@
 from __future__ import annotations
 
 import csv
-import functools
 import io
-import os
-from pathlib import Path
 
 from labwright.core.material.readers.encoding import Encoding
+from labwright.core.material.readers.source import Lru, Opened
 
 SAMPLE_BYTES = 64 * 1024
 SAMPLE_LINES = 30
@@ -16,10 +14,8 @@ _CANDIDATES = ("\t", ",", ";", "|")
 _NAMES = {"\t": "tab", ",": "comma", ";": "semicolon", "|": "pipe"}
 
 
-def _sample_lines(path: Path, enc: Encoding) -> list[str]:
-    with open(path, "rb") as f:
-        f.seek(enc.bom_len)
-        raw = f.read(SAMPLE_BYTES)
+def _sample_lines(src: Opened, enc: Encoding) -> list[str]:
+    raw = src.pread(SAMPLE_BYTES, enc.bom_len)
     raw = raw[: len(raw) // enc.unit * enc.unit]
     text = raw.decode(enc.codec, errors="replace")
     lines = [ln for ln in text.splitlines() if ln.strip()]
@@ -35,9 +31,8 @@ def _field_counts(lines: list[str], delim: str) -> list[int]:
         return []
 
 
-@functools.lru_cache(maxsize=64)
-def _sniff(path_str: str, size: int, mtime_ns: int, enc: Encoding) -> tuple[str, list[str]] | None:
-    lines = _sample_lines(Path(path_str), enc)
+def _sniff(src: Opened, enc: Encoding) -> tuple[str, list[str]] | None:
+    lines = _sample_lines(src, enc)
     if len(lines) < 2:
         return None
     best: tuple[float, str] | None = None
@@ -60,10 +55,20 @@ def _sniff(path_str: str, size: int, mtime_ns: int, enc: Encoding) -> tuple[str,
     return delim, [h.strip() for h in header]
 
 
-def sniff_delimiter(path: Path, enc: Encoding) -> tuple[str, list[str]] | None:
+# By the file's identity: an edited (or another) file is sniffed again.
+_found: Lru[tuple[tuple[int, int, int, int], Encoding], tuple[tuple[str, list[str]] | None]] = Lru(
+    64
+)
+
+
+def sniff_delimiter(src: Opened, enc: Encoding) -> tuple[str, list[str]] | None:
     """(delimiter, first-line fields) when the file reads as a delimited table."""
-    st = os.stat(path)
-    return _sniff(str(path), st.st_size, st.st_mtime_ns, enc)
+    key = (src.identity, enc)
+    hit = _found.get(key)
+    if hit is None:
+        hit = (_sniff(src, enc),)
+        _found.put(key, hit)
+    return hit[0]
 
 
 def delimited_note(delim: str, header: list[str]) -> str:

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import gzip
 import html
-import os
 import re
 import tarfile
 import warnings
@@ -18,6 +17,7 @@ from pathlib import Path
 
 from labwright.core.material.readers.page import ReadError, human_size
 from labwright.core.material.readers.sniff import Sniffed, sniff
+from labwright.core.material.readers.source import Opened, reading
 
 MEMBER_NAMES = 5
 TAR_SCAN_LIMIT = 200
@@ -30,16 +30,16 @@ def _names(names: list[str], total: int | str) -> str:
     return f"{shown}{more}" if shown else "no members"
 
 
-def describe_image(path: Path, what: str) -> tuple[str, bool]:
+def describe_image(src: Opened, what: str) -> tuple[str, bool]:
     """(description, decodable). A broken image is described, never raised."""
     from PIL import Image, UnidentifiedImageError
 
-    size = human_size(os.path.getsize(path))
+    size = human_size(src.size)
     try:
         with warnings.catch_warnings():
             # Huge scans trip Pillow's decompression-bomb warning; size is just a fact here.
             warnings.simplefilter("ignore", Image.DecompressionBombWarning)
-            with Image.open(path) as img:
+            with src.stream() as f, Image.open(f) as img:
                 fmt, (w, h), mode = img.format, img.size, img.mode
                 frames = getattr(img, "n_frames", 1)
                 img.verify()
@@ -59,9 +59,9 @@ def describe_image(path: Path, what: str) -> tuple[str, bool]:
     return f"{fmt} image, {w}x{h} pixels, mode {mode}{anim}, {size}", True
 
 
-def _describe_zip(path: Path, what: str, size: str) -> str:
+def _describe_zip(src: Opened, what: str, size: str) -> str:
     try:
-        with zipfile.ZipFile(path) as zf:
+        with src.stream() as f, zipfile.ZipFile(f) as zf:
             infos = [i for i in zf.infolist() if not i.is_dir()]
             unpacked = sum(i.file_size for i in infos)
     except (zipfile.BadZipFile, OSError, ValueError) as e:
@@ -70,10 +70,10 @@ def _describe_zip(path: Path, what: str, size: str) -> str:
     return f"{what}, {size}, {len(names)} files ({human_size(unpacked)} unpacked): {_names(names, len(names))}"
 
 
-def _describe_tar(path: Path, what: str, size_bytes: int) -> str | None:
+def _describe_tar(src: Opened, what: str, size_bytes: int) -> str | None:
     size = human_size(size_bytes)
     try:
-        with tarfile.open(path) as tf:
+        with src.stream() as f, tarfile.open(fileobj=f) as tf:
             names: list[str] = []
             complete = True
             for member in tf:
@@ -90,10 +90,9 @@ def _describe_tar(path: Path, what: str, size_bytes: int) -> str | None:
     return f"{kind}, {size}, {count} members: {_names(names, count)}"
 
 
-def _gzip_name(path: Path) -> str:
+def _gzip_name(src: Opened) -> str:
     # The original file name sits in the gzip header when the FNAME flag is set.
-    with open(path, "rb") as f:
-        head = f.read(1024)
+    head = src.pread(1024, 0)
     if len(head) < 10 or not head[3] & 0x08:
         return ""
     pos = 10
@@ -103,34 +102,34 @@ def _gzip_name(path: Path) -> str:
     return head[pos:end].decode("latin-1") if end > pos else ""
 
 
-def _describe_archive(path: Path, s: Sniffed, size_bytes: int) -> str:
+def _describe_archive(src: Opened, s: Sniffed, size_bytes: int) -> str:
     size = human_size(size_bytes)
     if "ZIP" in s.what or "OpenDocument" in s.what:
-        return _describe_zip(path, s.what, size)
+        return _describe_zip(src, s.what, size)
     if s.what in (
         "tar archive",
         "gzip-compressed data",
         "bzip2-compressed data",
         "xz-compressed data",
     ):
-        tar = _describe_tar(path, s.what, size_bytes)
+        tar = _describe_tar(src, s.what, size_bytes)
         if tar is not None:
             return tar
     if s.what == "gzip-compressed data":
-        name = _gzip_name(path)
+        name = _gzip_name(src)
         if name:
             return f"{s.what}, {size}, original name {name!r}"
         try:
-            with gzip.open(path) as g:
+            with src.stream() as f, gzip.open(f) as g:
                 g.read(1)
         except (OSError, EOFError) as e:
             return f"{s.what}, {size}, damaged ({e})"
     return f"{s.what}, {size}"
 
 
-def _xlsx_sheets(path: Path) -> list[str]:
+def _xlsx_sheets(src: Opened) -> list[str]:
     try:
-        with zipfile.ZipFile(path) as zf:
+        with src.stream() as f, zipfile.ZipFile(f) as zf:
             xml = zf.read("xl/workbook.xml").decode("utf-8", "replace")
     except (KeyError, zipfile.BadZipFile, OSError):
         return []
@@ -139,48 +138,47 @@ def _xlsx_sheets(path: Path) -> list[str]:
     ]
 
 
-def _pdf_facts(path: Path, size_bytes: int) -> str:
-    with open(path, "rb") as f:
-        head = f.read(1024)
+def _pdf_facts(src: Opened, size_bytes: int) -> str:
+    head = src.pread(1024, 0)
     m = re.search(rb"%PDF-(\d\.\d)", head)
     version = f", version {m.group(1).decode()}" if m else ""
     pages = ""
     if size_bytes <= 50 * 1024 * 1024:
         from labwright.core.material.readers.pdf import pdf_page_count
 
-        n = pdf_page_count(path)
+        n = pdf_page_count(src)
         if n is not None:
             pages = f", {n} page{'s' if n != 1 else ''}"
     return f"PDF document{version}{pages}"
 
 
-def describe_sniffed(path: Path, s: Sniffed) -> str:
-    size_bytes = os.path.getsize(path)
+def describe_sniffed(src: Opened, s: Sniffed) -> str:
+    size_bytes = src.size
     size = human_size(size_bytes)
     if s.kind == "image":
-        return describe_image(path, s.what)[0]
+        return describe_image(src, s.what)[0]
     if s.kind == "archive":
-        return _describe_archive(path, s, size_bytes)
+        return _describe_archive(src, s, size_bytes)
     if s.kind == "empty":
         return "empty file (0 bytes)"
     if s.kind == "xlsx":
-        sheets = _xlsx_sheets(path)
+        sheets = _xlsx_sheets(src)
         listed = f", {len(sheets)} sheets: {_names(sheets, len(sheets))}" if sheets else ""
         return f"{s.what}{listed}, {size}"
     if s.kind == "pdf":
-        return f"{_pdf_facts(path, size_bytes)}, {size}"
+        return f"{_pdf_facts(src, size_bytes)}, {size}"
     if s.encoding is not None:
         return f"{s.what} ({s.encoding.label}), {size}"
     return f"{s.what}, {size}"
 
 
-def describe_file(path: Path) -> str:
+def describe_file(source: Path | Opened) -> str:
     """One line of facts: kind, size, and per kind what is cheap to learn."""
-    path = Path(path)
     try:
-        if path.is_dir():
-            return "directory"
-        return describe_sniffed(path, sniff(path))
+        with reading(source) as src:
+            if src.is_dir:
+                return "directory"
+            return describe_sniffed(src, sniff(src))
     except FileNotFoundError:
         return "missing file"
     except PermissionError:

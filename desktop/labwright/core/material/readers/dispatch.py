@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import errno
 import functools
-import os
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
+from labwright.core.material.fence import NotRegularFile, Opened, open_by_name
 from labwright.core.material.readers import cache
 from labwright.core.material.readers.cache import Converted
 from labwright.core.material.readers.delimited import delimited_note, sniff_delimiter
@@ -27,6 +28,7 @@ from labwright.core.material.readers.page import (
 )
 from labwright.core.material.readers.pdf import convert_pdf
 from labwright.core.material.readers.sniff import Sniffed, sniff
+from labwright.core.material.readers.source import Lru
 from labwright.core.material.readers.text import read_text_page
 from labwright.core.material.readers.word import convert_docx
 from labwright.core.material.readers.workbook import convert_xlsx
@@ -43,30 +45,38 @@ _CONVERTERS = {
 _MAYBE_TABLE = {"", ".dat", ".txt", ".data", ".out", ".log", ".asc", ".prn"}
 
 
-@functools.lru_cache(maxsize=256)
-def _sniff_cached(path: str, size: int, mtime_ns: int) -> Sniffed:
-    # Size and mtime are part of the key so an edited file is sniffed again.
-    return sniff(Path(path))
+# Sniffing reads a few KB but runs on every page; keyed by the file's identity
+# (and its suffix, which decides between look-alike text kinds).
+_sniffed: Lru[tuple[tuple[int, int, int, int], str], Sniffed] = Lru(256)
 
 
-def _check_file(path: Path) -> os.stat_result:
+def _sniff_cached(src: Opened) -> Sniffed:
+    key = (src.identity, src.suffix.lower())
+    found = _sniffed.get(key)
+    if found is None:
+        found = sniff(src)
+        _sniffed.put(key, found)
+    return found
+
+
+@contextmanager
+def _opened_file(path: Path) -> Iterator[Opened]:
+    """A path the caller trusts opened once by name, as a ReadError when it is no readable file."""
     try:
-        st = path.stat()
+        opened = open_by_name(path)
     except FileNotFoundError:
         raise ReadError(f"No such file: {path.name}. Check the name with list_dir.") from None
     except PermissionError:
         raise ReadError(f"{path.name} can't be read: permission denied.") from None
+    except NotRegularFile:
+        raise ReadError(_NOT_REGULAR.format(name=path.name)) from None
     except OSError as e:
         raise ReadError(f"{path.name} can't be read ({e.strerror or e}).") from None
-    if path.is_dir():
-        raise ReadError(
-            f"{path.name} is a directory, not a file; use list_dir to see what it holds."
-        )
-    if not path.is_file():
-        raise ReadError(
-            f"{path.name} is not a regular file (a device, pipe or socket); it can't be read."
-        )
-    return st
+    with opened:
+        yield opened
+
+
+_NOT_REGULAR = "{name} is not a regular file (a device, pipe or socket); it can't be read."
 
 
 def _fact_page(text: str, kind: str, offset: int, productive: bool, note: str) -> Page:
@@ -76,8 +86,8 @@ def _fact_page(text: str, kind: str, offset: int, productive: bool, note: str) -
     return Page(text, 0, 1, 1, kind, False, note, productive, (Span(0, 1),))
 
 
-def _ole_error(path: Path, s: Sniffed) -> ReadError:
-    ext = path.suffix.lower()
+def _ole_error(src: Opened, s: Sniffed) -> ReadError:
+    ext = src.suffix.lower()
     if ext in (".xls", ".xlt"):
         what = "an old Excel 97-2003 workbook (.xls)"
         fix = "ask the user to save it as .xlsx or CSV"
@@ -87,11 +97,11 @@ def _ole_error(path: Path, s: Sniffed) -> ReadError:
     else:
         what = f"an {s.what}"
         fix = "ask the user for a modern export (.xlsx, .docx, PDF or CSV)"
-    return ReadError(f"{path.name} is {what}, which can't be read here; {fix}.")
+    return ReadError(f"{src.name} is {what}, which can't be read here; {fix}.")
 
 
 def read_page(
-    path: Path,
+    source: Path | Opened,
     offset: int = 0,
     limit: int | None = None,
     *,
@@ -99,37 +109,53 @@ def read_page(
     cancelled: Callable[[], bool] | None = None,
     time_budget_s: float = DEFAULT_TIME_S,
 ) -> Page:
-    """One page of `path` seen as lines; raises ReadError with an actionable message.
+    """One page of a file seen as lines; raises ReadError with an actionable message.
 
-    `cancelled` is polled inside the readers' loops: once it returns True the
-    read stops and ReadCancelled (a ReadError) is raised. A conversion still
-    going after `time_budget_s` keeps what it has and says so in the note.
+    `source` is a file opened beneath the picked folder (what the tools pass:
+    everything is read from that descriptor) or a path the caller trusts,
+    opened by name once. `cancelled` is polled inside the readers' loops: once
+    it returns True the read stops and ReadCancelled (a ReadError) is raised.
+    A conversion still going after `time_budget_s` keeps what it has and says
+    so in the note.
     """
-    path = Path(path)
     limit = check_window(offset, limit)
-    st = _check_file(path)
+    if not isinstance(source, Opened):
+        with _opened_file(Path(source)) as opened:
+            return read_page(
+                opened,
+                offset,
+                limit,
+                max_chars=max_chars,
+                cancelled=cancelled,
+                time_budget_s=time_budget_s,
+            )
+    src = source
+    if src.is_dir:
+        raise ReadError(
+            f"{src.name} is a directory, not a file; use list_dir to see what it holds."
+        )
     budget = Budget(time_budget_s, cancelled) if cancelled is not None else Budget(time_budget_s)
     budget.check()
     try:
-        s = _sniff_cached(str(path), st.st_size, st.st_mtime_ns)
-        return _read(path, s, offset, limit, max_chars, budget)
+        s = _sniff_cached(src)
+        return _read(src, s, offset, limit, max_chars, budget)
     except ReadError:
         raise
     except PermissionError:
-        raise ReadError(f"{path.name} can't be read: permission denied.") from None
+        raise ReadError(f"{src.name} can't be read: permission denied.") from None
     except OSError as e:
         if e.errno == errno.EISDIR:
-            raise ReadError(f"{path.name} is a directory; use list_dir.") from None
-        raise ReadError(f"{path.name} can't be read ({e.strerror or e}).") from None
+            raise ReadError(f"{src.name} is a directory; use list_dir.") from None
+        raise ReadError(f"{src.name} can't be read ({e.strerror or e}).") from None
 
 
-def _read(path: Path, s: Sniffed, offset: int, limit: int, max_chars: int, budget: Budget) -> Page:
+def _read(src: Opened, s: Sniffed, offset: int, limit: int, max_chars: int, budget: Budget) -> Page:
     if s.kind == "empty":
         return Page("", offset, offset, 0, "empty", False, "The file is empty (0 bytes).", False)
     if s.kind == "ole":
-        raise _ole_error(path, s)
+        raise _ole_error(src, s)
     if s.kind == "image":
-        text, ok = describe_image(path, s.what)
+        text, ok = describe_image(src, s.what)
         note = (
             "An image: this is all read_file can tell; use read_image to look at it."
             if ok
@@ -137,7 +163,7 @@ def _read(path: Path, s: Sniffed, offset: int, limit: int, max_chars: int, budge
         )
         return _fact_page(text, "image", offset, ok, note)
     if s.kind in ("archive", "binary"):
-        text = describe_sniffed(path, s)
+        text = describe_sniffed(src, s)
         note = (
             "An archive: read_file can only describe it, not unpack it."
             if s.kind == "archive"
@@ -146,7 +172,7 @@ def _read(path: Path, s: Sniffed, offset: int, limit: int, max_chars: int, budge
         return _fact_page(text, s.kind, offset, True, note)
     if s.kind in _CONVERTERS:
         convert = functools.partial(_CONVERTERS[s.kind], budget=budget)
-        doc: Converted = cache.converted(path, s.kind, convert)
+        doc: Converted = cache.converted(src, s.kind, convert)
         if not doc.lines:
             return Page("", offset, offset, 0, s.kind, False, doc.note or "Nothing to read.", False)
         return page_of_lines(
@@ -163,11 +189,11 @@ def _read(path: Path, s: Sniffed, offset: int, limit: int, max_chars: int, budge
     assert s.encoding is not None
     kind = s.kind
     extra = ""
-    if kind in ("csv", "tsv") or path.suffix.lower() in _MAYBE_TABLE:
-        found = sniff_delimiter(path, s.encoding)
+    if kind in ("csv", "tsv") or src.suffix.lower() in _MAYBE_TABLE:
+        found = sniff_delimiter(src, s.encoding)
         if found is not None:
             delim, header = found
-            if kind == "text" and path.suffix.lower() in ("", ".dat", ".data"):
+            if kind == "text" and src.suffix.lower() in ("", ".dat", ".data"):
                 kind = "tsv" if delim == "\t" else "csv"
             extra = delimited_note(delim, header)
-    return read_text_page(path, s.encoding, offset, limit, max_chars, kind, extra, budget=budget)
+    return read_text_page(src, s.encoding, offset, limit, max_chars, kind, extra, budget=budget)

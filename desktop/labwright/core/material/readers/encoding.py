@@ -10,9 +10,9 @@ then charset-normalizer, else the file is treated as binary.
 from __future__ import annotations
 
 import codecs
-import os
 from dataclasses import dataclass
-from pathlib import Path
+
+from labwright.core.material.fence import Opened
 
 HEAD_BYTES = 64 * 1024
 EXTRA_SAMPLE_BYTES = 16 * 1024
@@ -124,16 +124,14 @@ def _after_first_newline(chunk: bytes) -> bytes:
     return chunk[i + 1 :] if i >= 0 else b""
 
 
-def read_samples(path: Path, size: int) -> tuple[bytes, list[bytes]]:
+def read_samples(src: Opened, size: int) -> tuple[bytes, list[bytes]]:
     """The head of the file, plus a few slices from the middle and end of big files."""
-    with open(path, "rb") as f:
-        head = f.read(HEAD_BYTES)
-        extras: list[bytes] = []
-        if size > HEAD_BYTES + EXTRA_SAMPLE_BYTES:
-            for frac in (0.25, 0.5, 0.75, 1.0):
-                pos = max(HEAD_BYTES, int(size * frac) - EXTRA_SAMPLE_BYTES)
-                f.seek(pos)
-                extras.append(f.read(EXTRA_SAMPLE_BYTES))
+    head = src.pread(HEAD_BYTES, 0)
+    extras: list[bytes] = []
+    if size > HEAD_BYTES + EXTRA_SAMPLE_BYTES:
+        for frac in (0.25, 0.5, 0.75, 1.0):
+            pos = max(HEAD_BYTES, int(size * frac) - EXTRA_SAMPLE_BYTES)
+            extras.append(src.pread(EXTRA_SAMPLE_BYTES, pos))
     return head, extras
 
 
@@ -208,7 +206,7 @@ def detect_encoding(
     return Encoding(codec, codec.upper().replace("_", "-"), 1, 0)
 
 
-def detect_file_encoding(path: Path) -> Encoding | None:
-    size = os.path.getsize(path)
-    head, extras = read_samples(path, size)
+def detect_file_encoding(src: Opened) -> Encoding | None:
+    size = src.size
+    head, extras = read_samples(src, size)
     return detect_encoding(head, extras, whole=size <= len(head))

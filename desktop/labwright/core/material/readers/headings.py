@@ -15,6 +15,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from labwright.core.material.readers.source import Opened, reading
+
 # Enough for any lab manual; a 500-page book beside it is not read for its headings.
 MAX_PAGES = 60
 MAX_HEADINGS = 200
@@ -27,15 +29,16 @@ class Heading:
     page: int | None = None  # PDF page, from 1
 
 
-def document_headings(path: Path, kind: str) -> list[Heading] | None:
+def document_headings(source: Path | Opened, kind: str) -> list[Heading] | None:
     """The headings of a "pdf" or "docx" file, in order; None when the file gives none."""
     try:
-        if kind == "pdf":
-            return _pdf_headings(path)
-        if kind == "docx":
-            return _docx_headings(path)
+        with reading(source) as src:
+            if kind == "pdf":
+                return _pdf_headings(src)
+            if kind == "docx":
+                return _docx_headings(src)
     except Exception as e:  # headings are a hint: an odd file must not cost the report
-        logging.getLogger(__name__).info("no headings from %s: %s", path.name, e)
+        logging.getLogger(__name__).info("no headings from %s: %s", source.name, e)
     return None
 
 
@@ -66,13 +69,14 @@ def _style_level(style: Any) -> int | None:
     return None
 
 
-def _docx_headings(path: Path) -> list[Heading] | None:
+def _docx_headings(src: Opened) -> list[Heading] | None:
     import docx
 
     from labwright.core.material.readers.word import _check_unpacked_size
 
-    _check_unpacked_size(path)
-    doc = docx.Document(str(path))
+    _check_unpacked_size(src)
+    with src.stream() as f:
+        doc = docx.Document(f)
     found: list[tuple[int, str]] = []
     for par in doc.paragraphs:
         text = _clean(par.text)
@@ -96,13 +100,13 @@ def _docx_headings(path: Path) -> list[Heading] | None:
 # --------------------------------------------------------------------------
 
 
-def _pdf_headings(path: Path) -> list[Heading] | None:
+def _pdf_headings(src: Opened) -> list[Heading] | None:
     from pypdf import PdfReader
 
     logging.getLogger("pypdf").setLevel(logging.ERROR)
-    with warnings.catch_warnings():
+    with warnings.catch_warnings(), src.stream() as f:
         warnings.simplefilter("ignore")
-        reader = PdfReader(str(path), strict=False)
+        reader = PdfReader(f, strict=False)
         if reader.is_encrypted and not reader.decrypt(""):
             return None
         outline = _outline(reader)

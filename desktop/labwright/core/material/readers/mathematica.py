@@ -12,11 +12,11 @@ The cache sections at the end of the file are comments and vanish for free.
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 from labwright.core.material.readers.cache import Converted
 from labwright.core.material.readers.encoding import detect_file_encoding
 from labwright.core.material.readers.page import Budget, LineMap, check_whole_file_size
+from labwright.core.material.readers.source import Opened
 
 # ---------------------------------------------------------------- named characters
 
@@ -554,11 +554,11 @@ def notebook_lines(src: str) -> tuple[LineMap, dict[str, int]]:
     return out, counts
 
 
-def convert_nb(path: Path, budget: Budget | None = None) -> Converted:
+def convert_nb(file: Opened, budget: Budget | None = None) -> Converted:
     # Parsed whole and fast (no loop worth a cancel check); the size cap bounds it.
-    check_whole_file_size(path, "Mathematica notebook")
-    enc = detect_file_encoding(path)
-    src = path.read_bytes().decode(enc.codec if enc else "utf-8", errors="replace")
+    check_whole_file_size(file, "Mathematica notebook")
+    enc = detect_file_encoding(file)
+    src = file.read_bytes().decode(enc.codec if enc else "utf-8", errors="replace")
     # Notebooks saved on Windows use CRLF; "\\" + CRLF is a line continuation.
     src = src.replace("\r\n", "\n")
     doc, counts = notebook_lines(src)

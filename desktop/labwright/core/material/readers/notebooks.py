@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 from labwright.core.material.readers.cache import Converted
 from labwright.core.material.readers.encoding import detect_file_encoding
@@ -13,6 +12,7 @@ from labwright.core.material.readers.page import (
     ReadError,
     check_whole_file_size,
 )
+from labwright.core.material.readers.source import Opened
 
 _IMAGE_TYPES = ("image/png", "image/jpeg", "image/svg+xml", "image/gif")
 
@@ -49,18 +49,18 @@ def cell_heading(ctype: str, count: object) -> str:
     return f"## [{ctype}]" + (f" In[{count}]" if count is not None else "")
 
 
-def convert_ipynb(path: Path, budget: Budget | None = None) -> Converted:
-    check_whole_file_size(path, "notebook")
-    enc = detect_file_encoding(path)
+def convert_ipynb(src: Opened, budget: Budget | None = None) -> Converted:
+    check_whole_file_size(src, "notebook")
+    enc = detect_file_encoding(src)
     try:
-        raw = path.read_bytes().decode(enc.codec if enc else "utf-8", errors="replace")
+        raw = src.read_bytes().decode(enc.codec if enc else "utf-8", errors="replace")
         nb = json.loads(raw[1:] if raw.startswith("\ufeff") else raw)
     except (json.JSONDecodeError, UnicodeError) as e:
         raise ReadError(
-            f"The notebook {path.name} is not valid JSON ({e}); it may be damaged."
+            f"The notebook {src.name} is not valid JSON ({e}); it may be damaged."
         ) from e
     if not isinstance(nb, dict):
-        raise ReadError(f"{path.name} is JSON but not a Jupyter notebook.")
+        raise ReadError(f"{src.name} is JSON but not a Jupyter notebook.")
     cells = nb.get("cells")
     if cells is None:  # nbformat 3 keeps cells inside worksheets
         cells = [c for ws in nb.get("worksheets", []) for c in ws.get("cells", [])]

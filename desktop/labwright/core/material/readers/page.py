@@ -12,8 +12,10 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field, fields, replace
-from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from labwright.core.material.fence import Opened
 
 DEFAULT_LIMIT = 200
 DEFAULT_MAX_CHARS = 7000
@@ -177,11 +179,11 @@ class Budget:
 MAX_WHOLE_FILE_BYTES = 64 * 1024 * 1024
 
 
-def check_whole_file_size(path: Path, what: str) -> None:
-    size = path.stat().st_size
+def check_whole_file_size(src: Opened, what: str) -> None:
+    size = src.size
     if size > MAX_WHOLE_FILE_BYTES:
         raise ReadError(
-            f"{path.name} is a {human_size(size)} {what}, more than the "
+            f"{src.name} is a {human_size(size)} {what}, more than the "
             f"{human_size(MAX_WHOLE_FILE_BYTES)} read_file parses at once; "
             "ask for a smaller export."
         )

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import logging
 import warnings
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 from labwright.core.material.readers.cache import Converted
 from labwright.core.material.readers.page import MAX_CELL_CHARS, Budget, LineMap, ReadError, clip
+from labwright.core.material.readers.source import Opened
 
 # Pages converted at most; pypdf itself caps each stream's inflated size.
 MAX_PAGES = 2000
@@ -17,12 +17,13 @@ if TYPE_CHECKING:
     from pypdf import PdfReader
 
 
-def _open(path: Path) -> PdfReader:
+def _open(src: Opened) -> PdfReader:
     from pypdf import PdfReader
     from pypdf.errors import PdfReadError
 
+    path = src.path  # for its name in messages only
     try:
-        reader = PdfReader(str(path), strict=False)
+        reader = PdfReader(src.stream(), strict=False)
         if reader.is_encrypted and not reader.decrypt(""):
             raise ReadError(
                 f"The PDF {path.name} is password-protected; it can't be read without the password."
@@ -36,11 +37,11 @@ def _open(path: Path) -> PdfReader:
     return reader
 
 
-def pdf_page_count(path: Path) -> int | None:
+def pdf_page_count(src: Opened) -> int | None:
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            return len(_open(path).pages)
+            return len(_open(src).pages)
     except Exception:  # a description must never fail because the PDF is odd
         return None
 
@@ -50,7 +51,7 @@ def page_heading(n: int) -> str:
     return f"--- page {n} ---"
 
 
-def convert_pdf(path: Path, budget: Budget | None = None) -> Converted:
+def convert_pdf(src: Opened, budget: Budget | None = None) -> Converted:
     # pypdf reports recoverable damage through logging and warnings; neither
     # should reach the user's console or fail the run.
     logging.getLogger("pypdf").setLevel(logging.ERROR)
@@ -58,12 +59,12 @@ def convert_pdf(path: Path, budget: Budget | None = None) -> Converted:
     cut = ""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        reader = _open(path)
+        reader = _open(src)
         try:
             pages = list(reader.pages)
         except Exception as e:
             raise ReadError(
-                f"The PDF {path.name} is damaged: its page tree can't be read ({e})."
+                f"The PDF {src.name} is damaged: its page tree can't be read ({e})."
             ) from e
         doc = LineMap()
         with_text = 0

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import zipfile
 from dataclasses import dataclass
-from pathlib import Path
 
 from labwright.core.material.readers.encoding import Encoding, detect_file_encoding
+from labwright.core.material.readers.source import Opened
 
 IMAGE_EXTS = {".png", ".jpg", ".jpeg", ".bmp", ".gif", ".tif", ".tiff", ".webp"}
 ARCHIVE_EXTS = {".zip", ".tar", ".gz", ".tgz", ".bz2", ".xz", ".7z", ".rar", ".zst"}
@@ -89,9 +89,9 @@ def _windows_exe(head: bytes, ext: str) -> bool:
     return head[pe_at : pe_at + 4] == b"PE\0\0" or ext in (".exe", ".dll", ".sys", ".com")
 
 
-def _zip_kind(path: Path) -> Sniffed:
+def _zip_kind(src: Opened) -> Sniffed:
     try:
-        with zipfile.ZipFile(path) as zf:
+        with src.stream() as f, zipfile.ZipFile(f) as zf:
             names = set(zf.namelist())
     except (zipfile.BadZipFile, OSError, ValueError):
         return Sniffed("archive", "damaged ZIP archive")
@@ -106,16 +106,15 @@ def _zip_kind(path: Path) -> Sniffed:
     return Sniffed("archive", "ZIP archive")
 
 
-def sniff(path: Path) -> Sniffed:
+def sniff(src: Opened) -> Sniffed:
     """Classify a regular file. Text files come back with their encoding."""
-    with open(path, "rb") as f:
-        head = f.read(4096)
+    head = src.pread(4096, 0)
     if not head:
         return Sniffed("empty", "empty file")
-    ext = path.suffix.lower()
+    ext = src.suffix.lower()
 
     if head.startswith((b"PK\x03\x04", b"PK\x05\x06")):
-        return _zip_kind(path)
+        return _zip_kind(src)
     pdf_at = head.find(b"%PDF-", 0, 1024)
     if pdf_at >= 0:
         return Sniffed("pdf", "PDF document")
@@ -137,7 +136,7 @@ def sniff(path: Path) -> Sniffed:
             return Sniffed("image", f"{brand.decode('ascii', 'replace')} image")
         return Sniffed("binary", "MP4/QuickTime media")
 
-    enc = detect_file_encoding(path)
+    enc = detect_file_encoding(src)
     if enc is None:
         if ext in IMAGE_EXTS:
             return Sniffed("image", f"{ext[1:].upper()} image (no valid signature)")

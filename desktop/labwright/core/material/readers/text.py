@@ -4,8 +4,8 @@ A sparse index remembers the byte offset of every `STRIDE`-th line, built by
 streaming the file in chunks and extended only as far as a request needs.
 Serving a page is then a seek to the nearest checkpoint plus a short skip, so
 a page near the end of a 1 GB CSV costs about the same as one at the start.
-Indexes live in a small LRU keyed by (path, size, mtime_ns), so an edited file
-is re-indexed and an unchanged one never is.
+Indexes live in a small LRU keyed by the file's identity (device, inode, size,
+mtime_ns), so an edited file is re-indexed and an unchanged one never is.
 
 Lines end at "\\n", "\\r\\n" or a lone "\\r". Line terminators are found on
 code units (1, 2 or 4 bytes), which is exact for UTF-8, GB18030, the single
@@ -22,7 +22,6 @@ import threading
 from array import array
 from collections import OrderedDict
 from dataclasses import dataclass, field
-from pathlib import Path
 
 import numpy as np
 
@@ -36,6 +35,7 @@ from labwright.core.material.readers.page import (
     past_end_note,
     window_note,
 )
+from labwright.core.material.readers.source import Opened
 
 STRIDE = 1024  # lines between checkpoints
 CHUNK = 1024 * 1024  # bytes scanned per step; bounds the temporary arrays of a step
@@ -81,7 +81,6 @@ def _line_starts(buf: bytes, base: int, enc: Encoding, at_eof: bool) -> tuple[np
 class LineIndex:
     """Checkpoints of one file: `checkpoints[i]` is the byte offset of line i*STRIDE."""
 
-    path: Path
     size: int
     enc: Encoding
     checkpoints: array = field(default_factory=lambda: array("q"))
@@ -99,7 +98,12 @@ class LineIndex:
             self.lines_seen = 1
 
     def extend(
-        self, *, until_line: int | None = None, budget: Budget | None = None, optional: bool = False
+        self,
+        src: Opened,
+        *,
+        until_line: int | None = None,
+        budget: Budget | None = None,
+        optional: bool = False,
     ) -> None:
         """Index forward until `until_line` has a checkpoint at or before it, or EOF.
 
@@ -110,7 +114,7 @@ class LineIndex:
         if self.total is not None:
             return
         unit = self.enc.unit
-        with open(self.path, "rb") as f:
+        with src.stream() as f:
             f.seek(self.scanned_to)
             while self.total is None:
                 if budget is not None and budget.check() and (optional or until_line is None):
@@ -166,23 +170,23 @@ class LineIndex:
             return None
         return int(self.lines_seen * self.size / self.scanned_to)
 
-    def locate(self, line: int, budget: Budget | None = None) -> int | None:
+    def locate(self, src: Opened, line: int, budget: Budget | None = None) -> int | None:
         """Byte offset where `line` starts, or None when the file has fewer lines."""
         with self.lock:
-            self.extend(until_line=line, budget=budget)
+            self.extend(src, until_line=line, budget=budget)
             if self.total is not None and line >= self.total:
                 return None
             cp = line // STRIDE
             pos = self.checkpoints[cp]
         skip = line - cp * STRIDE
-        return _skip_lines(self.path, pos, skip, self.enc) if skip else pos
+        return _skip_lines(src, pos, skip, self.enc) if skip else pos
 
 
-def _skip_lines(path: Path, pos: int, count: int, enc: Encoding) -> int:
+def _skip_lines(src: Opened, pos: int, count: int, enc: Encoding) -> int:
     """The byte offset `count` line starts after `pos` (the caller knows they exist)."""
-    with open(path, "rb") as f:
+    with src.stream() as f:
         f.seek(pos)
-        size = os.fstat(f.fileno()).st_size
+        size = src.size
         block = READ_BLOCK
         while True:
             buf = f.read(block)
@@ -208,13 +212,13 @@ class _Lines:
     hit_eof: bool
 
 
-def _read_lines(path: Path, pos: int, limit: int, max_chars: int, enc: Encoding) -> _Lines:
+def _read_lines(src: Opened, pos: int, limit: int, max_chars: int, enc: Encoding) -> _Lines:
     """Decode up to `limit` lines from `pos`, stopping once max_chars is reached."""
     decoder = codecs.getincrementaldecoder(enc.codec)(errors="replace")
     lines: list[str] = []
     used = 0
     pending = ""
-    with open(path, "rb") as f:
+    with src.stream() as f:
         f.seek(pos)
         eof = False
         while len(lines) < limit:
@@ -252,19 +256,18 @@ def _finish_cut(lines: list[str], line: str, max_chars: int, line_len: int | Non
     return _Lines([line[:max_chars]], True, line_len, False)
 
 
-_index_cache: OrderedDict[tuple[str, int, int], LineIndex] = OrderedDict()
+_index_cache: OrderedDict[tuple[int, int, int, int], LineIndex] = OrderedDict()
 _index_cache_lock = threading.Lock()
 
 
-def line_index(path: Path, enc: Encoding) -> LineIndex:
-    st = os.stat(path)
-    key = (str(path), st.st_size, st.st_mtime_ns)
+def line_index(src: Opened, enc: Encoding) -> LineIndex:
+    key = src.identity
     with _index_cache_lock:
         idx = _index_cache.get(key)
         if idx is not None and idx.enc == enc:
             _index_cache.move_to_end(key)
             return idx
-        idx = LineIndex(path, st.st_size, enc)
+        idx = LineIndex(src.size, enc)
         _index_cache[key] = idx
         while len(_index_cache) > INDEX_CACHE_SIZE:
             _index_cache.popitem(last=False)
@@ -272,7 +275,7 @@ def line_index(path: Path, enc: Encoding) -> LineIndex:
 
 
 def read_text_page(
-    path: Path,
+    src: Opened,
     enc: Encoding,
     offset: int,
     limit: int | None,
@@ -283,14 +286,14 @@ def read_text_page(
     budget: Budget | None = None,
 ) -> Page:
     limit = check_window(offset, limit)
-    idx = line_index(path, enc)
+    idx = line_index(src, enc)
     enc_note = f"Encoding: {enc.label}." if enc.worth_mentioning else ""
     tail = " ".join(x for x in (extra_note, enc_note) if x)
 
     def with_tail(note: str) -> str:
         return f"{note} {tail}" if tail else note
 
-    pos = idx.locate(offset, budget)
+    pos = idx.locate(src, offset, budget)
     if pos is None:
         lines_total = idx.total or 0
         note = (
@@ -300,12 +303,12 @@ def read_text_page(
         )
         return Page("", offset, offset, lines_total, kind, False, with_tail(note), False)
 
-    got = _read_lines(path, pos, limit, max_chars, enc)
+    got = _read_lines(src, pos, limit, max_chars, enc)
     end = offset + len(got.lines)
     # Finishing a small remainder of the index here lets the note give the total.
     with idx.lock:
         if idx.total is None and idx.size - idx.scanned_to <= COMPLETE_BELOW:
-            idx.extend(budget=budget, optional=True)
+            idx.extend(src, budget=budget, optional=True)
     total = idx.total
     at_eof = got.hit_eof or (total is not None and end >= total)
     if at_eof and total is None:

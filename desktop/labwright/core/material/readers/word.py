@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import re
 import zipfile
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 from labwright.core.material.readers.cache import Converted
@@ -16,6 +15,7 @@ from labwright.core.material.readers.page import (
     clip,
     human_size,
 )
+from labwright.core.material.readers.source import Opened
 
 # python-docx parses word/document.xml whole; a small zip can unpack to GBs.
 MAX_DOCUMENT_XML_BYTES = 100 * 1024 * 1024
@@ -110,36 +110,37 @@ def _body_lines(doc: Document, parent: BaseOxmlElement, budget: Budget, out: _Bo
                     _body_lines(doc, content, budget, out)
 
 
-def _check_unpacked_size(path: Path) -> None:
+def _check_unpacked_size(src: Opened) -> None:
     """Refuse a decompression bomb before python-docx inflates it.
 
     zipfile never inflates a member past its declared size, so checking the
     declared size bounds what parsing can cost.
     """
     try:
-        with zipfile.ZipFile(path) as z:
+        with src.stream() as f, zipfile.ZipFile(f) as z:
             size = sum(i.file_size for i in z.infolist() if i.filename.lower().endswith(".xml"))
     except (zipfile.BadZipFile, OSError):
         return  # python-docx reports damage in its own words below
     if size > MAX_DOCUMENT_XML_BYTES:
         raise ReadError(
-            f"The Word document {path.name} unpacks to {human_size(size)} of XML, more than "
+            f"The Word document {src.name} unpacks to {human_size(size)} of XML, more than "
             f"the {human_size(MAX_DOCUMENT_XML_BYTES)} this reader accepts (it may be a "
             "decompression bomb); ask for a PDF or a smaller export."
         )
 
 
-def convert_docx(path: Path, budget: Budget | None = None) -> Converted:
+def convert_docx(src: Opened, budget: Budget | None = None) -> Converted:
     import docx
     from docx.opc.exceptions import PackageNotFoundError
 
     budget = budget or Budget()
-    _check_unpacked_size(path)
+    _check_unpacked_size(src)
     try:
-        doc = docx.Document(str(path))
+        with src.stream() as f:
+            doc = docx.Document(f)
     except (PackageNotFoundError, zipfile.BadZipFile, KeyError, ValueError) as e:
         raise ReadError(
-            f"The Word document {path.name} is damaged or not a real .docx ({e})."
+            f"The Word document {src.name} is damaged or not a real .docx ({e})."
         ) from e
     budget.check()  # parsing may have taken long; a cancel must not wait for the walk
     lines = _Body()

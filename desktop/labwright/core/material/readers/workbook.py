@@ -5,7 +5,6 @@ from __future__ import annotations
 import datetime as dt
 import warnings
 import zipfile
-from pathlib import Path
 from typing import TYPE_CHECKING, BinaryIO
 
 from labwright.core.material.readers.cache import Converted
@@ -17,6 +16,7 @@ from labwright.core.material.readers.page import (
     clip,
     human_size,
 )
+from labwright.core.material.readers.source import Opened
 
 if TYPE_CHECKING:
     from openpyxl.workbook.workbook import Workbook
@@ -98,14 +98,13 @@ def check_unpacked_size(fh: BinaryIO, name: str) -> None:
         fh.seek(0)
 
 
-def convert_xlsx(path: Path, budget: Budget | None = None) -> Converted:
+def convert_xlsx(src: Opened, budget: Budget | None = None) -> Converted:
     import openpyxl
     from openpyxl.utils.exceptions import InvalidFileException
 
     budget = budget or Budget()
-    # A file object, because openpyxl refuses paths without an Excel extension.
-    with open(path, "rb") as fh:
-        check_unpacked_size(fh, path.name)
+    with src.stream() as fh:
+        check_unpacked_size(fh, src.name)
         try:
             with warnings.catch_warnings():
                 # openpyxl warns about features it drops (data validation, slicers...);
@@ -114,7 +113,7 @@ def convert_xlsx(path: Path, budget: Budget | None = None) -> Converted:
                 wb = openpyxl.load_workbook(fh, read_only=True, data_only=True)
         except (InvalidFileException, zipfile.BadZipFile, KeyError, ValueError, OSError) as e:
             raise ReadError(
-                f"The workbook {path.name} is damaged or not a real .xlsx file ({e}); "
+                f"The workbook {src.name} is damaged or not a real .xlsx file ({e}); "
                 "try another file or ask for a CSV export."
             ) from e
         try:

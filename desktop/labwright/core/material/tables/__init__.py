@@ -20,6 +20,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
+from labwright.core.material.fence import Opened
 from labwright.core.material.readers.encoding import Encoding
 from labwright.core.material.readers.sniff import sniff
 from labwright.core.material.readers.workbook import format_float
@@ -51,7 +52,7 @@ from labwright.core.material.tables.series import (
     collect_data,
     find_series,
 )
-from labwright.core.material.workspace import PathDenied, resolve_in_folder
+from labwright.core.material.workspace import PathDenied, open_in_folder
 
 __all__ = [
     "DataOverview",
@@ -274,41 +275,44 @@ def _table_suffix(suffix: str) -> bool:
 
 def _scan(folder: Path, rel: str, max_rows: int) -> FileTables | None:
     try:
-        path = resolve_in_folder(folder, rel)
-    except PathDenied:
+        opened = open_in_folder(folder, rel)
+    except (PathDenied, OSError):
         return None
-    if not path.is_file():
-        return None
+    with opened:  # every row comes from this descriptor, opened beneath the folder
+        return None if opened.is_dir else _scan_file(opened, rel, max_rows)
+
+
+def _scan_file(src: Opened, rel: str, max_rows: int) -> FileTables | None:
     source = PurePosixPath(rel.replace("\\", "/")).as_posix()
-    kind = sniff(path)
+    kind = sniff(src)
     sources: Iterator[Source]
     if kind.kind == "xlsx":
-        sources = xlsx_sources(path)
-    elif kind.kind in _TEXT_KINDS and kind.encoding is not None and _table_suffix(path.suffix):
-        layout = text_layout(path, kind.encoding)
-        sources = iter([Source(None, text_rows(path, kind.encoding, layout))])
+        sources = xlsx_sources(src)
+    elif kind.kind in _TEXT_KINDS and kind.encoding is not None and _table_suffix(src.suffix):
+        layout = text_layout(src, kind.encoding)
+        sources = iter([Source(None, text_rows(src, kind.encoding, layout))])
     else:
         return None
     out = FileTables(source, [], [], kind.kind)
     if kind.kind != "xlsx":
         assert kind.encoding is not None
-        _scan_text(out, path, kind.encoding, layout, max_rows)
+        _scan_text(out, src, kind.encoding, layout, max_rows)
         return out
-    for src in sources:
-        found = detect(src.rows, max_rows)
+    for sheet in sources:
+        found = detect(sheet.rows, max_rows)
         for builder in found.tables:
-            out.tables.append(_finish(builder, source, src.sheet))
-        out.leftovers += [(src.sheet, x) for x in found.leftovers]
+            out.tables.append(_finish(builder, source, sheet.sheet))
+        out.leftovers += [(sheet.sheet, x) for x in found.leftovers]
     return out
 
 
 def _scan_text(
-    out: FileTables, path: Path, enc: Encoding, layout: TextLayout, max_rows: int
+    out: FileTables, src: Opened, enc: Encoding, layout: TextLayout, max_rows: int
 ) -> None:
     """A text file: the detector on its lines, and long numeric tables streamed by pandas."""
     start = 1
     while True:
-        found = detect(text_rows(path, enc, layout, start), max_rows, bulk=True)
+        found = detect(text_rows(src, enc, layout, start), max_rows, bulk=True)
         out.leftovers += [(None, x) for x in found.leftovers]
         finished = [b for b in found.tables if found.resume is None or b is not found.resume[0]]
         out.tables += [_finish(b, out.source, None) for b in finished]
@@ -317,7 +321,7 @@ def _scan_text(
         table, line = found.resume
         try:
             stopped = False
-            for first, block, stop in bulk_numbers(path, enc, layout, line, table.cols, table.span):
+            for first, block, stop in bulk_numbers(src, enc, layout, line, table.cols, table.span):
                 table.add_block(first, block)
                 line, stopped = first + len(block), stop
         except (ValueError, UnicodeError, OSError) as e:  # pandas could not: line by line

@@ -18,13 +18,14 @@ import warnings
 import zipfile
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
-from pathlib import Path
+from typing import BinaryIO
 
 import numpy as np
 
 from labwright.core.material.readers.delimited import sniff_delimiter
 from labwright.core.material.readers.encoding import Encoding
 from labwright.core.material.readers.page import clip
+from labwright.core.material.readers.source import Opened
 from labwright.core.material.readers.workbook import check_unpacked_size
 
 Cell = float | str | None
@@ -88,24 +89,24 @@ def is_missing(cell: Cell) -> bool:
 # --------------------------------------------------------------------------
 
 
-def xlsx_sources(path: Path) -> Iterator[Source]:
+def xlsx_sources(src: Opened) -> Iterator[Source]:
     import openpyxl
 
-    with open(path, "rb") as fh:
-        check_unpacked_size(fh, path.name)  # a shared-string bomb is refused, not inflated
-    merges = _merged_ranges(path)
-    # openpyxl warns about workbook features it drops when reading (data
-    # validation, conditional formats...): irrelevant to values, so silenced here only.
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", UserWarning)
-        wb = openpyxl.load_workbook(path, read_only=True, data_only=True)
-    try:
-        for index, ws in enumerate(wb.worksheets):
-            # Saved dimensions are often wrong (too small): read what is really there.
-            ws.reset_dimensions()
-            yield Source(ws.title, _sheet_rows(ws, merges.get(index, [])))
-    finally:
-        wb.close()
+    with src.stream() as fh:
+        check_unpacked_size(fh, src.name)  # a shared-string bomb is refused, not inflated
+        merges = _merged_ranges(fh)
+        # openpyxl warns about workbook features it drops when reading (data
+        # validation, conditional formats...): irrelevant to values, so silenced here only.
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", UserWarning)
+            wb = openpyxl.load_workbook(fh, read_only=True, data_only=True)
+        try:
+            for index, ws in enumerate(wb.worksheets):
+                # Saved dimensions are often wrong (too small): read what is really there.
+                ws.reset_dimensions()
+                yield Source(ws.title, _sheet_rows(ws, merges.get(index, [])))
+        finally:
+            wb.close()
 
 
 def _sheet_rows(ws: object, merges: list[tuple[int, int, int, int]]) -> Iterator[Row]:
@@ -166,7 +167,7 @@ def _letters(col: bytes) -> int:
     return n - 1
 
 
-def _merged_ranges(path: Path) -> dict[int, list[tuple[int, int, int, int]]]:
+def _merged_ranges(fh: BinaryIO) -> dict[int, list[tuple[int, int, int, int]]]:
     """Merged ranges per sheet index: (first row, first col, last row, last col), cols from 0.
 
     openpyxl's read-only mode does not expose them, so they are read from the
@@ -174,7 +175,7 @@ def _merged_ranges(path: Path) -> dict[int, list[tuple[int, int, int, int]]]:
     """
     out: dict[int, list[tuple[int, int, int, int]]] = {}
     try:
-        with zipfile.ZipFile(path) as z:
+        with zipfile.ZipFile(fh) as z:
             workbook = z.read("xl/workbook.xml")
             rels = z.read("xl/_rels/workbook.xml.rels")
             targets = dict(
@@ -203,6 +204,8 @@ def _merged_ranges(path: Path) -> dict[int, list[tuple[int, int, int, int]]]:
                     out[index] = found
     except (OSError, KeyError, zipfile.BadZipFile, ValueError):
         return {}
+    finally:
+        fh.seek(0)
     return out
 
 
@@ -217,17 +220,17 @@ class TextLayout:
     decimal_comma: bool
 
 
-def text_layout(path: Path, enc: Encoding) -> TextLayout:
-    lines = _head_lines(path, enc)
-    found = sniff_delimiter(path, enc)
+def text_layout(src: Opened, enc: Encoding) -> TextLayout:
+    lines = _head_lines(src, enc)
+    found = sniff_delimiter(src, enc)
     delimiter = found[0] if found is not None else _numeric_delimiter(lines)
     # With ";" or tab as the delimiter, "1,25" is a decimal comma (European exports).
     return TextLayout(delimiter, delimiter not in (None, ","))
 
 
-def _head_lines(path: Path, enc: Encoding) -> list[str]:
+def _head_lines(src: Opened, enc: Encoding) -> list[str]:
     lines = []
-    with _open_text(path, enc) as f:
+    with _open_text(src, enc) as f:
         for line in f:
             if line.strip():
                 lines.append(line.rstrip("\r\n"))
@@ -236,17 +239,17 @@ def _head_lines(path: Path, enc: Encoding) -> list[str]:
     return lines
 
 
-def _open_text(path: Path, enc: Encoding) -> io.TextIOWrapper:
-    raw = open(path, "rb")  # noqa: SIM115 - handed to the wrapper, closed with it
+def _open_text(src: Opened, enc: Encoding) -> io.TextIOWrapper:
+    raw = src.stream()
     raw.seek(enc.bom_len)
     codec = codecs.lookup(enc.codec).name
     # newline=None: "\r\n", "\r" and "\n" all end a line, as the readers count them.
     return io.TextIOWrapper(raw, encoding=codec, errors="replace", newline=None)
 
 
-def text_rows(path: Path, enc: Encoding, layout: TextLayout, start: int = 1) -> Iterator[Row]:
+def text_rows(src: Opened, enc: Encoding, layout: TextLayout, start: int = 1) -> Iterator[Row]:
     convert = text_cell_parser(layout.decimal_comma)
-    with _open_text(path, enc) as f:
+    with _open_text(src, enc) as f:
         for number, line in enumerate(f, start=1):
             if number < start or not line.strip():
                 continue
@@ -317,7 +320,7 @@ BULK_CHUNK = 1 << 16
 
 
 def bulk_numbers(
-    path: Path,
+    src: Opened,
     enc: Encoding,
     layout: TextLayout,
     start: int,
@@ -338,8 +341,9 @@ def bulk_numbers(
         raise ValueError("bulk reading needs an ASCII-compatible encoding")
     width = span[1] + 1
     codec = "utf-8-sig" if enc.bom_len and enc.codec.startswith("utf") else enc.codec
+    stream = src.stream()
     reader = pd.read_csv(
-        path,
+        stream,
         sep=layout.delimiter if layout.delimiter is not None else r"\s+",
         header=None,
         names=list(range(width + 1)),
@@ -355,7 +359,7 @@ def bulk_numbers(
         engine="c",
     )
     line = start
-    with reader:
+    with stream, reader:
         for frame in reader:
             k = len(frame)
             bad = np.zeros(k, dtype=bool)

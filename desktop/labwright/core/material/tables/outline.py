@@ -86,13 +86,14 @@ def series_line(s: Series) -> str:
 def outline(folder: Path, rels: Iterable[str], *, max_lines: int = MAX_LINES) -> Outline:
     """The tables of the data files `rels` (relative to `folder`), for the model."""
     from labwright.core.material.tables import scan_tables
-    from labwright.core.material.workspace import PathDenied, resolve_in_folder
+    from labwright.core.material.workspace import PathDenied, open_in_folder
 
     out = Outline()
     found: list[FileTables] = []
     for rel in rels:
         try:
-            size = resolve_in_folder(folder, rel).stat().st_size
+            with open_in_folder(folder, rel) as opened:
+                size = opened.size
         except (PathDenied, OSError):
             continue
         if len(found) >= MAX_FILES or size > MAX_FILE_BYTES:

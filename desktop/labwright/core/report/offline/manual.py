@@ -10,7 +10,7 @@ from pathlib import Path
 from labwright.core.material.readers import ReadError, read_page
 from labwright.core.material.readers.headings import Heading, document_headings
 from labwright.core.material.readers.sniff import sniff
-from labwright.core.material.workspace import PathDenied, resolve_in_folder
+from labwright.core.material.workspace import PathDenied, open_in_folder
 
 MAX_HEADINGS = 40
 MAX_REQUIREMENTS = 40
@@ -69,21 +69,23 @@ def _documents(folder: Path, paths: Iterable[str]) -> list[_Doc]:
 
 def _read_document(folder: Path, rel: str) -> _Doc | None:
     try:
-        path = resolve_in_folder(folder, rel)
-        kind = sniff(path).kind
-        if kind in ("csv", "tsv") or (
-            kind == "text" and path.suffix.lower() not in _TEXT_DOC_SUFFIXES
-        ):
-            return None
-        if kind not in ("docx", "pdf", "text"):
-            return None
-        page = read_page(path, 0, 20_000, max_chars=4_000_000)
+        with open_in_folder(folder, rel) as src:  # the text and headings from one descriptor
+            if src.is_dir:
+                return None
+            kind = sniff(src).kind
+            if kind in ("csv", "tsv") or (
+                kind == "text" and src.suffix.lower() not in _TEXT_DOC_SUFFIXES
+            ):
+                return None
+            if kind not in ("docx", "pdf", "text"):
+                return None
+            page = read_page(src, 0, 20_000, max_chars=4_000_000)
+            headings = document_headings(src, kind) if kind in ("pdf", "docx") else None
     except (PathDenied, ReadError, OSError):
         return None
     # The reader's own lines (page markers, table brackets) are not the manual's words.
     own = {n - page.offset for s in page.spans if s.marker for n in range(s.start, s.end)}
     lines = [ln for n, ln in enumerate(page.text.split("\n")) if n not in own]
-    headings = document_headings(path, kind) if kind in ("pdf", "docx") else None
     return _Doc(kind, lines, rel, headings)
 
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import io
 import logging
 import math
@@ -19,7 +18,7 @@ from typing import Any
 
 from labwright.core.material.tables import Table, table_roles
 from labwright.core.material.tables.roles import INDEPENDENT, MEASURED, exactly_linear
-from labwright.core.material.workspace import PathDenied, resolve_in_folder
+from labwright.core.material.workspace import PathDenied, file_digest
 from labwright.core.report.offline.columns import ColumnLabel, as_written, table_labels
 from labwright.core.report.offline.formatting import tex_text
 from labwright.core.report.offline.language import _CJK, _TEXT, table_title
@@ -381,14 +380,6 @@ def capped_dpi(fig: Any, dpi: float) -> float:
     return min(float(dpi), math.sqrt(MAX_PIXELS / area))
 
 
-def _sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with path.open("rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
-
-
 def _provenance(
     table: Table, stem: str, caption: str, x: int, ys: list[int], folder: Path
 ) -> dict[str, Any]:
@@ -396,8 +387,8 @@ def _provenance(
 
     inputs = []
     try:
-        path = resolve_in_folder(folder, table.source)
-        inputs.append({"path": table.source, "sha256": _sha256(path), "bytes": path.stat().st_size})
+        sha256, size, _ = file_digest(folder, table.source)
+        inputs.append({"path": table.source, "sha256": sha256, "bytes": size})
     except (PathDenied, OSError):
         inputs.append({"path": table.source, "sha256": None, "bytes": None})
     where = f"sheet {table.sheet!r}, " if table.sheet is not None else ""

@@ -14,13 +14,12 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 from labwright.core.material.tables import Series
-from labwright.core.material.workspace import PathDenied, resolve_in_folder
+from labwright.core.material.workspace import PathDenied, file_digest
 from labwright.core.report.offline.formatting import _breakable, format_stat, tex_text
 from labwright.core.report.offline.language import _CJK
 from labwright.core.report.offline.plots import (
     FIGURE_DPI,
     _cjk_fonts,
-    _sha256,
     _short,
     figure_record,
     house_style,
@@ -226,8 +225,8 @@ def _provenance(
     for i in picks:
         source = series.tables[i].source
         try:
-            path = resolve_in_folder(folder, source)
-            inputs.append({"path": source, "sha256": _sha256(path), "bytes": path.stat().st_size})
+            sha256, size, _ = file_digest(folder, source)
+            inputs.append({"path": source, "sha256": sha256, "bytes": size})
         except (PathDenied, OSError):
             inputs.append({"path": source, "sha256": None, "bytes": None})
     assert series.x is not None and series.y is not None
