@@ -27,6 +27,9 @@ attempt("read_outside", lambda: open(outside).read())
 attempt("read_parent_environ", lambda: open(f"/proc/{os.getppid()}/environ", "rb").read())
 attempt("write_data", lambda: open(os.path.join(data, "planted.txt"), "w").write("x"))
 attempt("write_out", lambda: open(os.path.join(out, "ok.txt"), "w").write("x"))
+attempt("fifo_in_out", lambda: os.mkfifo(os.path.join(out, "trap")))
+attempt("link_in_out", lambda: os.symlink(outside, os.path.join(out, "trap-link")))
+attempt("socket_in_out", lambda: socket.socket(socket.AF_UNIX).bind(os.path.join(out, "s")))
 attempt("tcp", lambda: socket.create_connection(("127.0.0.1", port), timeout=2).close())
 attempt("signal_parent", lambda: os.kill(os.getppid(), 0))
 print(json.dumps(seen))
@@ -55,7 +58,17 @@ def test_a_confined_command_gets_only_its_policy(tmp_path, outside_canary, guard
         listener.close()
     seen = json.loads(done.stdout.strip().splitlines()[-1])
     assert seen["read_data"] == repr("1,2\n") and seen["write_out"] == "1"
-    for name in ("read_outside", "read_parent_environ", "write_data", "tcp", "signal_parent"):
+    # the out folder takes files and folders, never a FIFO, link or socket (a trap for the
+    # parent that reads it back)
+    refused = ("fifo_in_out", "link_in_out", "socket_in_out")
+    for name in (
+        "read_outside",
+        "read_parent_environ",
+        "write_data",
+        "tcp",
+        "signal_parent",
+        *refused,
+    ):
         assert seen[name].startswith("refused"), (name, seen[name])
     assert CANARY not in done.stdout and SECRET_KEY not in done.stdout
     assert not (data / "planted.txt").exists()

@@ -77,6 +77,10 @@ _SCOPE_SIGNAL = 1 << 1
 
 _FILE_ONLY = _FS_EXECUTE | _FS_WRITE_FILE | _FS_READ_FILE | _FS_TRUNCATE | _FS_IOCTL_DEV
 _READ = _FS_EXECUTE | _FS_READ_FILE | _FS_READ_DIR
+# Never granted, not even where a command may write: a FIFO, socket, device node or link
+# the confined code makes in its own folder is a trap for whoever reads that folder next
+# (Labwright itself, reading a figure's output or TeX's log).
+_SPECIAL = _FS_MAKE_CHAR | _FS_MAKE_BLOCK | _FS_MAKE_FIFO | _FS_MAKE_SOCK | _FS_MAKE_SYM
 
 _PR_SET_PDEATHSIG = 1
 _PR_SET_DUMPABLE = 4
@@ -366,7 +370,7 @@ def _apply_landlock(libc: ctypes.CDLL, pol: Policy) -> None:
     if fd < 0:
         raise OSError(ctypes.get_errno(), "landlock_create_ruleset failed")
     try:
-        for paths, rights in ((pol.read, _READ), (pol.write, handled)):
+        for paths, rights in ((pol.read, _READ), (pol.write, handled & ~_SPECIAL)):
             for path in paths:
                 _add_path_rule(libc, fd, path, rights & handled)
         if libc.prctl(_PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0:
