@@ -650,9 +650,10 @@ def test_core_messages_lose_their_command_line_flags():
 
 
 def test_a_refused_redraft_keeps_the_runs_own_status(offline_run):
+    from labwright.core.settings.saved import load_settings
     from labwright.gui.main_window import _redraft_job
 
-    events = list(_redraft_job(offline_run, None, None, None, None))
+    events = list(_redraft_job(offline_run, None, load_settings(), "", None, None))
     assert [e.type for e in events] == ["error", "done"]
     assert "offline" in events[0].message and events[1].status == "degraded"
 

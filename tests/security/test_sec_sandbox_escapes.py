@@ -40,6 +40,7 @@ imread, read_text, dotdot, home, codecs and the builtins tricks are probes of
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import os
 import pickle
 import signal
@@ -1720,6 +1721,18 @@ def _hookless_harness(folder: Path) -> Path:
     return copy
 
 
+def _let_the_child_make_special_files(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Landlock refuses the child FIFOs, sockets and links in its own folder (confine's
+    `special_files`); where Landlock is absent it could make them. Granting them here
+    shows that the parent's checks of what it reads back hold on their own."""
+    policy = sandbox_runner._policy
+
+    def with_special_files(read, write):
+        return dataclasses.replace(policy(read, write), special_files=True)
+
+    monkeypatch.setattr(sandbox_runner, "_policy", with_special_files)
+
+
 def _run_tool(
     code: str, payload: Payload, mode: str, scene: Scene, monkeypatch: pytest.MonkeyPatch
 ) -> tuple[FigureResult, float]:
@@ -1731,6 +1744,7 @@ def _run_tool(
         monkeypatch.setattr(sandbox_runner, "violations_of", lambda tree: [])
     if mode.startswith("tool-nohook"):
         monkeypatch.setattr(sandbox_runner, "HARNESS", _hookless_harness(scene.root / "hookless"))
+        _let_the_child_make_special_files(monkeypatch)
     if mode == "tool-nohook-files":
         monkeypatch.setattr(sandbox_runner, "USE_PIPES", False, raising=False)
     args = {"code": code, "filename": "escape", "caption": "escape attempt"}
@@ -2181,6 +2195,7 @@ def test_a_run_survives_output_tampering_past_every_layer(
     guarded_folder(material)
     monkeypatch.setattr(sandbox_runner, "violations_of", lambda tree: [])
     monkeypatch.setattr(sandbox_runner, "HARNESS", _hookless_harness(tmp_path / "hookless"))
+    _let_the_child_make_special_files(monkeypatch)
     script = [
         tool_calls(_figure_call(FIFO_ON_CHILD_ERR, "fifo")),
         tool_calls(_figure_call(HONEST_PLOT, "honest")),

@@ -198,6 +198,16 @@ def outside(outside_canary: Path, monkeypatch) -> Path:
     return d
 
 
+@pytest.fixture(autouse=True)
+def tex_walls_alone(monkeypatch):
+    """The attempts put a link in figures/; the run-folder walk (core/rundir/fence.py)
+    would refuse every one before TeX starts. Skipped here, so what is tested is what
+    TeX's own fence holds (test_sec_run_links.py tests the walk)."""
+    from labwright.core.rundir import fence as run_fence
+
+    monkeypatch.setattr(run_fence, "check_run_dir", lambda run_dir: None)
+
+
 def _run_dir(tmp_path: Path) -> Path:
     run_dir = tmp_path / "run"
     (run_dir / "figures").mkdir(parents=True)

@@ -199,6 +199,9 @@ class Policy:
     namespaces: bool = True
     seccomp: bool = True
     max_file_bytes: int = 0  # RLIMIT_FSIZE of the command (0: none)
+    # Whether `write` also grants making FIFOs, sockets, device nodes and links. Never in
+    # Labwright's own policies; tests turn it on to show the parent's checks hold alone.
+    special_files: bool = False
 
     def to_json(self) -> str:
         return json.dumps(self.__dict__)
@@ -214,6 +217,7 @@ class Policy:
             namespaces=bool(data.get("namespaces", True)),
             seccomp=bool(data.get("seccomp", True)),
             max_file_bytes=int(data.get("max_file_bytes", 0)),
+            special_files=bool(data.get("special_files", False)),
         )
 
 
@@ -370,7 +374,8 @@ def _apply_landlock(libc: ctypes.CDLL, pol: Policy) -> None:
     if fd < 0:
         raise OSError(ctypes.get_errno(), "landlock_create_ruleset failed")
     try:
-        for paths, rights in ((pol.read, _READ), (pol.write, handled & ~_SPECIAL)):
+        writes = handled if pol.special_files else handled & ~_SPECIAL
+        for paths, rights in ((pol.read, _READ), (pol.write, writes)):
             for path in paths:
                 _add_path_rule(libc, fd, path, rights & handled)
         if libc.prctl(_PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0:
