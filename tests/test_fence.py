@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 
 from canary import CANARY
+from labwright.core import beneath
 from labwright.core.material import fence, workspace
 from labwright.core.material.fence import NotRegularFile, open_beneath, open_by_name
 from labwright.core.material.workspace import PathDenied, open_in_folder, resolve_in_folder
@@ -61,8 +62,8 @@ def test_openat2_is_used_where_the_kernel_has_it_and_the_switch_forces_the_walk(
 
 
 def test_an_architecture_without_the_shared_syscall_table_walks(monkeypatch):
-    monkeypatch.setattr(fence.platform, "machine", lambda: "alpha")
-    assert fence._probe() is False
+    monkeypatch.setattr(beneath.platform, "machine", lambda: "alpha")
+    assert beneath._probe() is False
 
 
 def test_a_plan_opens_files_and_folders_and_reads_through_the_descriptor(tree, way):

@@ -10,20 +10,14 @@ already has every in-folder link resolved, so a link met now was put there
 after the check, and the open fails (ELOOP or ENOTDIR) instead of leaving the
 folder. The caller plans again (the link may lead inside) or gives up.
 
-How, by platform:
-
-* Linux >= 5.6: one ``openat2(2)`` with ``RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS
-  | RESOLVE_NO_MAGICLINKS`` (through ctypes; Python has no binding).
-* macOS, the BSDs, older Linux, or a seccomp filter refusing openat2: a walk,
-  each directory opened with ``O_DIRECTORY | O_NOFOLLOW`` relative to the last
-  one, the file with ``O_NOFOLLOW``. ``LABWRIGHT_FENCE_WALK=1`` forces it (the
-  tests race both).
-* Windows: open by name, then the opened handle's final path
-  (``GetFinalPathNameByHandleW``) must lie inside the folder; folders are
-  listed by name and their final path compared before and after.
-
-Every file is opened with ``O_NONBLOCK`` and checked with ``fstat``: a FIFO,
-device or socket is refused at once rather than blocking the run.
+The opening itself is core/beneath.py's: one ``openat2`` with
+``RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS`` on Linux >= 5.6, else a walk of
+``O_DIRECTORY | O_NOFOLLOW`` descriptors (``LABWRIGHT_FENCE_WALK=1`` forces it;
+the tests race both); FIFOs, devices and sockets are refused at once. On
+Windows a file is opened by name, and the opened handle's final path
+(``GetFinalPathNameByHandleW``) must lie inside the folder: in-folder links may
+be followed there, and nothing outside is reached; folders are listed by name
+and their final path compared before and after.
 
 Readers read from the descriptor (``Opened.stream()``: an independent position
 per stream, by ``pread``), never from the path again.
@@ -32,19 +26,26 @@ per stream, by ``pread``), never from the path again.
 from __future__ import annotations
 
 import contextlib
-import ctypes
 import errno
 import io
 import os
-import platform
 import stat
-import sys
 import threading
 from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import BinaryIO
+
+from labwright.core import beneath
+from labwright.core.beneath import (
+    WALK_SWITCH,
+    NotRegularFile,
+    PathChanged,
+    openat2_available,
+    way,
+)
 
 __all__ = [
+    "WALK_SWITCH",
     "NotRegularFile",
     "Opened",
     "PathChanged",
@@ -53,124 +54,6 @@ __all__ = [
     "openat2_available",
     "way",
 ]
-
-WALK_SWITCH = "LABWRIGHT_FENCE_WALK"
-
-_O_CLOEXEC = getattr(os, "O_CLOEXEC", 0)
-_O_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
-_O_DIRECTORY = getattr(os, "O_DIRECTORY", 0)
-_O_NONBLOCK = getattr(os, "O_NONBLOCK", 0)
-_O_NOCTTY = getattr(os, "O_NOCTTY", 0)
-_O_BINARY = getattr(os, "O_BINARY", 0)
-# A directory on the way only anchors the next lookup: O_PATH (Linux) needs no
-# read permission on it, as a lookup by name needs none.
-_O_LOOKUP = getattr(os, "O_PATH", os.O_RDONLY)
-
-# Files: a FIFO opened without O_NONBLOCK waits for a writer forever; a terminal
-# must not become the process's controlling one.
-_FILE_FLAGS = os.O_RDONLY | _O_NONBLOCK | _O_NOCTTY | _O_CLOEXEC | _O_BINARY
-_DIR_FLAGS = os.O_RDONLY | _O_DIRECTORY | _O_CLOEXEC
-_STEP_FLAGS = _O_LOOKUP | _O_DIRECTORY | _O_NOFOLLOW | _O_CLOEXEC
-# Listing through the descriptor (fdopendir) is what makes a listing race-free.
-_LIST_BY_FD = os.scandir in os.supports_fd
-
-
-class PathChanged(OSError):
-    """The folder kept changing under the open (a link appeared where the plan had none)."""
-
-
-class NotRegularFile(OSError):
-    """A FIFO, device or socket: refused, never read."""
-
-
-# --------------------------------------------------------------------------
-# openat2 through ctypes
-# --------------------------------------------------------------------------
-
-_RESOLVE_NO_MAGICLINKS = 0x02
-_RESOLVE_NO_SYMLINKS = 0x04
-_RESOLVE_BENEATH = 0x08
-_RESOLVE = _RESOLVE_BENEATH | _RESOLVE_NO_SYMLINKS | _RESOLVE_NO_MAGICLINKS
-
-# openat2 is 437 in the syscall table every architecture shares since 5.6; the
-# few with their own numbering (alpha, ia64, mips) use the walk.
-_SYS_OPENAT2 = 437
-_SHARED_TABLE = {
-    "x86_64", "amd64", "i386", "i686", "aarch64", "arm64", "armv7l", "armv6l",
-    "riscv64", "ppc64le", "ppc64", "s390x", "loongarch64",
-}  # fmt: skip
-
-
-class _OpenHow(ctypes.Structure):
-    _fields_ = [
-        ("flags", ctypes.c_uint64),
-        ("mode", ctypes.c_uint64),
-        ("resolve", ctypes.c_uint64),
-    ]
-
-
-_syscall: Any = None
-_available: bool | None = None
-_probe_lock = threading.Lock()
-_AT_FDCWD = -100
-
-
-def _openat2(dir_fd: int, path: str, flags: int) -> int:
-    how = _OpenHow(flags, 0, _RESOLVE)
-    fd = _syscall(_SYS_OPENAT2, dir_fd, os.fsencode(path), ctypes.byref(how), ctypes.sizeof(how))
-    if fd < 0:
-        err = ctypes.get_errno()
-        raise OSError(err, os.strerror(err), path)
-    return int(fd)
-
-
-def openat2_available() -> bool:
-    """Does this kernel (and any seccomp filter) let us call openat2? Probed once."""
-    global _available
-    with _probe_lock:
-        if _available is None:
-            _available = _probe()
-        return _available
-
-
-def _probe() -> bool:
-    global _syscall
-    if not sys.platform.startswith("linux") or platform.machine().lower() not in _SHARED_TABLE:
-        return False
-    try:
-        fn = ctypes.CDLL(None, use_errno=True).syscall
-    except (OSError, AttributeError):  # no libc syscall() (a static build)
-        return False
-    fn.restype = ctypes.c_long
-    fn.argtypes = [
-        ctypes.c_long,
-        ctypes.c_int,
-        ctypes.c_char_p,
-        ctypes.POINTER(_OpenHow),
-        ctypes.c_size_t,
-    ]
-    _syscall = fn
-    try:
-        os.close(_openat2(_AT_FDCWD, "/", _O_LOOKUP | _O_DIRECTORY | _O_CLOEXEC))
-    except OSError as e:
-        # Only a kernel that knows RESOLVE_BENEATH refuses an absolute path with EXDEV;
-        # ENOSYS (before 5.6), EPERM (a seccomp filter) or EINVAL mean: walk instead.
-        return e.errno == errno.EXDEV
-    return False  # opened "/" beneath the working directory: the flags were not honoured
-
-
-def way() -> str:
-    """How paths are opened now: "openat2", "walk" or "windows" (for tests and doctor)."""
-    if os.name == "nt":
-        return "windows"
-    if os.environ.get(WALK_SWITCH) == "1" or not openat2_available():
-        return "walk"
-    return "openat2"
-
-
-# --------------------------------------------------------------------------
-# Opening
-# --------------------------------------------------------------------------
 
 
 def open_beneath(root_real: str, parts: Sequence[str]) -> Opened:
@@ -187,53 +70,10 @@ def open_beneath(root_real: str, parts: Sequence[str]) -> Opened:
             raise ValueError(f"not a name of the plan: {name!r}")
     label = Path(os.path.join(root_real, *parts))
     if os.name == "nt":
-        return _open_windows(root_real, parts, label)
-    root_fd = os.open(root_real, _DIR_FLAGS)
-    try:
-        fd = _open_posix(root_fd, parts)
-    finally:
-        os.close(root_fd)
+        return _open_windows(root_real, label)
+    with beneath.Folder.open_root(root_real) as root:
+        fd = beneath.open_in(root, parts, folders=True)
     return Opened.adopt(fd, label)
-
-
-def _open_posix(root_fd: int, parts: Sequence[str]) -> int:
-    if not parts:
-        return os.dup(root_fd)
-    if way() == "openat2":
-        for _ in range(8):
-            try:
-                return _openat2(root_fd, "/".join(parts), _FILE_FLAGS)
-            except OSError as e:
-                # EAGAIN: the kernel saw a rename race it could not rule out; ask again.
-                if e.errno != errno.EAGAIN:
-                    raise _named(e, parts) from None
-        raise PathChanged(errno.EAGAIN, "the folder kept changing while it was opened")
-    return _walk(root_fd, parts)
-
-
-def _walk(root_fd: int, parts: Sequence[str]) -> int:
-    fd = root_fd
-    try:
-        for name in parts[:-1]:
-            step = os.open(name, _STEP_FLAGS, dir_fd=fd)
-            if fd != root_fd:
-                os.close(fd)
-            fd = step
-        return os.open(parts[-1], _FILE_FLAGS | _O_NOFOLLOW, dir_fd=fd)
-    except OSError as e:
-        raise _named(e, parts) from None
-    finally:
-        if fd != root_fd:
-            os.close(fd)
-
-
-def _named(e: OSError, parts: Sequence[str]) -> OSError:
-    """The error with the plan's relative path as its file name (no absolute path in messages)."""
-    if e.errno == errno.ENXIO:  # a socket, or a device with nothing behind it
-        return NotRegularFile(
-            e.errno, "not a regular file (a device, pipe or socket)", "/".join(parts)
-        )
-    return type(e)(e.errno, e.strerror, "/".join(parts))
 
 
 def open_by_name(path: Path | str) -> Opened:
@@ -246,63 +86,25 @@ def open_by_name(path: Path | str) -> Opened:
     if os.name == "nt" and path.is_dir():
         return Opened(None, path, os.stat(path))
     try:
-        fd = os.open(path, _FILE_FLAGS)
+        fd = os.open(path, os.O_RDONLY | beneath.FILE_FLAGS)
     except OSError as e:
-        if e.errno == errno.ENXIO:
-            raise NotRegularFile(
-                e.errno, "not a regular file (a device, pipe or socket)", str(path)
-            ) from None
+        if e.errno == errno.ENXIO:  # a socket, or a device with nothing behind it
+            raise NotRegularFile(str(path), "a socket or a device") from None
         raise
     return Opened.adopt(fd, path)
 
 
-# --------------------------------------------------------------------------
-# Windows: open, then check where the handle really is
-# --------------------------------------------------------------------------
-
-
-def _final_path_of(fd: int) -> str:
-    import msvcrt
-
-    kernel32 = ctypes.WinDLL("kernel32", use_last_error=True)  # type: ignore[attr-defined]
-    final_path = kernel32.GetFinalPathNameByHandleW
-    final_path.argtypes = [ctypes.c_void_p, ctypes.c_wchar_p, ctypes.c_uint32, ctypes.c_uint32]
-    final_path.restype = ctypes.c_uint32
-    handle = msvcrt.get_osfhandle(fd)  # type: ignore[attr-defined]
-    buf = ctypes.create_unicode_buffer(32768)
-    # FILE_NAME_NORMALIZED | VOLUME_NAME_DOS (0): the path with every reparse point resolved.
-    n = final_path(handle, buf, len(buf), 0)
-    if not n or n >= len(buf):
-        raise PathChanged(errno.EIO, "cannot tell where the opened file is")
-    return _plain(buf.value)
-
-
-def _plain(path: str) -> str:
-    """A final path without its \\\\?\\ prefix, as realpath writes it."""
-    if path.startswith("\\\\?\\UNC\\"):
-        return "\\\\" + path[8:]
-    return path.removeprefix("\\\\?\\")
-
-
-def _within(root: str, target: str) -> bool:
-    root_n, target_n = os.path.normcase(root), os.path.normcase(target)
-    try:
-        return os.path.commonpath([root_n, target_n]) == root_n
-    except ValueError:  # another drive
-        return False
-
-
-def _open_windows(root_real: str, parts: Sequence[str], label: Path) -> Opened:
-    root_final = _plain(os.path.realpath(root_real))
+def _open_windows(root_real: str, label: Path) -> Opened:
+    root_final = beneath.plain_path(os.path.realpath(root_real))
     if os.path.isdir(label):
         # os.open cannot open a folder; list it by name, checked now and by Opened.scandir.
         opened = Opened(None, label, os.stat(label))
         opened.root_final = root_final
         opened.check_where()
         return opened
-    fd = os.open(label, _FILE_FLAGS)
+    fd = os.open(label, os.O_RDONLY | beneath.FILE_FLAGS)
     try:
-        if not _within(root_final, _final_path_of(fd)):
+        if not beneath.within(root_final, beneath.final_path_of(fd)):
             raise PathChanged(errno.EXDEV, "the file moved outside the folder while it was opened")
     except BaseException:
         os.close(fd)
@@ -334,16 +136,7 @@ class Opened:
     @classmethod
     def adopt(cls, fd: int, path: Path) -> Opened:
         """Take ownership of `fd`; refuse (and close) anything but a regular file or folder."""
-        try:
-            st = os.fstat(fd)
-            if not (stat.S_ISREG(st.st_mode) or stat.S_ISDIR(st.st_mode)):
-                raise NotRegularFile(
-                    errno.EINVAL, "not a regular file (a device, pipe or socket)", path.name
-                )
-        except BaseException:
-            os.close(fd)
-            raise
-        return cls(fd, path, st)
+        return cls(fd, path, beneath.check_opened(fd, path.name, folders=True))
 
     # -- facts --
 
@@ -408,7 +201,7 @@ class Opened:
         On POSIX each entry's stat() is an fstatat() relative to the descriptor,
         so keep this Opened open while the entries are looked at.
         """
-        if self.fd is not None and _LIST_BY_FD:
+        if self.fd is not None and beneath.LIST_BY_FD:
             with os.scandir(self.fd) as it:
                 yield from it
             return
@@ -421,7 +214,8 @@ class Opened:
 
     def check_where(self) -> None:
         """For a folder listed by name: it must still be the one opened, inside the folder."""
-        if self.root_final and not _within(self.root_final, _plain(os.path.realpath(self.path))):
+        where = beneath.plain_path(os.path.realpath(self.path))
+        if self.root_final and not beneath.within(self.root_final, where):
             raise PathChanged(errno.EXDEV, "the folder moved outside while it was listed")
         if self.fd is not None:
             now = os.stat(self.path)
