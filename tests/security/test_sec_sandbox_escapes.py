@@ -1291,7 +1291,7 @@ PAYLOADS: list[Payload] = [
         expect_in_message="creating links",
         nohook="failed",
         nohook_message="ended without a result",
-        files_message="child.err is a symbolic link",
+        files_message="child.err is a link",
     ),
     P(
         "fifo_figure_file",
@@ -1313,7 +1313,7 @@ PAYLOADS: list[Payload] = [
         setup=_plant_outside_figures,
         expect_in_message="creating links",
         nohook="denied",
-        nohook_message="fig-001.pdf is a symbolic link",
+        nohook_message="fig-001.pdf is a link",
         check=_nothing_published,
     ),
     P(
@@ -1324,7 +1324,7 @@ PAYLOADS: list[Payload] = [
         setup=_plant_outside_figures,
         expect_in_message="creating links",
         nohook="denied",
-        nohook_message="staging/ is a symbolic link",
+        nohook_message="staging/ is a link",
         check=_nothing_published,
     ),
     P(
@@ -2051,14 +2051,14 @@ def test_child_files_refuse_what_is_not_a_regular_file(
     elif kind == "symlink":
         path.symlink_to(outside_canary)
         assert CANARY in path.read_text(encoding="utf-8")  # following it would leak
-        expected = "a symbolic link"
+        expected = "a link"
     elif kind == "socket":
         sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         sock.bind(str(path))
         expected = "a socket"
     elif kind == "device_link":
         path.symlink_to("/dev/zero")
-        expected = "a symbolic link"
+        expected = "a link"
     else:
         path.mkdir()
         expected = "a folder"

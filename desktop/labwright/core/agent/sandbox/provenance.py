@@ -15,7 +15,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import stat
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from functools import cache
@@ -103,21 +102,14 @@ class Staged:
     refused: list[str]
 
 
-def _staged_names(staging: Path) -> tuple[int | None, list[str]]:
-    """(folder descriptor or None, entry names) of the staging folder, never following a link."""
-    if child_files.DIR_FDS:
-        fd = child_files.open_dir(staging)
-        try:
-            return fd, os.listdir(fd)
-        except OSError:
-            os.close(fd)
-            raise
-    st = os.lstat(staging)
-    if not stat.S_ISDIR(st.st_mode):
-        raise child_files.ChildFileError(
-            f"staging/ is {child_files.kind_of(st.st_mode)}, not a folder"
-        )
-    return None, os.listdir(staging)
+def _staged_names(staging: Path) -> tuple[child_files.Folder, list[str]]:
+    """(the staging folder, its entry names), never following a link."""
+    folder = child_files.open_dir(staging)
+    try:
+        return folder, [name for name, _ in folder.entries()]
+    except OSError:
+        folder.close()
+        raise
 
 
 def collect_staged(staging: Path, max_figures: int, max_bytes: int) -> Staged:
@@ -129,12 +121,12 @@ def collect_staged(staging: Path, max_figures: int, max_bytes: int) -> Staged:
     found: dict[int, dict[str, bytes]] = {}
     refused: list[str] = []
     try:
-        dir_fd, names = _staged_names(staging)
+        folder, names = _staged_names(staging)
     except child_files.ChildFileError as exc:
         return Staged([], [str(exc)])
     except OSError:
         return Staged([], [])
-    try:
+    with folder:
         for name in sorted(names):
             match = _STAGED.fullmatch(name)
             if not match:
@@ -143,7 +135,7 @@ def collect_staged(staging: Path, max_figures: int, max_bytes: int) -> Staged:
             if index < 1 or index > max_figures:
                 continue
             try:
-                fd = child_files.open_regular(name, dir_fd=dir_fd, folder=staging)
+                fd = child_files.open_regular(name, folder=folder)
                 data = child_files.read_fd(fd, max_bytes)
             except child_files.ChildFileError as exc:
                 text = str(exc)
@@ -151,9 +143,6 @@ def collect_staged(staging: Path, max_figures: int, max_bytes: int) -> Staged:
                 continue
             if data.startswith(_MAGIC[kind]):
                 found.setdefault(index, {})[kind] = data
-    finally:
-        if dir_fd is not None:
-            os.close(dir_fd)
     figures: list[tuple[bytes, bytes]] = []
     for index in range(1, max_figures + 1):  # contiguous from 1: stop at the first gap
         pair = found.get(index, {})
