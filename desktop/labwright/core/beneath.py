@@ -42,7 +42,7 @@ import sys
 import threading
 from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import IO, Any, Literal
+from typing import IO, Any, Literal, TypeVar
 
 from labwright.core.atomic import atomic_writer
 
@@ -52,6 +52,7 @@ __all__ = [
     "LIST_BY_FD",
     "WALK_SWITCH",
     "Folder",
+    "Held",
     "Keep",
     "LinkMet",
     "NotPlain",
@@ -218,8 +219,27 @@ def _check_name(name: str) -> None:
 
 # -- a folder reached without following links ---------------------------------------------
 
+_Held = TypeVar("_Held", bound="Held")
 
-class Folder:
+
+class Held:
+    """Owns a descriptor (`fd`, None once closed): closed by close() or ``with``."""
+
+    fd: int | None
+
+    def close(self) -> None:
+        if self.fd is not None:
+            fd, self.fd = self.fd, None
+            os.close(fd)
+
+    def __enter__(self: _Held) -> _Held:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+class Folder(Held):
     """A folder reached without following a link: a descriptor where the OS has *at()
     calls, else a path whose components were checked (kept in `_chain` to check again).
 
@@ -433,19 +453,6 @@ class Folder:
         with atomic_writer(self.path / name, mode=mode) as f:
             yield f
         self.verify()
-
-    # -- lifetime --
-
-    def close(self) -> None:
-        if self.fd is not None:
-            fd, self.fd = self.fd, None
-            os.close(fd)
-
-    def __enter__(self) -> Folder:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
 
 
 def _entry_stat(entry: os.DirEntry[str]) -> os.stat_result | None:

@@ -117,7 +117,7 @@ def _open_windows(root_real: str, label: Path) -> Opened:
 # --------------------------------------------------------------------------
 
 
-class Opened:
+class Opened(beneath.Held):
     """A regular file or a folder opened beneath the picked folder (or by name, trusted).
 
     ``path`` is where it is (the plan's real path): a label for names, suffixes
@@ -223,17 +223,6 @@ class Opened:
                 raise PathChanged(errno.EXDEV, "the folder was replaced while it was listed")
 
     # -- lifetime --
-
-    def close(self) -> None:
-        if self.fd is not None:
-            fd, self.fd = self.fd, None
-            os.close(fd)
-
-    def __enter__(self) -> Opened:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
 
     def __del__(self) -> None:  # a reader that forgot close() must not leak the descriptor
         with contextlib.suppress(OSError):
