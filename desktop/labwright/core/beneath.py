@@ -418,6 +418,8 @@ class Folder(Held):
             else:
                 fd = os.open(self.path / name, flags, mode)
         except OSError as e:
+            if self.fd is None:  # by path: a folder on the way swapped for a link says so
+                self.verify()
             raise self._why_not(name, rel, e, folder=False) from None
         got = check_opened(fd, rel, folders=folders)
         if self.fd is None:  # opened by path: the file looked at, in folders still the ones checked
