@@ -46,31 +46,6 @@ from typing import IO, Any, Literal, TypeVar
 
 from labwright.core.atomic import atomic_writer
 
-__all__ = [
-    "AT_CALLS",
-    "FILE_FLAGS",
-    "LIST_BY_FD",
-    "WALK_SWITCH",
-    "Folder",
-    "Held",
-    "Keep",
-    "LinkMet",
-    "NotPlain",
-    "NotRegularFile",
-    "PathChanged",
-    "TooLarge",
-    "check_opened",
-    "final_path_of",
-    "kind_of",
-    "open_in",
-    "openat2_available",
-    "plain_path",
-    "read_capped",
-    "size_text",
-    "way",
-    "within",
-]
-
 WALK_SWITCH = "LABWRIGHT_FENCE_WALK"
 
 O_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
@@ -98,8 +73,6 @@ AT_CALLS = bool(
     and {os.open, os.mkdir, os.stat, os.unlink, os.rename} <= os.supports_dir_fd
     and os.scandir in os.supports_fd
 )
-# Listing through a descriptor (fdopendir) is what makes a listing race-free.
-LIST_BY_FD = os.scandir in os.supports_fd
 
 Keep = Literal["all", "head", "tail"]
 
@@ -175,10 +148,10 @@ class TooLarge(OSError):
     """A file over its cap, read whole."""
 
     def __init__(self, limit: int) -> None:
-        super().__init__(errno.EFBIG, f"larger than {size_text(limit)}")
+        super().__init__(errno.EFBIG, f"larger than {_size_text(limit)}")
 
 
-def size_text(limit: int) -> str:
+def _size_text(limit: int) -> str:
     mib = 1024 * 1024
     return f"{limit // mib} MB" if limit >= mib and limit % mib == 0 else f"{limit} bytes"
 

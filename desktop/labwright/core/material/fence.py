@@ -201,7 +201,7 @@ class Opened(beneath.Held):
         On POSIX each entry's stat() is an fstatat() relative to the descriptor,
         so keep this Opened open while the entries are looked at.
         """
-        if self.fd is not None and beneath.LIST_BY_FD:
+        if self.fd is not None and beneath.AT_CALLS:  # listed through the descriptor
             with os.scandir(self.fd) as it:
                 yield from it
             return
