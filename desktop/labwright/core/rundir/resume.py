@@ -23,45 +23,36 @@ Never: the server or a key (where the run was made is only compared, server_chan
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping
 from dataclasses import dataclass, fields, replace
 from pathlib import Path
 from typing import Any
 
-from labwright.core import resources
 from labwright.core.rundir.fence import check_run_dir
 from labwright.core.rundir.files import RUN_JSON, load_run
 from labwright.core.rundir.records import RunFileError, RunRecord
 from labwright.core.secrets import redact_url
 from labwright.core.settings.config import (
+    MAX_REFLECT,
     ROLES,
+    SCHEMA,
     GuardLimits,
     RunConfig,
     config_from_public,
     same_server,
+    target,
+    with_values,
 )
-from labwright.core.settings.saved import REPORT_LANGUAGES, Settings
+from labwright.core.settings.resolve import resolve_config
+from labwright.core.settings.saved import Settings
+from labwright.core.settings.schema import Resume, Setting
 
-# More reflection rounds than Settings offers is not a run this Labwright made
-# for a person: a run.json asking for a million would plan a million model calls.
-MAX_REFLECT = 10
+__all__ = ["MAX_REFLECT", "ServerChange", "material_folder", "resumed_config", "server_change"]
 
-# Limits where less is stricter. Each is the smaller of run.json's and the person's.
-_LIMITS = (
-    "max_tool_iters",
-    "request_timeout_s",
-    "max_retries",
-    "explore_deadline_s",
-    "write_deadline_s",
-    "max_minutes",
-)
-_INTEGER_LIMITS = frozenset(
-    {"max_tool_iters", "max_retries", "budget_tokens", "explore_budget_tokens"}
-)
-# Budgets: None is "no budget", so the stricter one is the one that is set.
-_BUDGETS = ("budget_tokens", "budget_usd", "explore_budget_tokens", "explore_budget_usd")
-_MODELS = ("explore_model", "write_model", "vision_model")
+
+def _policy(resume: Resume) -> tuple[Setting, ...]:
+    """The run settings whose run.json value is treated so (config.SCHEMA's `resume`)."""
+    return tuple(s for s in SCHEMA.run() if s.resume is resume)
 
 
 @dataclass(frozen=True)
@@ -91,8 +82,6 @@ def resumed_config(
     not what Labwright writes. ValueError (a `Words`) when the person's settings and
     the run's limits do not fit together (e.g. a money budget without prices).
     """
-    from labwright.core.settings.resolve import resolve_config
-
     run_dir = Path(run_dir).resolve()
     check_run_dir(run_dir)  # before anything of it is used: it may hold links (fence.py)
     record = load_run(run_dir)
@@ -102,13 +91,19 @@ def resumed_config(
     mine = resolve_config(folder, flags=given, settings=settings, env=env, provider=provider)
     # run.json's plan values as they are, None included (the template's own rounds):
     # neither the person's settings nor a flag may make the plan differ from the journal's
-    values: dict[str, Any] = {"out_dir": run_dir, **_plan_values(record, run_dir)}
+    values = {s.name: recorded.option(s.name) for s in _policy(Resume.PLAN)}
     if same_server(recorded.base_url, mine.base_url):
         # The run goes on where it was made: with the models it was made with there.
-        values.update({m: getattr(recorded, m) for m in _MODELS if m not in given})
-    values.update(_stricter_limits(recorded, mine, given))
-    values["prices"] = _prices(recorded.prices, mine.prices, given.get("prices") or {})
-    return replace(mine, **values)
+        values.update(
+            {s.name: recorded.option(s.name) for s in _policy(Resume.MODEL) if s.name not in given}
+        )
+    for s in _policy(Resume.STRICTER):
+        if s.name not in given and not target(s).keys:
+            values[s.name] = _stricter(recorded.option(s.name), mine.option(s.name))
+    for s in _policy(Resume.PRICE):
+        values[s.name] = _prices(recorded.option(s.name), mine.option(s.name), given.get(s.name))
+    config = with_values(mine, values)
+    return replace(config, out_dir=run_dir, **_stricter_within(recorded, mine, given))
 
 
 def server_change(record: RunRecord, config: RunConfig) -> ServerChange | None:
@@ -153,106 +148,67 @@ def material_folder(record: RunRecord, run_dir: Path) -> Path:
 
 def _recorded_config(record: RunRecord, run_dir: Path) -> RunConfig:
     """run.json's configuration as data: limits and prices to compare with, nothing to
-    obey. RunFileError when it is not the shape Labwright writes."""
+    obey. RunFileError when a value is not one its setting takes (config.SCHEMA's
+    checks, which RunConfig makes): not what Labwright writes."""
     data = dict(record.config)
     data["out_dir"] = None
     data["allow_unconfined"] = False  # never read, never kept
     try:
-        config = config_from_public(data, None)
+        return config_from_public(data, None)
     except (AttributeError, KeyError, TypeError, ValueError) as e:
         raise _unusable(run_dir, e) from None
-    if not isinstance(config.base_url, str):
-        raise _unusable(run_dir, f"base_url is {_shown(config.base_url)}")
-    for name in _MODELS:
-        value = getattr(config, name)
-        if not (isinstance(value, str) or (value is None and name == "vision_model")):
-            raise _unusable(run_dir, f"{name} is {_shown(value)}")
-    for name in (*_LIMITS, *_BUDGETS):
-        value = getattr(config, name)
-        if value is None and name in _BUDGETS:
-            continue
-        if not _positive_number(value, integer=name in _INTEGER_LIMITS, zero=name == "max_retries"):
-            raise _unusable(run_dir, f"{name} is {_shown(value)}")
-    return config
 
 
-def _plan_values(record: RunRecord, run_dir: Path) -> dict[str, Any]:
-    """What the journal's plan was made from: kept, so the journal still fits the plan."""
-    c = record.config
-    template, lang, reflect = c.get("template"), c.get("lang"), c.get("reflect")
-    templates = resources.names("templates", ".json")  # report/templates.available()
-    if template is not None and (not isinstance(template, str) or template not in templates):
-        raise _unusable(
-            run_dir, f"it names the template {_shown(template)}, which is not one of Labwright's"
-        )
-    if lang is not None and lang not in REPORT_LANGUAGES:
-        raise _unusable(
-            run_dir, f"the report language {_shown(lang)} is not one of {REPORT_LANGUAGES}"
-        )
-    if reflect is not None and not (
-        isinstance(reflect, int) and not isinstance(reflect, bool) and 0 <= reflect <= MAX_REFLECT
-    ):
-        raise _unusable(run_dir, f"reflect is {_shown(reflect)}, not 0 to {MAX_REFLECT} rounds")
-    values: dict[str, Any] = {"template": template, "lang": lang, "reflect": reflect}
-    for name, default in (("compile", True), ("offline", False)):
-        value = c.get(name, default)
-        if not isinstance(value, bool):
-            raise _unusable(run_dir, f"{name} is {_shown(value)}, not true or false")
-        values[name] = value
-    return values
+def _stricter(recorded: Any, mine: Any) -> Any:
+    """The stricter of two limits: the smaller; None is no limit."""
+    set_ = [v for v in (recorded, mine) if v is not None]
+    return min(set_) if set_ else None
 
 
-def _stricter_limits(
+def _stricter_within(
     recorded: RunConfig, mine: RunConfig, given: Mapping[str, Any]
 ) -> dict[str, Any]:
-    """Each limit the stricter of run.json's and the person's; a flag's stays as given."""
-    out: dict[str, Any] = {}
-    for name in _LIMITS:
-        if name not in given:
-            out[name] = min(getattr(recorded, name), getattr(mine, name))
-    for name in _BUDGETS:
-        if name not in given:
-            set_ = [v for v in (getattr(recorded, name), getattr(mine, name)) if v is not None]
-            out[name] = min(set_) if set_ else None
-    if "max_tokens" not in given:
-        out["max_tokens"] = {r: min(recorded.tokens_for(r), mine.tokens_for(r)) for r in ROLES}
-    if "guards" not in given:
-        # Smaller is stricter for every guard limit, and the minimum of two valid sets
-        # is valid (each of GuardLimits' orderings holds field by field).
-        out["guards"] = GuardLimits(
-            **{
-                f.name: min(getattr(recorded.guards, f.name), getattr(mine.guards, f.name))
-                for f in fields(GuardLimits)
-            }
-        )
-    return out
+    """max_tokens of every role and every guard limit the smaller of run.json's and the
+    person's, but for what a flag given here set (it stands as given)."""
+    set_here = {
+        (target(s).field, key) for s in SCHEMA.run() if s.name in given for key in target(s).keys
+    }
+    tokens = {
+        r: mine.tokens_for(r)
+        if ("max_tokens", r) in set_here
+        else min(recorded.tokens_for(r), mine.tokens_for(r))
+        for r in ROLES
+    }
+    # Smaller is stricter for every guard limit, and the minimum of two valid sets is
+    # valid (each of GuardLimits' orderings holds field by field).
+    guards = GuardLimits(
+        **{
+            f.name: getattr(mine.guards, f.name)
+            if ("guards", f.name) in set_here
+            else min(getattr(recorded.guards, f.name), getattr(mine.guards, f.name))
+            for f in fields(GuardLimits)
+        }
+    )
+    return {"max_tokens": tokens, "guards": guards}
 
 
 def _prices(
     recorded: Mapping[str, Mapping[str, float]],
     mine: Mapping[str, Mapping[str, float]],
-    flagged: Mapping[str, Any],
+    flagged: Mapping[str, Any] | None,
 ) -> dict[str, dict[str, float]]:
     """The person's prices; run.json's for a model they have none for; where both have
     one, the higher (spend may look larger than it is, never smaller). A --price given
     on this command line stands as given."""
     out = {m: dict(p) for m, p in mine.items()}
     for model, price in recorded.items():
-        if model in flagged:
+        if model in (flagged or {}):
             continue
         if model not in out:
             out[model] = dict(price)
         else:
             out[model] = {k: max(out[model][k], price[k]) for k in ("prompt", "completion")}
     return out
-
-
-def _positive_number(value: Any, *, integer: bool, zero: bool = False) -> bool:
-    if isinstance(value, bool) or not isinstance(value, int if integer else (int, float)):
-        return False
-    if isinstance(value, float) and not math.isfinite(value):  # JSON's Infinity, NaN
-        return False
-    return value >= 0 if zero else value > 0
 
 
 def _shown(value: Any, limit: int = 80) -> str:

@@ -1,20 +1,81 @@
-"""Run configuration: provider, model per role, limits. No secrets leave it.
+"""What a run and the person's settings are made of: every setting, declared once
+(`SCHEMA`), and the two records made from it: `RunConfig` (one run's configuration) and
+`Settings` (what settings.json keeps). No secrets leave them.
 
-`RunConfig.public_dict()` is what reaches `run.json` and events; the API key
-is held in a field excluded from it and from `repr`.
+From `SCHEMA` come the options of `labwright run` (cli.py), the Settings dialog's
+widgets and checks (gui/settings_dialog.py), the reading of settings.json (saved.py),
+what a continued run takes from run.json (rundir/resume.py) and run.json's `config`
+(`RunConfig.public_dict()`, which leaves out the key). How to add a setting:
+docs/development.md, "Settings".
 """
 
 from __future__ import annotations
 
+import copy
 import os
 import sys
+from collections.abc import Mapping
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit
 
-from labwright.core.secrets import redact_url
+from labwright.core import resources
+from labwright.core.settings.cost import call_usd
+from labwright.core.settings.providers import (
+    CUSTOM,
+    CUSTOM_TOOLS_ADVICE,
+    DEFAULT_PROVIDER,
+    GENERIC_KEY_ENV,
+    PROVIDER_NAMES,
+    PROVIDERS,
+    Provider,
+    key_from_env,
+    provider_for_url,
+    same_server,
+    tools_advice,
+    unknown_provider,
+)
+from labwright.core.settings.schema import (
+    Choice,
+    Count,
+    Flag,
+    Folders,
+    Into,
+    Number,
+    Prices,
+    Resume,
+    Schema,
+    Setting,
+    Switch,
+    Text,
+    Url,
+    Widget,
+)
 from labwright.core.step_words import Words
+
+# The presets were declared here once; their names stay importable from here.
+__all__ = [
+    "CUSTOM",
+    "CUSTOM_TOOLS_ADVICE",
+    "DEFAULT_PROVIDER",
+    "GENERIC_KEY_ENV",
+    "PROVIDERS",
+    "PROVIDER_NAMES",
+    "SCHEMA",
+    "GuardLimits",
+    "Provider",
+    "RunConfig",
+    "Settings",
+    "config_from_public",
+    "config_from_values",
+    "key_from_env",
+    "labwright_home",
+    "provider_for_url",
+    "same_server",
+    "tools_advice",
+    "unknown_provider",
+    "with_values",
+]
 
 ROLES = ("explore", "write", "reflect", "vision", "fix")
 # max_tokens sent with every call of a role. A server given none may generate until
@@ -29,235 +90,10 @@ DEFAULT_MAX_TOKENS: dict[str, int] = {
 }
 EXPLORE_ROLES = ("explore", "vision")  # --explore-max-tokens; they share the explore deadline
 WRITE_ROLES = ("write", "reflect", "fix")  # --write-max-tokens; they share the write deadline
-
-
-@dataclass(frozen=True)
-class Provider:
-    name: str
-    base_url: str
-    explore_model: str
-    write_model: str
-    vision_model: str | None
-    key_env: tuple[str, ...]
-    needs_key: bool = True
-    label: str = ""  # the name people know it by ("Qwen (DashScope)")
-    # Other base URLs of the same service (another region): they count as this preset,
-    # for its key variable and its stored key.
-    aliases: tuple[str, ...] = ()
-    # What to do when a model rejects `tools` here: one sentence naming a model (or
-    # the server option) that calls tools. Exploration is nothing but tool calls.
-    tools_advice: str = ""
-
-    @property
-    def local(self) -> bool:
-        """A server on this computer: no key, nothing leaves the machine."""
-        return not self.needs_key
-
-
-# Labwright's own key variable: the key for the server the person named (a flag,
-# LABWRIGHT_BASE_URL, their settings). A preset's own variable (DEEPSEEK_API_KEY, ...) goes
-# to that preset's server only; LABWRIGHT_API_KEY is the only one any other server gets.
-GENERIC_KEY_ENV = ("LABWRIGHT_API_KEY",)
-_LOCAL_KEYS = GENERIC_KEY_ENV  # a local server started with a key of its own
-
-# The order here is the order of the app's provider list and of `run --help`.
-PROVIDERS: dict[str, Provider] = {
-    "deepseek": Provider(
-        "deepseek",
-        "https://api.deepseek.com/v1",
-        "deepseek-chat",
-        "deepseek-chat",
-        None,
-        ("LABWRIGHT_API_KEY", "DEEPSEEK_API_KEY"),
-        label="DeepSeek",
-        tools_advice="Use deepseek-chat, which calls tools.",
-    ),
-    "openai": Provider(
-        "openai",
-        "https://api.openai.com/v1",
-        "gpt-4o-mini",
-        "gpt-4o",
-        "gpt-4o-mini",
-        ("LABWRIGHT_API_KEY", "OPENAI_API_KEY"),
-        label="OpenAI",
-        tools_advice="Use a model that calls tools, e.g. gpt-4o-mini.",
-    ),
-    # DashScope's OpenAI-compatible mode (Beijing; the international endpoint is an alias).
-    "qwen": Provider(
-        "qwen",
-        "https://dashscope.aliyuncs.com/compatible-mode/v1",
-        "qwen-plus",
-        "qwen-max",
-        "qwen-vl-plus",
-        ("LABWRIGHT_API_KEY", "DASHSCOPE_API_KEY"),
-        label="Qwen (DashScope)",
-        aliases=("https://dashscope-intl.aliyuncs.com/compatible-mode/v1",),
-        tools_advice="Use a Qwen model that calls tools, e.g. qwen-plus.",
-    ),
-    "moonshot": Provider(
-        "moonshot",
-        "https://api.moonshot.cn/v1",
-        "kimi-k2.6",
-        "kimi-k2.6",
-        "moonshot-v1-32k-vision-preview",
-        ("LABWRIGHT_API_KEY", "MOONSHOT_API_KEY"),
-        label="Moonshot (Kimi)",
-        aliases=("https://api.moonshot.ai/v1",),
-        tools_advice="Use a Kimi model that calls tools, e.g. kimi-k2.6.",
-    ),
-    "siliconflow": Provider(
-        "siliconflow",
-        "https://api.siliconflow.cn/v1",
-        "deepseek-ai/DeepSeek-V3",
-        "deepseek-ai/DeepSeek-V3",
-        "Qwen/Qwen2.5-VL-72B-Instruct",
-        ("LABWRIGHT_API_KEY", "SILICONFLOW_API_KEY"),
-        label="SiliconFlow",
-        aliases=("https://api.siliconflow.com/v1",),
-        tools_advice=(
-            "Use a model listed with function calling in SiliconFlow's model list, "
-            "e.g. deepseek-ai/DeepSeek-V3."
-        ),
-    ),
-    "openrouter": Provider(
-        "openrouter",
-        "https://openrouter.ai/api/v1",
-        "openai/gpt-4o-mini",
-        "openai/gpt-4o",
-        "openai/gpt-4o-mini",
-        ("LABWRIGHT_API_KEY", "OPENROUTER_API_KEY"),
-        label="OpenRouter",
-        tools_advice=(
-            "Use a model that supports tools (openrouter.ai/models?supported_parameters=tools), "
-            "e.g. openai/gpt-4o-mini."
-        ),
-    ),
-    # Servers on this computer. They need no key; their model names are what the person
-    # loaded, so the defaults are a common model that calls tools (llama.cpp's server
-    # serves the one model it was started with, whatever the name).
-    "ollama": Provider(
-        "ollama",
-        "http://localhost:11434/v1",
-        "qwen2.5:7b",
-        "qwen2.5:7b",
-        None,
-        _LOCAL_KEYS,
-        needs_key=False,
-        label="Ollama",
-        tools_advice=(
-            "Use a model with tool support (marked “tools” on ollama.com), "
-            "e.g. `ollama pull qwen2.5:7b`."
-        ),
-    ),
-    "lmstudio": Provider(
-        "lmstudio",
-        "http://localhost:1234/v1",
-        "qwen2.5-7b-instruct",
-        "qwen2.5-7b-instruct",
-        None,
-        _LOCAL_KEYS,
-        needs_key=False,
-        label="LM Studio",
-        tools_advice="Load a model with tool support in LM Studio, e.g. qwen2.5-7b-instruct.",
-    ),
-    "llamacpp": Provider(
-        "llamacpp",
-        "http://localhost:8080/v1",
-        "default",
-        "default",
-        None,
-        _LOCAL_KEYS,
-        needs_key=False,
-        label="llama.cpp server",
-        tools_advice=(
-            "Start llama-server with --jinja (tool calls go through the model's chat "
-            "template), with a model that calls tools, e.g. Qwen2.5-7B-Instruct."
-        ),
-    ),
-    "vllm": Provider(
-        "vllm",
-        "http://localhost:8000/v1",
-        "Qwen/Qwen2.5-7B-Instruct",
-        "Qwen/Qwen2.5-7B-Instruct",
-        None,
-        _LOCAL_KEYS,
-        needs_key=False,
-        label="vLLM",
-        tools_advice=(
-            "Start vLLM with --enable-auto-tool-choice --tool-call-parser hermes "
-            "(or the parser for your model)."
-        ),
-    ),
-}
-DEFAULT_PROVIDER = "deepseek"
-CUSTOM = "custom"  # the provider name of "any OpenAI-compatible URL"
-PROVIDER_NAMES: tuple[str, ...] = (*PROVIDERS, CUSTOM)  # what --provider accepts
-CUSTOM_TOOLS_ADVICE = "Use a model that supports tool (function) calling."
-
-
-def unknown_provider(name: str) -> Words:
-    """The message for a provider name that is not a preset, listing those that are."""
-    return Words("unknown_provider", name=repr(name), names=", ".join(PROVIDER_NAMES))
-
-
-_LOOPBACK = {"localhost", "127.0.0.1", "::1"}
-
-
-def _url_parts(url: str) -> tuple[str, str, int | None, str]:
-    """(scheme, host, port, path) with loopback names alike, default ports filled in."""
-    try:
-        u = urlsplit(url.strip())
-        port = u.port
-    except ValueError:
-        return ("", url, None, "")
-    host = (u.hostname or "").lower()
-    host = "localhost" if host in _LOOPBACK else host
-    scheme = u.scheme.lower()
-    port = port or {"http": 80, "https": 443}.get(scheme)
-    return scheme, host, port, u.path.rstrip("/")
-
-
-def _same_service(url: str, preset_url: str) -> bool:
-    """`url` is on the preset's server, under its API path (…/v1 itself optional)."""
-    a, b = _url_parts(url), _url_parts(preset_url)
-    if a[:3] != b[:3]:
-        return False
-    root = b[3].removesuffix("/v1")
-    return a[3] == root or a[3].startswith(root + "/")
-
-
-def same_server(a: str | None, b: str | None) -> bool:
-    """`a` and `b` are one API endpoint: scheme, host, port and path alike (loopback
-    names alike, default ports filled in, a trailing "/" and any userinfo ignored)."""
-    if not (isinstance(a, str) and isinstance(b, str) and a.strip() and b.strip()):
-        return False
-    return _url_parts(a) == _url_parts(b)
-
-
-def provider_for_url(base_url: str | None) -> Provider:
-    """The preset whose URL (or an alias) matches, else a custom server: DeepSeek's model
-    names, and no key variable but LABWRIGHT_API_KEY (DeepSeek's key is not its to take)."""
-    if not base_url:
-        return PROVIDERS[DEFAULT_PROVIDER]
-    for p in PROVIDERS.values():
-        if any(_same_service(base_url, url) for url in (p.base_url, *p.aliases)):
-            return p
-    return replace(
-        PROVIDERS[DEFAULT_PROVIDER],
-        name=CUSTOM,
-        base_url=base_url,
-        label="Custom",
-        aliases=(),
-        key_env=GENERIC_KEY_ENV,
-        tools_advice=CUSTOM_TOOLS_ADVICE,
-    )
-
-
-def tools_advice(base_url: str | None, provider: str | None = None) -> str:
-    """What to do when a model rejects tools (one sentence): the advice of the preset
-    `provider` when it is one (at whatever URL), else of the preset the URL belongs to."""
-    preset = PROVIDERS.get(provider or "") or provider_for_url(base_url)
-    return preset.tools_advice or CUSTOM_TOOLS_ADVICE
+# More reflection rounds than Settings offers is not a run this Labwright makes for a
+# person: a run.json asking for a million would plan a million model calls.
+MAX_REFLECT = 10
+MAX_RECENT = 10  # recent folders kept
 
 
 @dataclass(frozen=True)
@@ -321,72 +157,387 @@ class GuardLimits:
             raise ValueError("budget_warn_percent must be below 100")
 
 
+def _templates() -> list[str]:
+    return resources.names("templates", ".json")  # report/templates.available()
+
+
+def _no_template(value: Any, names: tuple[str, ...]) -> str:
+    return f"No template named {value!r}. Available: {', '.join(names)}."
+
+
+def _not_a_preset(value: Any, names: tuple[str, ...]) -> str:
+    return unknown_provider(str(value))
+
+
+_PRESET = PROVIDERS[DEFAULT_PROVIDER]
+
+# Every setting, in the order of `labwright run --help`. A flag's help may name its
+# default as {default:g}.
+SCHEMA = Schema(
+    [
+        Setting(
+            "offline",
+            Switch(),
+            False,
+            "use no model at all: a skeleton report to fill in",
+            flag=Flag("--offline", sets=True),
+            resume=Resume.PLAN,
+        ),
+        Setting(
+            "provider",
+            # None in a RunConfig: made without a preset (the preset is the URL's then)
+            Choice(PROVIDER_NAMES, optional=True, offered=False, unknown=_not_a_preset),
+            DEFAULT_PROVIDER,
+            "a provider preset (listed below): its URL, models and key variable",
+            flag=Flag("--provider", metavar="NAME"),
+            saved=True,
+        ),
+        Setting(
+            "base_url",
+            Url(),
+            _PRESET.base_url,
+            "OpenAI-compatible API URL (default: DeepSeek; with --provider: that "
+            "provider's server at another address)",
+            flag=Flag("--base-url", metavar="URL"),
+            saved=True,
+            env="LABWRIGHT_BASE_URL",
+        ),
+        Setting(
+            "api_key",
+            Text(optional=True),
+            None,
+            "API key (prefer LABWRIGHT_API_KEY in the environment)",
+            flag=Flag("--api-key", metavar="KEY"),
+            secret=True,
+        ),
+        Setting(
+            "explore_model",
+            Text(),
+            _PRESET.explore_model,
+            "model that explores the folder",
+            flag=Flag("--explore-model", metavar="M"),
+            saved=True,
+            resume=Resume.MODEL,
+        ),
+        Setting(
+            "write_model",
+            Text(),
+            _PRESET.write_model,
+            "model that writes and revises the report",
+            flag=Flag("--write-model", metavar="M"),
+            saved=True,
+            resume=Resume.MODEL,
+        ),
+        Setting(
+            "vision_model",
+            Text(optional=True),
+            _PRESET.vision_model,
+            "model that looks at images (none: images unread)",
+            flag=Flag("--vision-model", metavar="M"),
+            saved=True,
+            resume=Resume.MODEL,
+        ),
+        Setting(
+            "template",
+            Choice(_templates, optional=True, offered=False, unknown=_no_template),
+            None,  # the default template of the report's language
+            "report template (listed below)",
+            flag=Flag("--template", metavar="NAME"),
+            saved=True,
+            resume=Resume.PLAN,
+        ),
+        Setting(
+            "lang",
+            Choice(("zh", "en"), optional=True),
+            None,  # decided by the run (the template's language)
+            "language of the report (default: the template's)",
+            flag=Flag("--lang"),
+            widget=Widget(
+                "combo",
+                "report",
+                "Report &language:",
+                "report_lang_combo",
+                none_text="Automatic",
+                items=(("en", "English"), ("zh", "Chinese")),
+            ),
+            saved=True,
+            saved_as="report_lang",
+            resume=Resume.PLAN,
+        ),
+        Setting(
+            "reflect",
+            Count(0, MAX_REFLECT, optional=True),
+            None,  # the template's number of rounds
+            "critique-and-revise rounds (0: none)",
+            flag=Flag("--reflect", metavar="N"),
+            widget=Widget(
+                "spin",
+                "report",
+                "&Reflection rounds:",
+                "reflect_spin",
+                none_text="Template default",
+            ),
+            saved=True,
+            resume=Resume.PLAN,
+        ),
+        Setting(
+            "max_tool_iters",
+            Count(1),
+            20,
+            "model turns while exploring (default {default:g})",
+            flag=Flag("--max-iters", metavar="N"),
+            resume=Resume.STRICTER,
+        ),
+        Setting(
+            "budget_tokens",
+            Count(1, optional=True),
+            None,
+            "stop at this many tokens for the run",
+            flag=Flag("--budget-tokens", metavar="N"),
+            widget=Widget(
+                "spin",
+                "budget",
+                "Token &budget per run:",
+                "budget_spin",
+                none_text="No limit",
+                step=10_000,
+                maximum=2_000_000_000,
+                separators=True,
+            ),
+            saved=True,
+            resume=Resume.STRICTER,
+        ),
+        Setting(
+            "budget_usd",
+            Number(None, optional=True),
+            None,
+            "stop at this cost (needs --price)",
+            flag=Flag("--budget-usd", metavar="USD"),
+            resume=Resume.STRICTER,
+        ),
+        Setting(
+            "prices",
+            Prices(),
+            {},  # money is not tracked (the Settings dialog fills it in)
+            "USD per 1M prompt,completion tokens of a model (repeatable)",
+            flag=Flag("--price", metavar="MODEL=IN,OUT", repeat=True),
+            saved=True,
+            resume=Resume.PRICE,
+        ),
+        Setting(
+            "compile",
+            Switch(),
+            True,
+            "write report.tex but do not make the PDF",
+            flag=Flag("--no-compile", sets=False),
+            resume=Resume.PLAN,
+        ),
+        Setting(
+            "allow_unconfined",
+            Switch(),
+            False,
+            "run model-written figure code even where no OS sandbox is available",
+            flag=Flag("--allow-unconfined", sets=True),
+        ),
+        Setting(
+            "explore_deadline_s",
+            Number("seconds"),
+            180.0,
+            "cut an explore call after S s ({default:g})",
+            flag=Flag("--explore-deadline", metavar="S", group="limits"),
+            resume=Resume.STRICTER,
+        ),
+        Setting(
+            "write_deadline_s",
+            Number("seconds"),
+            600.0,
+            "cut a writing call after S s ({default:g})",
+            flag=Flag("--write-deadline", metavar="S", group="limits"),
+            resume=Resume.STRICTER,
+        ),
+        Setting(
+            "max_minutes",
+            Number("minutes"),
+            60.0,
+            "time limit of the whole run; past it the run ends degraded with what it has "
+            "({default:g})",
+            flag=Flag("--max-minutes", metavar="M", group="limits"),
+            widget=Widget(
+                "spin",
+                "budget",
+                "&Time limit per run:",
+                "minutes_spin",
+                tip="When the time is up, exploring stops and the report is written from "
+                "what was gathered; the run ends marked for review.",
+                suffix=" min",
+                step=10,
+                minimum=1,
+                maximum=24 * 60,
+            ),
+            saved=True,
+            resume=Resume.STRICTER,
+        ),
+        Setting(
+            "explore_max_tokens",
+            Count(1),
+            DEFAULT_MAX_TOKENS["explore"],
+            "longest answer of an explore or vision call, in tokens ({default:g})",
+            flag=Flag("--explore-max-tokens", metavar="N", group="limits"),
+            into=Into("max_tokens", EXPLORE_ROLES),
+            resume=Resume.STRICTER,
+        ),
+        Setting(
+            "write_max_tokens",
+            Count(1),
+            DEFAULT_MAX_TOKENS["write"],
+            "longest answer of a drafting, reflection or fix call, in tokens ({default:g})",
+            flag=Flag("--write-max-tokens", metavar="N", group="limits"),
+            into=Into("max_tokens", WRITE_ROLES),
+            resume=Resume.STRICTER,
+        ),
+        Setting(
+            "max_calls_per_turn",
+            Count(1),
+            GuardLimits.max_calls_per_turn,
+            "tool calls run per turn ({default:g})",
+            flag=Flag("--max-calls-per-turn", metavar="N", group="limits"),
+            into=Into("guards", ("max_calls_per_turn",)),
+            resume=Resume.STRICTER,
+        ),
+        Setting(
+            "max_figures",
+            Count(1),
+            GuardLimits.max_figures,
+            "make_figure runs per report ({default:g})",
+            flag=Flag("--max-figures", metavar="N", group="limits"),
+            into=Into("guards", ("max_figures",)),
+            resume=Resume.STRICTER,
+        ),
+        # -- no flag: set in code and tests, recorded in run.json ---------------------
+        Setting(
+            "request_timeout_s",
+            Number("seconds"),
+            120.0,
+            # a non-streamed answer is silent until whole: its call deadline bounds it
+            "silence allowed between the bytes of a streamed answer, per attempt",
+            resume=Resume.STRICTER,
+        ),
+        Setting(
+            "max_retries",
+            Count(0),
+            4,
+            "retries of a failed model call, within its deadline",
+            resume=Resume.STRICTER,
+        ),
+        Setting(
+            "explore_budget_tokens",
+            Count(1, optional=True),
+            None,
+            "tokens the exploration stage alone may spend",
+            resume=Resume.STRICTER,
+        ),
+        Setting(
+            "explore_budget_usd",
+            Number(None, optional=True),
+            None,
+            "money the exploration stage alone may spend",
+            resume=Resume.STRICTER,
+        ),
+        # -- the app's own: settings.json only ------------------------------------------
+        Setting(
+            "ui_language",
+            Choice(("system", "en", "zh_CN")),
+            "system",
+            "the language of the app",
+            widget=Widget(
+                "combo",
+                "interface",
+                "&Interface language:",
+                "ui_lang_combo",
+                items=(("system", "System language"), ("en", "English"), ("zh_CN", "简体中文")),
+                native=("en", "zh_CN"),  # language names in their own language
+            ),
+            saved=True,
+            run=False,
+        ),
+        Setting(
+            "recent_folders",
+            Folders(MAX_RECENT),
+            [],
+            "the folders opened last, most recent first",
+            saved=True,
+            run=False,
+        ),
+    ]
+)
+
+
+def _default(name: str) -> Any:
+    return SCHEMA[name].default
+
+
 @dataclass(frozen=True)
 class RunConfig:
+    """One run's configuration. Defaults are SCHEMA's; a setting without a field here
+    lives in `options` (`option(name)` reads any setting)."""
+
     folder: Path
     out_dir: Path | None = None
     # repr=False: a URL may carry a key in its userinfo (https://user:key@host/v1)
-    base_url: str = field(default=PROVIDERS[DEFAULT_PROVIDER].base_url, repr=False)
+    base_url: str = field(default=_default("base_url"), repr=False)
     api_key: str | None = field(default=None, repr=False)
-    explore_model: str = PROVIDERS[DEFAULT_PROVIDER].explore_model
-    write_model: str = PROVIDERS[DEFAULT_PROVIDER].write_model
-    vision_model: str | None = None
-    template: str | None = None
-    lang: str | None = None
-    reflect: int | None = None
-    max_tool_iters: int = 20
-    budget_tokens: int | None = None
-    compile: bool = True
-    offline: bool = False
-    # silence allowed between the bytes of a streamed answer (per attempt); a non-streamed
-    # answer is silent until whole, so it is bounded by its call deadline alone (llm.py)
-    request_timeout_s: float = 120.0
-    max_retries: int = 4
+    explore_model: str = _default("explore_model")
+    write_model: str = _default("write_model")
+    vision_model: str | None = _default("vision_model")
+    template: str | None = _default("template")
+    lang: str | None = _default("lang")
+    reflect: int | None = _default("reflect")
+    max_tool_iters: int = _default("max_tool_iters")
+    budget_tokens: int | None = _default("budget_tokens")
+    compile: bool = _default("compile")
+    offline: bool = _default("offline")
+    request_timeout_s: float = _default("request_timeout_s")
+    max_retries: int = _default("max_retries")
     # The whole of one model call, every retry included: past it the call is cut (llm.py).
     # Exploration turns are short; a draft streamed by a slow local model is not.
-    explore_deadline_s: float = 180.0  # explore and vision calls
-    write_deadline_s: float = 600.0  # gap, draft, reflect, bib, compile fixes
+    explore_deadline_s: float = _default("explore_deadline_s")  # explore and vision calls
+    write_deadline_s: float = _default("write_deadline_s")  # gap, draft, reflect, bib, fixes
     # max_tokens sent per role ("explore", "write", ...); a role not listed gets its
     # default (DEFAULT_MAX_TOKENS): every call is bounded. See tokens_for().
     max_tokens: dict[str, int] = field(default_factory=lambda: dict(DEFAULT_MAX_TOKENS), hash=False)
     guards: GuardLimits = field(default_factory=GuardLimits)
     # Money: prices per model in USD per 1M tokens, {"model": {"prompt": p, "completion": c}}.
-    # Empty means money is not tracked (the settings window will fill it in).
     prices: dict[str, dict[str, float]] = field(default_factory=dict, hash=False)
-    budget_usd: float | None = None  # whole run, all roles
-    explore_budget_tokens: int | None = None  # the exploration stage alone
-    explore_budget_usd: float | None = None
+    budget_usd: float | None = _default("budget_usd")  # whole run, all roles
+    explore_budget_tokens: int | None = _default("explore_budget_tokens")
+    explore_budget_usd: float | None = _default("explore_budget_usd")
     # The whole run's wall-clock budget: past it each stage stops at its next safe point
     # (before a model call) and the run ends degraded with what was gathered.
-    max_minutes: float = 60.0
+    max_minutes: float = _default("max_minutes")
     # Run model-written figure code although this machine has no OS confinement
     # (confine.support().any is False); off: figures then come from the tables only.
-    allow_unconfined: bool = False
+    allow_unconfined: bool = _default("allow_unconfined")
     # The provider preset the run was set up with (--provider, Settings), or "custom";
-    # None: unknown (the preset is then the one of base_url). For advice only.
+    # None: unknown (the preset is then the one of base_url). For advice only. Not the
+    # schema's default, which is the person's (settings.json's) preset.
     provider: str | None = None
+    # The settings of SCHEMA that have no field above, by name.
+    options: Mapping[str, Any] = field(default_factory=dict, hash=False)
 
     def __post_init__(self) -> None:
-        # Only the budget fields are checked here; the rest is validated where it is used.
-        for name, price in self.prices.items():
-            if not isinstance(price, dict) or set(price) != {"prompt", "completion"}:
-                raise ValueError(Words("price_shape", model=repr(name)))
-            if any(not isinstance(v, (int, float)) or v < 0 for v in price.values()):
-                raise ValueError(Words("price_negative", model=repr(name)))
-        for name in ("explore_deadline_s", "write_deadline_s", "max_minutes"):
-            value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0:
-                unit = "minutes" if name == "max_minutes" else "seconds"
-                raise ValueError(Words(f"positive_{unit}", name=name))
         for role, limit in self.max_tokens.items():
             if role not in ROLES:
                 raise ValueError(Words("max_tokens_role", role=repr(role), roles=", ".join(ROLES)))
             if isinstance(limit, bool) or not isinstance(limit, int) or limit < 1:
                 raise ValueError(Words("max_tokens_positive", name=role))
-        for name in ("budget_usd", "explore_budget_tokens", "explore_budget_usd"):
-            value = getattr(self, name)
-            if value is not None and not value > 0:
-                raise ValueError(Words("budget_positive", name=name))
+        unknown = [name for name in self.options if _option_setting(name) is None]
+        if unknown:
+            raise ValueError(f"unknown settings: {', '.join(map(repr, unknown))}")
+        # One check per kind of value (schema.py), not one per field.
+        for setting in SCHEMA.run():
+            problem = setting.problem(self.option(setting.name))
+            if problem is not None:
+                raise ValueError(problem)
         if self.budget_usd is not None or self.explore_budget_usd is not None:
             # A money budget that cannot see a model's spend would be a guard turned off silently.
             used = [self.explore_model, self.write_model, self.vision_model]
@@ -398,15 +549,29 @@ class RunConfig:
         """The max_tokens every call of `role` sends."""
         return self.max_tokens.get(role, DEFAULT_MAX_TOKENS[role])
 
+    def option(self, name: str) -> Any:
+        """The value of the run setting `name` (SCHEMA), wherever it is kept."""
+        setting = SCHEMA[name]
+        into = target(setting)
+        if into.field == "options":
+            return self.options.get(name, setting.default)
+        value = getattr(self, into.field)
+        if not into.keys:
+            return value
+        if into.field == "max_tokens":
+            return self.tokens_for(into.keys[0])
+        return getattr(value, into.keys[0])
+
     def public_dict(self) -> dict[str, Any]:
-        """Everything but the key, JSON-able."""
+        """Everything but the key, JSON-able: run.json's `config`."""
         out: dict[str, Any] = {}
         for f in fields(self):
-            if f.name == "api_key":
+            setting = SCHEMA.get(f.name)
+            if f.name == "options" or (setting is not None and setting.secret):
                 continue
             value = getattr(self, f.name)
-            if f.name == "base_url":
-                value = redact_url(value)  # a key in its userinfo stays out of run.json
+            if setting is not None:
+                value = setting.kind.to_file(value)  # a key in a URL's userinfo stays out
             elif isinstance(value, Path):
                 value = str(value)
             elif f.name == "max_tokens":
@@ -414,31 +579,143 @@ class RunConfig:
             elif isinstance(value, GuardLimits):
                 value = {g.name: getattr(value, g.name) for g in fields(value)}
             out[f.name] = value
+        for setting in SCHEMA.run():
+            if target(setting).field == "options" and not setting.secret:
+                out[setting.name] = setting.kind.to_file(self.option(setting.name))
         out["api_key_set"] = bool(self.api_key)
         return out
+
+
+_FIELDS = frozenset(f.name for f in fields(RunConfig))
+
+
+def target(setting: Setting) -> Into:
+    """Where `setting` goes in a RunConfig: its `into`, else its own field, else options."""
+    if setting.into is not None:
+        return setting.into
+    return Into(setting.name) if setting.name in _FIELDS else Into("options", (setting.name,))
+
+
+def _option_setting(name: str) -> Setting | None:
+    setting = SCHEMA.get(name)
+    return setting if setting is not None and target(setting).field == "options" else None
+
+
+def config_from_values(
+    folder: Path, values: Mapping[str, Any], *, out_dir: Path | None = None
+) -> RunConfig:
+    """A RunConfig from settings' values by name (SCHEMA); a setting left out keeps its
+    default. TypeError for a name that is no run setting; ValueError (a message a person
+    can act on) for values that do not fit."""
+    kwargs: dict[str, Any] = {}
+    tokens: dict[str, int] = {}
+    guards: dict[str, Any] = {}
+    options: dict[str, Any] = {}
+    for name, value in values.items():
+        setting = SCHEMA.get(name)
+        if setting is None or not setting.run:
+            raise TypeError(f"no run setting named {name!r}")
+        into = target(setting)
+        nested = {"max_tokens": tokens, "guards": guards, "options": options}.get(into.field)
+        if nested is None:
+            kwargs[into.field] = value
+        else:
+            nested.update(dict.fromkeys(into.keys, value))
+    if tokens:
+        kwargs["max_tokens"] = {**DEFAULT_MAX_TOKENS, **tokens}
+    if guards:
+        kwargs["guards"] = GuardLimits(**guards)  # ValueError for a limit that cannot trip
+    return RunConfig(folder=Path(folder), out_dir=out_dir, options=options, **kwargs)
+
+
+def with_values(config: RunConfig, values: Mapping[str, Any]) -> RunConfig:
+    """`config` with the run settings `values` (by SCHEMA's names) in place."""
+    kwargs: dict[str, Any] = {}
+    for name, value in values.items():
+        into = target(SCHEMA[name])
+        if into.field == "options":
+            kwargs["options"] = {**kwargs.get("options", config.options), name: value}
+        elif into.field == "max_tokens":
+            tokens = kwargs.get("max_tokens", dict(config.max_tokens))
+            kwargs["max_tokens"] = {**tokens, **dict.fromkeys(into.keys, value)}
+        elif into.field == "guards":
+            guards = kwargs.get("guards", config.guards)
+            kwargs["guards"] = replace(guards, **dict.fromkeys(into.keys, value))
+        else:
+            kwargs[into.field] = value
+    return replace(config, **kwargs)
 
 
 def config_from_public(data: dict[str, Any], api_key: str | None) -> RunConfig:
     """A run's configuration as its run.json states it: data to read (its prices, its
     limits), never a configuration to run with. A run continued from its folder gets
     its configuration from rundir/resume.py, which takes little of this."""
-    known = {f.name for f in fields(RunConfig)} - {"api_key", "guards", "folder", "out_dir"}
+    known = _FIELDS - {"api_key", "guards", "folder", "out_dir", "options"}
     values = {k: v for k, v in data.items() if k in known}
+    options = {k: v for k, v in data.items() if _option_setting(k) is not None}
     guards = GuardLimits(**data.get("guards", {}))
     out = Path(data["out_dir"]) if data.get("out_dir") else None
     return RunConfig(
-        folder=Path(data["folder"]), out_dir=out, api_key=api_key, guards=guards, **values
+        folder=Path(data["folder"]),
+        out_dir=out,
+        api_key=api_key,
+        guards=guards,
+        options=options,
+        **values,
     )
 
 
-def key_from_env(base_url: str | None = None) -> str | None:
-    """The first API key found in the environment for the server at `base_url` (a
-    preset's own variables for its server, LABWRIGHT_API_KEY alone for any other)."""
-    for name in provider_for_url(base_url).key_env:
-        value = os.environ.get(name)
-        if value:
-            return value
-    return None
+@dataclass
+class Settings:
+    """The person's settings (settings.json; saved.py reads and writes it). Defaults are
+    SCHEMA's; a saved setting without a field here lives in `options`."""
+
+    provider: str = _default("provider")  # a key of PROVIDERS, or "custom"
+    base_url: str = _default("base_url")
+    explore_model: str = _default("explore_model")
+    write_model: str = _default("write_model")
+    vision_model: str | None = _default("vision_model")
+    template: str | None = _default("template")  # None: the report language's default
+    report_lang: str | None = _default("lang")  # "en" | "zh" | None (decided by the run)
+    reflect: int | None = _default("reflect")  # None: the template's number of rounds
+    ui_language: str = _default("ui_language")  # "system" | "en" | "zh_CN"
+    budget_tokens: int | None = _default("budget_tokens")
+    max_minutes: float = _default("max_minutes")  # the run's wall-clock limit
+    # model -> {"prompt": USD per 1M tokens, "completion": USD per 1M tokens}
+    prices: dict[str, dict[str, float]] = field(default_factory=dict)
+    recent_folders: list[str] = field(default_factory=list)  # most recent first
+    options: dict[str, Any] = field(default_factory=dict)
+
+    def get(self, name: str) -> Any:
+        """The value of the saved setting `name` (SCHEMA's name, e.g. "lang")."""
+        setting = SCHEMA[name]
+        if setting.key in _SETTINGS_FIELDS:
+            return getattr(self, setting.key)
+        return self.options.get(setting.key, setting.fresh_default())
+
+    def updated(self, values: Mapping[str, Any]) -> Settings:
+        """A copy (nothing shared) with the saved settings `values` (by SCHEMA's names)."""
+        out = copy.deepcopy(self)
+        for name, value in values.items():
+            setting = SCHEMA[name]
+            if setting.key in _SETTINGS_FIELDS:
+                setattr(out, setting.key, value)
+            else:
+                out.options[setting.key] = value
+        return out
+
+    def remember_folder(self, folder: Path) -> None:
+        """Put `folder` first in the recent list (deduplicated, at most MAX_RECENT)."""
+        path = str(Path(folder).expanduser().resolve())
+        self.recent_folders = [path] + [f for f in self.recent_folders if f != path]
+        del self.recent_folders[MAX_RECENT:]
+
+    def cost(self, model: str, prompt_tokens: int, completion_tokens: int) -> float | None:
+        """Estimated USD for these tokens on `model`; None when its price is unknown."""
+        return call_usd(self.prices, model, None, prompt_tokens, completion_tokens)
+
+
+_SETTINGS_FIELDS = frozenset(f.name for f in fields(Settings)) - {"options"}
 
 
 def labwright_home() -> Path:

@@ -11,10 +11,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
-from labwright.core.settings.config import RunConfig
-
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # types only: config.py prices Settings with call_usd
     from labwright.core.llm.client import Usage
+    from labwright.core.settings.config import RunConfig
 
 Prices = Mapping[str, Mapping[str, float]]
 

@@ -34,22 +34,19 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from labwright.core.settings.config import (
+from labwright.core.settings.config import SCHEMA, RunConfig
+from labwright.core.settings.keys import key_env_names, resolve_key
+from labwright.core.settings.providers import (
     CUSTOM,
     PROVIDER_NAMES,
     PROVIDERS,
-    RunConfig,
     provider_for_url,
     unknown_provider,
 )
-from labwright.core.settings.saved import (
-    Settings,
-    key_env_names,
-    load_settings,
-    run_config,
-    stored_key,
-)
+from labwright.core.settings.saved import Settings, load_settings, run_config
 from labwright.core.step_words import Words
+
+__all__ = ["key_problem", "resolve_config", "resolve_key"]
 
 
 def _keyring_name(base_url: str, settings: Settings | None) -> str | None:
@@ -65,25 +62,6 @@ def _keyring_name(base_url: str, settings: Settings | None) -> str | None:
     return preset.name if preset.name in PROVIDERS else None
 
 
-def resolve_key(
-    provider: str, base_url: str | None = None, env: Mapping[str, str] | None = None
-) -> tuple[str | None, str]:
-    """(key, where) for `provider`: where is "environment:NAME", "keyring" or "none".
-
-    The environment wins over the keyring (as everywhere in this order); `--api-key`
-    is the caller's, above both.
-    """
-    env = os.environ if env is None else env
-    for name in key_env_names(provider, base_url):
-        value = env.get(name)
-        if value:
-            return value, f"environment:{name}"
-    key = stored_key(provider)
-    if key:
-        return key, "keyring"
-    return None, "none"
-
-
 def resolve_config(
     folder: Path,
     *,
@@ -94,11 +72,12 @@ def resolve_config(
 ) -> RunConfig:
     """The RunConfig for a run on `folder`, in the documented precedence.
 
-    `flags`: RunConfig field names with the values given on the command line (or
-    by the app's controls); None means "not given". `prices` given there are added
-    to the saved ones (a flag's price of a model wins). `settings`: the saved
-    settings (default: load_settings()). `env`: default os.environ. `provider`: a
-    name of config.PROVIDER_NAMES (`--provider`), or None.
+    `flags`: settings (config.SCHEMA's names, and `out_dir`) with the values given on
+    the command line (config.SCHEMA.flag_values) or by the app's controls; None means
+    "not given". `prices` given there are added to the saved ones (a flag's price of a
+    model wins). `settings`: the saved settings (default: load_settings()). `env`:
+    default os.environ. `provider`: a name of PROVIDER_NAMES (`--provider`; also
+    taken from `flags`), or None.
     Raises ValueError (RunConfig's checks) for values that do not fit together, an
     unknown provider, or "custom" without a URL; its message is a `Words` (step_words.py),
     so the app says it in its own language.
@@ -106,6 +85,8 @@ def resolve_config(
     given = {k: v for k, v in (flags or {}).items() if v is not None}
     s = load_settings() if settings is None else settings
     env = os.environ if env is None else env
+    provider = given.pop("provider", None) or provider
+    url_env = SCHEMA["base_url"].env or ""
     if provider is not None and provider not in PROVIDER_NAMES:
         raise ValueError(unknown_provider(provider))
     preset = PROVIDERS.get(provider or "")
@@ -115,11 +96,11 @@ def resolve_config(
         base_url = flag_url or preset.base_url
     elif provider == CUSTOM:
         saved = s.base_url if s.provider == CUSTOM else None
-        base_url = flag_url or env.get("LABWRIGHT_BASE_URL") or saved
+        base_url = flag_url or env.get(url_env) or saved
         if not base_url:
             raise ValueError(Words("custom_needs_url"))
     else:
-        base_url = flag_url or env.get("LABWRIGHT_BASE_URL") or s.base_url
+        base_url = flag_url or env.get(url_env) or s.base_url
     saved_url = base_url.rstrip("/") == s.base_url.rstrip("/") and provider in (None, s.provider)
     models: dict[str, str | None]
     if saved_url:
