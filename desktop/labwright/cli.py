@@ -13,7 +13,6 @@ import sys
 import threading
 import time
 import traceback
-from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -158,88 +157,7 @@ def _parser() -> argparse.ArgumentParser:
     r.add_argument(
         "--json", action="store_true", help="one event per line on stdout, as in the journal"
     )
-    r.add_argument(
-        "--offline", action="store_true", help="use no model at all: a skeleton report to fill in"
-    )
-    r.add_argument(
-        "--provider",
-        metavar="NAME",
-        help="a provider preset (listed below): its URL, models and key variable",
-    )
-    r.add_argument(
-        "--base-url",
-        metavar="URL",
-        help="OpenAI-compatible API URL (default: DeepSeek; with --provider: that "
-        "provider's server at another address)",
-    )
-    r.add_argument(
-        "--api-key", metavar="KEY", help="API key (prefer LABWRIGHT_API_KEY in the environment)"
-    )
-    r.add_argument("--explore-model", metavar="M", help="model that explores the folder")
-    r.add_argument("--write-model", metavar="M", help="model that writes and revises the report")
-    r.add_argument(
-        "--vision-model", metavar="M", help="model that looks at images (none: images unread)"
-    )
-    r.add_argument("--template", metavar="NAME", help="report template (listed below)")
-    r.add_argument(
-        "--lang", choices=["zh", "en"], help="language of the report (default: the template's)"
-    )
-    r.add_argument("--reflect", type=int, metavar="N", help="critique-and-revise rounds (0: none)")
-    r.add_argument(
-        "--max-iters", type=int, metavar="N", help="model turns while exploring (default 20)"
-    )
-    r.add_argument(
-        "--budget-tokens", type=int, metavar="N", help="stop at this many tokens for the run"
-    )
-    r.add_argument(
-        "--budget-usd", type=float, metavar="USD", help="stop at this cost (needs --price)"
-    )
-    r.add_argument(
-        "--price",
-        action="append",
-        default=[],
-        metavar="MODEL=IN,OUT",
-        help="USD per 1M prompt,completion tokens of a model (repeatable)",
-    )
-    r.add_argument(
-        "--no-compile", action="store_true", help="write report.tex but do not make the PDF"
-    )
-    r.add_argument(
-        "--allow-unconfined",
-        action="store_true",
-        help="run model-written figure code even where no OS sandbox is available",
-    )
-    lim = r.add_argument_group("limits")
-    lim.add_argument(
-        "--explore-deadline", type=float, metavar="S", help="cut an explore call after S s (180)"
-    )
-    lim.add_argument(
-        "--write-deadline", type=float, metavar="S", help="cut a writing call after S s (600)"
-    )
-    lim.add_argument(
-        "--max-minutes",
-        type=float,
-        metavar="M",
-        help="time limit of the whole run; past it the run ends degraded with what it has (60)",
-    )
-    lim.add_argument(
-        "--explore-max-tokens",
-        type=int,
-        metavar="N",
-        help="longest answer of an explore or vision call, in tokens (2048)",
-    )
-    lim.add_argument(
-        "--write-max-tokens",
-        type=int,
-        metavar="N",
-        help="longest answer of a drafting, reflection or fix call, in tokens (8192)",
-    )
-    lim.add_argument(
-        "--max-calls-per-turn", type=int, metavar="N", help="tool calls run per turn (8)"
-    )
-    lim.add_argument(
-        "--max-figures", type=int, metavar="N", help="make_figure runs per report (12)"
-    )
+    _add_setting_flags(r)
 
     v = sub.add_parser(
         "verify",
@@ -295,11 +213,38 @@ def _parser() -> argparse.ArgumentParser:
     return p
 
 
+def _add_setting_flags(parser: argparse.ArgumentParser) -> None:
+    """The options of `run` that set a setting, made from config.SCHEMA: each with its
+    setting's name as dest; a flag not given is None (the next source decides)."""
+    from labwright.core.settings.config import SCHEMA
+
+    groups: dict[str, argparse._ArgumentGroup] = {}
+    for s in SCHEMA.flagged():
+        flag = s.flag
+        assert flag is not None
+        into = parser
+        if flag.group is not None:
+            if flag.group not in groups:
+                groups[flag.group] = parser.add_argument_group(flag.group)
+            into = groups[flag.group]
+        options: dict = {"dest": s.name, "default": None, "help": s.help_text()}
+        if flag.sets is not None:
+            options.update(action="store_const", const=flag.sets)
+        else:
+            options.update(metavar=flag.metavar, choices=s.kind.choices())
+            if flag.repeat:
+                options["action"] = "append"
+            elif s.kind.flag_type is not None:
+                options["type"] = s.kind.flag_type
+        into.add_argument(flag.name, **options)
+
+
 def _resume_config(a: argparse.Namespace):
     """The person's settings, as for a new run, on the run's own folder and plan
     (core/rundir/resume.py): never the server or a key run.json names."""
     from labwright.core.rundir.files import load_run
     from labwright.core.rundir.resume import resumed_config, server_change
+    from labwright.core.settings.config import SCHEMA
     from labwright.core.settings.resolve import key_problem
     from labwright.core.settings.saved import settings_problem
     from labwright.core.step_words import Words
@@ -309,124 +254,42 @@ def _resume_config(a: argparse.Namespace):
         raise ValueError(
             f"The run in {a.resume} already finished ({meta.status}); nothing to resume."
         )
-    _check_counts(a)
-    flags = {
-        "base_url": a.base_url,
-        "api_key": a.api_key,
-        "explore_model": a.explore_model,
-        "write_model": a.write_model,
-        "vision_model": a.vision_model,
-        "max_tool_iters": a.max_iters,
-        "budget_tokens": a.budget_tokens,
-        "budget_usd": a.budget_usd,
-        "prices": _prices(a.price) or None,
-        "explore_deadline_s": a.explore_deadline,
-        "write_deadline_s": a.write_deadline,
-        "max_minutes": a.max_minutes,
-        "allow_unconfined": a.allow_unconfined or None,
-    }
-    config = resumed_config(a.resume, flags=flags, provider=a.provider)
+    flags = SCHEMA.flag_values(vars(a))  # ValueError: a value its setting cannot take
+    config = resumed_config(a.resume, flags=flags)
     if settings_problem():
         _say(f"note: {settings_problem()}")
     change = server_change(meta, config)
-    if change and not (a.base_url or a.provider):
+    if change and not (flags.get("base_url") or flags.get("provider")):
         raise ValueError(
             Words("resume_other_server", recorded=change.recorded, chosen=change.chosen)
         )
-    config = _limits(a, config)  # token and per-turn caps given here win outright
     problem = key_problem(config)
     if problem:
         raise ValueError(problem)
     return config
 
 
-def _check_counts(a: argparse.Namespace) -> None:
-    for name, value in (
-        ("--max-iters", a.max_iters),
-        ("--budget-tokens", a.budget_tokens),
-        ("--reflect", a.reflect),
-    ):
-        if value is not None and value < (0 if name == "--reflect" else 1):
-            raise ValueError(f"{name} must be a positive number")
-
-
 def _config_from_args(a: argparse.Namespace):
     """Flags over the environment, the keyring and the saved settings (core/settings/resolve.py)."""
     from labwright.core.report.templates import load_template
+    from labwright.core.settings.config import SCHEMA
     from labwright.core.settings.resolve import key_problem, resolve_config
     from labwright.core.settings.saved import settings_problem
 
     problem = _check_folder(a.folder)
     if problem:
         raise ValueError(problem)
-    _check_counts(a)
-    flags = {
-        "out_dir": a.out.expanduser().resolve() if a.out else None,
-        "base_url": a.base_url,
-        "api_key": a.api_key,
-        "explore_model": a.explore_model,
-        "write_model": a.write_model,
-        "vision_model": a.vision_model,
-        "template": a.template,
-        "lang": a.lang,
-        "reflect": a.reflect,
-        "max_tool_iters": a.max_iters,
-        "budget_tokens": a.budget_tokens,
-        "budget_usd": a.budget_usd,
-        "prices": _prices(a.price),
-        "compile": not a.no_compile,
-        "offline": a.offline,
-        "allow_unconfined": a.allow_unconfined,
-    }
-    config = resolve_config(a.folder.expanduser().resolve(), flags=flags, provider=a.provider)
+    flags = SCHEMA.flag_values(vars(a))  # ValueError: a value its setting cannot take
+    out_dir = a.out.expanduser().resolve() if a.out else None
+    folder = a.folder.expanduser().resolve()
+    config = resolve_config(folder, flags={**flags, "out_dir": out_dir})
     if settings_problem():  # a damaged settings.json was set aside: say so, as the app does
         _say(f"note: {settings_problem()}")
-    config = _limits(a, config)
     load_template(config.template, config.lang)  # an unknown template is bad input: fail now
     problem = key_problem(config)
     if problem:
         raise ValueError(problem)
     return config
-
-
-def _limits(a: argparse.Namespace, config):
-    """--explore-deadline, --write-deadline, --max-minutes, --explore-max-tokens, --write-max-tokens,
-    --max-calls-per-turn, --max-figures (ValueError: bad)."""
-    from labwright.core.settings.config import EXPLORE_ROLES, WRITE_ROLES
-
-    deadlines = {
-        "explore_deadline_s": a.explore_deadline,
-        "write_deadline_s": a.write_deadline,
-        "max_minutes": a.max_minutes,
-    }
-    config = replace(config, **{k: v for k, v in deadlines.items() if v is not None})
-    tokens = dict(config.max_tokens)
-    for flag, value, roles in (
-        ("--explore-max-tokens", a.explore_max_tokens, EXPLORE_ROLES),
-        ("--write-max-tokens", a.write_max_tokens, WRITE_ROLES),
-    ):
-        if value is not None:
-            if value < 1:
-                raise ValueError(f"{flag} must be a positive number")
-            tokens.update(dict.fromkeys(roles, value))
-    config = replace(config, max_tokens=tokens)
-    caps = {"max_calls_per_turn": a.max_calls_per_turn, "max_figures": a.max_figures}
-    caps = {k: v for k, v in caps.items() if v is not None}
-    return replace(config, guards=replace(config.guards, **caps)) if caps else config
-
-
-def _prices(specs: list[str]) -> dict[str, dict[str, float]]:
-    prices = {}
-    for spec in specs:
-        model, _, pair = spec.partition("=")
-        try:
-            prompt, completion = (float(x) for x in pair.split(","))
-        except ValueError:
-            raise ValueError(
-                f"--price {spec!r}: write MODEL=PROMPT,COMPLETION (USD per 1M tokens)"
-            ) from None
-        prices[model.strip()] = {"prompt": prompt, "completion": completion}
-    return prices
 
 
 def _check_folder(folder: Path | None) -> str | None:
