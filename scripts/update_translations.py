@@ -4,7 +4,8 @@
 
 Runs pyside6-lupdate over desktop/labwright/gui (new strings appear, gone ones
 leave), adds the core's tables of sentences (core/reasons.py, core/report/item_words.py,
-core/report/export.py, core/step_words.py: the GUI translates them at run time, so lupdate cannot
+core/report/export.py, core/step_words.py, and the Settings dialog's widgets that
+core/settings/config.py declares: the GUI translates them at run time, so lupdate cannot
 see them), then fills each message
 from scripts/zh_CN.py. A string with no
 translation stays "unfinished" (shown in English) and is listed, and a test
@@ -28,6 +29,7 @@ from zh_CN import ZH_CN  # noqa: E402
 
 from labwright.core import reasons, step_words  # noqa: E402
 from labwright.core.report import export, item_words  # noqa: E402
+from labwright.core.settings import config, schema  # noqa: E402
 
 # the core's tables of sentences, each translated by the GUI under its own context
 CORE_TABLES = [
@@ -35,6 +37,7 @@ CORE_TABLES = [
     (item_words.TR_CONTEXT, item_words.all_texts),
     (export.TR_CONTEXT, export.all_texts),
     (step_words.TR_CONTEXT, step_words.all_texts),
+    (schema.TR_CONTEXT, config.SCHEMA.texts),
 ]
 
 

@@ -169,6 +169,7 @@ ZH_CN = {
     "The step budget is used up; the model must finish now.": "步数预算已用完，模型必须现在结束。",
     "The model did not finish in time; exploration stopped.": "模型未能按时结束，探索已停止。",
     "The token budget is nearly or fully used.": "词元预算即将或已经用完。",
+    "A token, money or time budget is nearly or fully used.": "词元、费用或时间预算即将或已经用完。",
     "The model's answer was not a usable LaTeX document; it was asked again.": "模型的回答不是可用的 LaTeX 文档，已要求重写。",
     "The model asked for a path outside the folder; it was refused.": "模型请求了文件夹之外的路径，已被拒绝。",
     "Figure code tried something not allowed; it was refused.": "绘图代码尝试了不允许的操作，已被拒绝。",

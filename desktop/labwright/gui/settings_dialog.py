@@ -1,5 +1,10 @@
 """The settings dialog: provider and models, the API key, report defaults, budget and prices.
 
+The simple settings (a number, a choice) get their widget from config.SCHEMA: its
+kind, range, label and tip are the schema's (`_SettingField`), in the box the schema
+names; the provider, the models, the key, the template and the price table are built
+here. On OK every value is checked by its setting's kind before anything is saved.
+
 Keys go to the OS keyring through `core.settings.set_api_key` on OK and are
 never shown again: the key field stays empty, its placeholder names where the
 stored key comes from and shows only a masked fragment of it.
@@ -16,11 +21,12 @@ from __future__ import annotations
 import itertools
 import os
 import threading
-from dataclasses import asdict
+from typing import Any
 
-from PySide6.QtCore import QObject, QStringListModel, Qt, Signal, Slot
+from PySide6.QtCore import QCoreApplication, QObject, QStringListModel, Qt, Signal, Slot
 from PySide6.QtWidgets import (
     QAbstractItemView,
+    QCheckBox,
     QComboBox,
     QCompleter,
     QDialog,
@@ -44,7 +50,7 @@ from PySide6.QtWidgets import (
 from labwright.core.llm.client import LLM, LLMError
 from labwright.core.llm.probe import ToolProbe, probe_tools
 from labwright.core.report import templates
-from labwright.core.settings.config import PROVIDERS, RunConfig
+from labwright.core.settings.config import PROVIDERS, SCHEMA
 from labwright.core.settings.saved import (
     CUSTOM,
     KeyStoreError,
@@ -57,6 +63,7 @@ from labwright.core.settings.saved import (
     save_settings,
     set_api_key,
 )
+from labwright.core.settings.schema import TR_CONTEXT, Setting
 
 # A connection test should answer quickly or say why not; no retries behind the user's back.
 TEST_TIMEOUT_S = 15.0
@@ -106,6 +113,75 @@ def _probe(
     relay.finished.emit(models, message, tools)
 
 
+def _tr(text: str) -> str:
+    return QCoreApplication.translate(TR_CONTEXT, text)
+
+
+class _SettingField:
+    """The widget config.SCHEMA declares for one setting, and its value both ways."""
+
+    def __init__(self, setting: Setting) -> None:
+        spec = setting.widget
+        assert spec is not None
+        self.setting, self.spec = setting, spec
+        self.widget: QWidget
+        if spec.kind == "spin":
+            self.widget = self._spin()
+        elif spec.kind == "combo":
+            combo = QComboBox()
+            if spec.none_text:
+                combo.addItem(_tr(spec.none_text), None)
+            for value, text in spec.items:
+                combo.addItem(text if value in spec.native else _tr(text), value)
+            self.widget = combo
+        elif spec.kind == "check":
+            self.widget = QCheckBox()
+        else:
+            self.widget = QLineEdit()
+        self.widget.setObjectName(spec.name)
+        if spec.tip:
+            self.widget.setToolTip(_tr(spec.tip))
+
+    def _spin(self) -> QSpinBox:
+        spec, kind = self.spec, self.setting.kind
+        low = spec.minimum if spec.minimum is not None else getattr(kind, "minimum", 0)
+        high = spec.maximum if spec.maximum is not None else getattr(kind, "maximum", None)
+        spin = QSpinBox()
+        if spec.none_text:  # the value just below the range means None
+            low -= 1
+            spin.setSpecialValueText(_tr(spec.none_text))
+        spin.setRange(low, 2**31 - 1 if high is None else high)
+        spin.setSingleStep(spec.step)
+        spin.setGroupSeparatorShown(spec.separators)
+        if spec.suffix:
+            spin.setSuffix(_tr(spec.suffix))
+        return spin
+
+    def show(self, value: Any) -> None:
+        w = self.widget
+        if isinstance(w, QSpinBox):
+            w.setValue(w.minimum() if value is None else round(value))
+        elif isinstance(w, QComboBox):
+            w.setCurrentIndex(max(0, w.findData(value)))
+        elif isinstance(w, QCheckBox):
+            w.setChecked(bool(value))
+        elif isinstance(w, QLineEdit):
+            w.setText("" if value is None else str(value))
+
+    def value(self) -> Any:
+        w = self.widget
+        if isinstance(w, QSpinBox):
+            none = bool(self.spec.none_text) and w.value() == w.minimum()
+            return None if none else w.value()
+        if isinstance(w, QComboBox):
+            return w.currentData()
+        if isinstance(w, QCheckBox):
+            return w.isChecked()
+        assert isinstance(w, QLineEdit)
+        text = w.text().strip()
+        return None if not text and self.setting.kind.optional else text
+
+
 class SettingsDialog(QDialog):
     language_changed = Signal(str)  # on OK, when the interface language changed
     connection_tested = Signal(bool)  # after a connection test: True when models were listed
@@ -113,7 +189,7 @@ class SettingsDialog(QDialog):
     def __init__(self, settings: Settings, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setWindowTitle(self.tr("Settings"))
-        self._original = Settings(**asdict(settings))
+        self._original = settings.updated({})  # a copy: the caller's stays as it was
         self._saved: Settings | None = None
         # Keys typed or forgotten but not yet stored: provider -> key, None = forget.
         self._pending_keys: dict[str, str | None] = {}
@@ -124,12 +200,12 @@ class SettingsDialog(QDialog):
         self._relay: _TestRelay | None = None
         self._close_with: int | None = None  # a close requested while the test was running
 
-        self._build(settings)
+        self._build()
         self._load(settings)
 
     # --- layout ---------------------------------------------------------------
 
-    def _build(self, s: Settings) -> None:
+    def _build(self) -> None:
         # Provider
         self.provider_combo = QComboBox()
         for name, preset in PROVIDERS.items():
@@ -216,39 +292,15 @@ class SettingsDialog(QDialog):
         self.template_combo.addItem(self.tr("Default for the report language"), None)
         for name in templates.available():
             self.template_combo.addItem(name, name)
-        if s.template and self.template_combo.findData(s.template) < 0:
-            self.template_combo.addItem(s.template, s.template)  # keep a template we cannot see
-        self.report_lang_combo = QComboBox()
-        self.report_lang_combo.addItem(self.tr("Automatic"), None)
-        self.report_lang_combo.addItem(self.tr("English"), "en")
-        self.report_lang_combo.addItem(self.tr("Chinese"), "zh")
-        self.reflect_spin = QSpinBox()
-        self.reflect_spin.setRange(-1, 10)
-        self.reflect_spin.setSpecialValueText(self.tr("Template default"))  # shown for -1
+        # The schema's own widgets, by setting name (and as attributes named by the schema).
+        self.fields: dict[str, _SettingField] = {}
         report_form = QFormLayout()
         report_form.addRow(self.tr("Te&mplate:"), self.template_combo)
-        report_form.addRow(self.tr("Report &language:"), self.report_lang_combo)
-        report_form.addRow(self.tr("&Reflection rounds:"), self.reflect_spin)
+        self._add_fields(report_form, "report")
         report_box = QGroupBox(self.tr("Report defaults"))
         report_box.setLayout(report_form)
 
         # Budget and prices
-        self.budget_spin = QSpinBox()
-        self.budget_spin.setRange(0, 2_000_000_000)
-        self.budget_spin.setSingleStep(10_000)
-        self.budget_spin.setGroupSeparatorShown(True)
-        self.budget_spin.setSpecialValueText(self.tr("No limit"))  # shown for 0
-        # A slow local model must still end: the run stops writing new things past this.
-        self.minutes_spin = QSpinBox()
-        self.minutes_spin.setRange(1, 24 * 60)
-        self.minutes_spin.setSingleStep(10)
-        self.minutes_spin.setSuffix(self.tr(" min"))
-        self.minutes_spin.setToolTip(
-            self.tr(
-                "When the time is up, exploring stops and the report is written from what "
-                "was gathered; the run ends marked for review."
-            )
-        )
         self.prices_table = QTableWidget(0, 3)
         self.prices_table.setHorizontalHeaderLabels(
             [self.tr("Model"), self.tr("Prompt $/1M"), self.tr("Completion $/1M")]
@@ -275,8 +327,7 @@ class SettingsDialog(QDialog):
         price_buttons.addWidget(self.remove_price_button)
         price_buttons.addStretch(1)
         budget_form = QFormLayout()
-        budget_form.addRow(self.tr("Token &budget per run:"), self.budget_spin)
-        budget_form.addRow(self.tr("&Time limit per run:"), self.minutes_spin)
+        self._add_fields(budget_form, "budget")
         prices_label = QLabel(self.tr("Prices, to estimate the cost of a run:"))
         prices_label.setWordWrap(True)
         budget_form.addRow(prices_label)
@@ -286,12 +337,8 @@ class SettingsDialog(QDialog):
         budget_box.setLayout(budget_form)
 
         # Interface
-        self.ui_lang_combo = QComboBox()
-        self.ui_lang_combo.addItem(self.tr("System language"), "system")
-        self.ui_lang_combo.addItem("English", "en")  # language names in their own language
-        self.ui_lang_combo.addItem("简体中文", "zh_CN")
         ui_form = QFormLayout()
-        ui_form.addRow(self.tr("&Interface language:"), self.ui_lang_combo)
+        self._add_fields(ui_form, "interface")
         ui_box = QGroupBox(self.tr("Interface"))
         ui_box.setLayout(ui_form)
 
@@ -335,14 +382,12 @@ class SettingsDialog(QDialog):
             self.test_button,
             self.models_list,
             self.template_combo,
-            self.report_lang_combo,
-            self.reflect_spin,
-            self.budget_spin,
-            self.minutes_spin,
+            *self._field_widgets("report"),
+            *self._field_widgets("budget"),
             self.prices_table,
             self.add_price_button,
             self.remove_price_button,
-            self.ui_lang_combo,
+            *self._field_widgets("interface"),
             self.buttons,
         ]
         for a, b in itertools.pairwise(order):
@@ -367,16 +412,23 @@ class SettingsDialog(QDialog):
         self.provider_combo.blockSignals(False)
         self._show_models(s)
         self.template_combo.setCurrentIndex(max(0, self.template_combo.findData(s.template)))
-        self.report_lang_combo.setCurrentIndex(
-            max(0, self.report_lang_combo.findData(s.report_lang))
-        )
-        self.reflect_spin.setValue(-1 if s.reflect is None else s.reflect)
-        self.budget_spin.setValue(s.budget_tokens or 0)
-        self.minutes_spin.setValue(s.max_minutes or int(RunConfig.max_minutes))
+        for name, f in self.fields.items():
+            f.show(s.get(name))
         for model, price in sorted(s.prices.items()):
             self._add_price_row(model, price["prompt"], price["completion"])
-        self.ui_lang_combo.setCurrentIndex(max(0, self.ui_lang_combo.findData(s.ui_language)))
         self._refresh_key_hint()
+
+    def _add_fields(self, form: QFormLayout, group: str) -> None:
+        """The schema's widgets of the box `group`, one row each, in the schema's order."""
+        for setting in SCHEMA.widgets(group):
+            assert setting.widget is not None
+            f = _SettingField(setting)
+            self.fields[setting.name] = f
+            setattr(self, setting.widget.name, f.widget)
+            form.addRow(_tr(setting.widget.label), f.widget)
+
+    def _field_widgets(self, group: str) -> list[QWidget]:
+        return [f.widget for f in self.fields.values() if f.spec.group == group]
 
     def _show_models(self, s: Settings) -> None:
         self.url_edit.setText(s.base_url)
@@ -611,22 +663,23 @@ class SettingsDialog(QDialog):
             raise _Invalid(self.tr("Enter a model for exploring and one for writing."))
         if strict and not self.url_edit.text().strip():
             raise _Invalid(self.tr("Enter the server's base URL."))
-        reflect = self.reflect_spin.value()
-        return Settings(
-            provider=self._provider(),
-            base_url=self.url_edit.text().strip() or self._original.base_url,
-            explore_model=explore or self._original.explore_model,
-            write_model=write or self._original.write_model,
-            vision_model=self.vision_edit.text().strip() or None,
-            template=self.template_combo.currentData(),
-            report_lang=self.report_lang_combo.currentData(),
-            reflect=None if reflect < 0 else reflect,
-            ui_language=self.ui_lang_combo.currentData(),
-            budget_tokens=self.budget_spin.value() or None,
-            max_minutes=self.minutes_spin.value(),
-            prices=self._prices(strict),
-            recent_folders=list(self._original.recent_folders),  # not edited here
-        )
+        values = {
+            "provider": self._provider(),
+            "base_url": self.url_edit.text().strip() or self._original.base_url,
+            "explore_model": explore or self._original.explore_model,
+            "write_model": write or self._original.write_model,
+            "vision_model": self.vision_edit.text().strip() or None,
+            "template": self.template_combo.currentData(),
+            "prices": self._prices(strict),
+            **{name: f.value() for name, f in self.fields.items()},
+        }
+        if strict:
+            for name, value in values.items():
+                problem = SCHEMA[name].problem(value)
+                if problem is not None:  # the widgets offer only what fits: a bug if seen
+                    raise _Invalid(str(problem))
+        # recent_folders and what the dialog does not show are kept as they were
+        return self._original.updated(values)
 
     def result_settings(self) -> Settings:
         """What OK saved; before that, what the dialog currently shows."""

@@ -1003,48 +1003,12 @@
         <translation>按报告语言默认</translation>
     </message>
     <message>
-        <source>Automatic</source>
-        <translation>自动</translation>
-    </message>
-    <message>
-        <source>English</source>
-        <translation>English</translation>
-    </message>
-    <message>
-        <source>Chinese</source>
-        <translation>中文</translation>
-    </message>
-    <message>
-        <source>Template default</source>
-        <translation>模板默认</translation>
-    </message>
-    <message>
         <source>Te&amp;mplate:</source>
         <translation>模板(&amp;M)：</translation>
     </message>
     <message>
-        <source>Report &amp;language:</source>
-        <translation>报告语言(&amp;L)：</translation>
-    </message>
-    <message>
-        <source>&amp;Reflection rounds:</source>
-        <translation>修订轮数(&amp;R)：</translation>
-    </message>
-    <message>
         <source>Report defaults</source>
         <translation>报告默认值</translation>
-    </message>
-    <message>
-        <source>No limit</source>
-        <translation>不限</translation>
-    </message>
-    <message>
-        <source> min</source>
-        <translation> 分钟</translation>
-    </message>
-    <message>
-        <source>When the time is up, exploring stops and the report is written from what was gathered; the run ends marked for review.</source>
-        <translation>时间一到，探索即停止，报告根据已收集的内容撰写；本次运行结束时会标记为待审阅。</translation>
     </message>
     <message>
         <source>Model</source>
@@ -1075,28 +1039,12 @@
         <translation>删除价格</translation>
     </message>
     <message>
-        <source>Token &amp;budget per run:</source>
-        <translation>每次运行的词元预算(&amp;B)：</translation>
-    </message>
-    <message>
-        <source>&amp;Time limit per run:</source>
-        <translation>每次运行的时间上限(&amp;T)：</translation>
-    </message>
-    <message>
         <source>Prices, to estimate the cost of a run:</source>
         <translation>价格（用于估算一次运行的费用）：</translation>
     </message>
     <message>
         <source>Budget and prices</source>
         <translation>预算与价格</translation>
-    </message>
-    <message>
-        <source>System language</source>
-        <translation>跟随系统</translation>
-    </message>
-    <message>
-        <source>&amp;Interface language:</source>
-        <translation>界面语言(&amp;I)：</translation>
     </message>
     <message>
         <source>Interface</source>
@@ -2160,6 +2108,61 @@
     <message>
         <source>fix</source>
         <translation>修复</translation>
+    </message>
+</context>
+<context>
+    <name>Settings</name>
+    <message>
+        <source>Report &amp;language:</source>
+        <translation>报告语言(&amp;L)：</translation>
+    </message>
+    <message>
+        <source>Automatic</source>
+        <translation>自动</translation>
+    </message>
+    <message>
+        <source>English</source>
+        <translation>English</translation>
+    </message>
+    <message>
+        <source>Chinese</source>
+        <translation>中文</translation>
+    </message>
+    <message>
+        <source>&amp;Reflection rounds:</source>
+        <translation>修订轮数(&amp;R)：</translation>
+    </message>
+    <message>
+        <source>Template default</source>
+        <translation>模板默认</translation>
+    </message>
+    <message>
+        <source>Token &amp;budget per run:</source>
+        <translation>每次运行的词元预算(&amp;B)：</translation>
+    </message>
+    <message>
+        <source>No limit</source>
+        <translation>不限</translation>
+    </message>
+    <message>
+        <source>&amp;Time limit per run:</source>
+        <translation>每次运行的时间上限(&amp;T)：</translation>
+    </message>
+    <message>
+        <source>When the time is up, exploring stops and the report is written from what was gathered; the run ends marked for review.</source>
+        <translation>时间一到，探索即停止，报告根据已收集的内容撰写；本次运行结束时会标记为待审阅。</translation>
+    </message>
+    <message>
+        <source> min</source>
+        <translation> 分钟</translation>
+    </message>
+    <message>
+        <source>&amp;Interface language:</source>
+        <translation>界面语言(&amp;I)：</translation>
+    </message>
+    <message>
+        <source>System language</source>
+        <translation>跟随系统</translation>
     </message>
 </context>
 </TS>
