@@ -36,7 +36,10 @@ def cases():
     dialog.write_model = "gpt-4.1"
     dialog.template, dialog.report_lang, dialog.reflect = "lab-zh", "zh", 0
     dialog.budget_tokens, dialog.max_minutes = 150_000, 15
-    dialog.prices = {"gpt-4.1": {"prompt": 2.0, "completion": 8.0}, "gpt-4o-mini": {"prompt": 0.15, "completion": 0.6}}
+    dialog.prices = {
+        "gpt-4.1": {"prompt": 2.0, "completion": 8.0},
+        "gpt-4o-mini": {"prompt": 0.15, "completion": 0.6},
+    }
     dialog.ui_language = "zh_CN"
     dialog.recent_folders = ["/home/student/lab3", "/home/student/lab2"]
     yield "dialog-openai", dialog
