@@ -14,10 +14,10 @@ import threading
 import time
 import traceback
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from labwright.core.settings.config import GuardLimits
+    from labwright.core.settings.config import GuardLimits, RunConfig
 
 # The exit statuses of `labwright run`, with what each means: EXIT and `run --help` are
 # both made from this one table.
@@ -222,12 +222,12 @@ def _add_setting_flags(parser: argparse.ArgumentParser) -> None:
     for s in SCHEMA.flagged():
         flag = s.flag
         assert flag is not None
-        into = parser
+        into: argparse.ArgumentParser | argparse._ArgumentGroup = parser
         if flag.group is not None:
             if flag.group not in groups:
                 groups[flag.group] = parser.add_argument_group(flag.group)
             into = groups[flag.group]
-        options: dict = {"dest": s.name, "default": None, "help": s.help_text()}
+        options: dict[str, Any] = {"dest": s.name, "default": None, "help": s.help_text()}
         if flag.sets is not None:
             options.update(action="store_const", const=flag.sets)
         else:
@@ -239,7 +239,7 @@ def _add_setting_flags(parser: argparse.ArgumentParser) -> None:
         into.add_argument(flag.name, **options)
 
 
-def _resume_config(a: argparse.Namespace):
+def _resume_config(a: argparse.Namespace) -> RunConfig:
     """The person's settings, as for a new run, on the run's own folder and plan
     (core/rundir/resume.py): never the server or a key run.json names."""
     from labwright.core.rundir.files import load_run
@@ -269,7 +269,7 @@ def _resume_config(a: argparse.Namespace):
     return config
 
 
-def _config_from_args(a: argparse.Namespace):
+def _config_from_args(a: argparse.Namespace) -> RunConfig:
     """Flags over the environment, the keyring and the saved settings (core/settings/resolve.py)."""
     from labwright.core.report.templates import load_template
     from labwright.core.settings.config import SCHEMA

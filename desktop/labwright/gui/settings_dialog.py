@@ -371,7 +371,7 @@ class SettingsDialog(QDialog):
         root.addWidget(self.error_label)
         root.addWidget(self.buttons)
 
-        order = [
+        order: list[QWidget] = [
             self.provider_combo,
             self.url_edit,
             self.key_edit,
