@@ -334,6 +334,12 @@ ZH_CN = {
     "Could not save: {0}": "无法保存：{0}",
     "Every edit is saved to the run folder within a second.": "每次编辑都会在一秒内保存到运行文件夹。",
     "No PDF yet": "尚无 PDF",
+    # PdfView (the PDF tab and the review's preview) and their empty states
+    "No PDF yet.": "尚无 PDF。",
+    "The PDF appears here when the run has compiled the report.": "运行编译好报告后，PDF 会显示在这里。",
+    "The run was cancelled before the report was compiled, so there is no PDF.": "运行在报告编译之前已被取消，所以没有 PDF。",
+    "No PDF yet. Recompile builds it from the source on the left.": "尚无 PDF。“重新编译”会用左侧的源码生成它。",
+    "The run was cancelled before its PDF was built. Recompile builds it from the source on the left.": "运行在生成 PDF 之前已被取消。“重新编译”会用左侧的源码生成它。",
     "Page {0} of {1}": "第 {0} 页，共 {1} 页",
     "{0} files": "{0} 个文件",
     "Offline: no model read the material": "离线：没有模型阅读材料",

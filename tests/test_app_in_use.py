@@ -8,6 +8,7 @@ import json
 import re
 import shutil
 import subprocess
+import threading
 import zipfile
 from pathlib import Path
 
@@ -271,15 +272,15 @@ def test_zoom_keys_wheel_fit_modes_and_page_counter(qtbot, window_for, offline_r
     activate(qtbot, w)
     w.open_run(offline_run)
     pane = w.review
-    view = pane.pdf_view
-    pages = pane.pdf_doc.pageCount()
-    assert pages >= 2 and pane.page_label.text() == f"Page 1 of {pages}"
-    before = pane.zoom_factor()
+    view = pane.pdf.view
+    pages = pane.pdf.document.pageCount()
+    assert pages >= 2 and pane.pdf.page_label.text() == f"Page 1 of {pages}"
+    before = pane.pdf.zoom_factor()
     pane.editor.setFocus()
     qtbot.keyClick(pane.editor, Qt.Key.Key_Equal, Qt.KeyboardModifier.ControlModifier)
     assert view.zoomMode() == QPdfView.ZoomMode.Custom
     assert view.zoomFactor() == pytest.approx(before * 1.25)
-    assert pane.zoom_label.text() == f"{round(before * 125)} %"
+    assert pane.pdf.zoom_label.text() == f"{round(before * 125)} %"
     qtbot.keyClick(pane.editor, Qt.Key.Key_Minus, Qt.KeyboardModifier.ControlModifier)
     assert view.zoomFactor() == pytest.approx(before)
     wheel = QWheelEvent(
@@ -301,7 +302,7 @@ def test_zoom_keys_wheel_fit_modes_and_page_counter(qtbot, window_for, offline_r
     pane.fit_width_action.trigger()
     assert view.zoomMode() == QPdfView.ZoomMode.FitToWidth
     view.pageNavigator().jump(1, QPointF(), view.pageNavigator().currentZoom())
-    assert pane.page_label.text() == f"Page 2 of {pages}"
+    assert pane.pdf.page_label.text() == f"Page 2 of {pages}"
 
 
 @needs_tex
@@ -313,10 +314,10 @@ def test_the_synctex_target_is_highlighted_for_a_moment(qtbot, window_for, offli
     line = next(n for n, t in enumerate(lines, 1) if t.startswith("\\section"))
     pane.editor.go_to_line(line + 1)
     qtbot.mouseClick(pane.show_in_pdf_button, Qt.MouseButton.LeftButton)
-    qtbot.waitUntil(pane.sync_marker.isVisible, timeout=2_000)
-    marker = pane.sync_marker.geometry()
-    assert marker.width() > 100 and pane.pdf_view.viewport().rect().intersects(marker)
-    qtbot.waitUntil(lambda: not pane.sync_marker.isVisible(), timeout=5_000)
+    qtbot.waitUntil(pane.pdf.marker.isVisible, timeout=2_000)
+    marker = pane.pdf.marker.geometry()
+    assert marker.width() > 100 and pane.pdf.view.viewport().rect().intersects(marker)
+    qtbot.waitUntil(lambda: not pane.pdf.marker.isVisible(), timeout=5_000)
 
 
 @needs_tex
@@ -651,9 +652,9 @@ def test_core_messages_lose_their_command_line_flags():
 
 def test_a_refused_redraft_keeps_the_runs_own_status(offline_run):
     from labwright.core.settings.saved import load_settings
-    from labwright.gui.main_window import _redraft_job
+    from labwright.gui.run_control import _redraft_job
 
-    events = list(_redraft_job(offline_run, None, load_settings(), "", None, None))
+    events = list(_redraft_job(offline_run, None, load_settings(), "", threading.Event(), print))
     assert [e.type for e in events] == ["error", "done"]
     assert "offline" in events[0].message and events[1].status == "degraded"
 

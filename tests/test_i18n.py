@@ -84,7 +84,7 @@ def test_an_explicit_language_wins_over_the_system(setting, expected, qapp):
 def test_translator_reads_the_ts_file():
     t = TsTranslator(TS)
     assert len(t) > 100
-    assert t.translate("MainWindow", "Cancel") == "取消"
+    assert t.translate("RunOptions", "Cancel") == "取消"
     assert t.translate("MainWindow", "not a string of ours") is None  # a null QString: not found
 
 

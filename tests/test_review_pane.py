@@ -102,7 +102,7 @@ def test_a_compile_error_is_listed_clicking_it_jumps_and_a_fix_reloads_the_pdf(
     with qtbot.waitSignal(pane.compiled, timeout=60_000) as fixed:
         pane.recompile()
     assert fixed.args == [True]
-    assert pdf.read_bytes() != good and pane.pdf_doc.pageCount() >= 1
+    assert pdf.read_bytes() != good and pane.pdf.document.pageCount() >= 1
     assert "compile_error" not in item_kinds(pane)
 
 
@@ -131,10 +131,10 @@ def test_a_recompile_keeps_the_page_and_zoom_of_the_preview(qtbot, window_for, o
     w = window_for()
     w.open_run(offline_run)
     pane = w.review
-    assert pane.pdf_doc.pageCount() >= 2
-    pane.pdf_view.setZoomMode(QPdfView.ZoomMode.Custom)
-    pane.pdf_view.setZoomFactor(1.7)
-    pane.pdf_view.pageNavigator().jump(1, QPointF(), 1.7)
+    assert pane.pdf.document.pageCount() >= 2
+    pane.pdf.view.setZoomMode(QPdfView.ZoomMode.Custom)
+    pane.pdf.view.setZoomFactor(1.7)
+    pane.pdf.view.pageNavigator().jump(1, QPointF(), 1.7)
     pane.editor.set_text(
         pane.editor.text().replace("\\end{document}", "One more line.\n\\end{document}")
     )
@@ -142,9 +142,9 @@ def test_a_recompile_keeps_the_page_and_zoom_of_the_preview(qtbot, window_for, o
     with qtbot.waitSignal(pane.compiled, timeout=60_000) as done:
         pane.recompile()
     assert done.args == [True]
-    assert pane.pdf_view.zoomMode() == QPdfView.ZoomMode.Custom
-    assert pane.pdf_view.zoomFactor() == pytest.approx(1.7)
-    assert pane.pdf_view.pageNavigator().currentPage() == 1
+    assert pane.pdf.view.zoomMode() == QPdfView.ZoomMode.Custom
+    assert pane.pdf.view.zoomFactor() == pytest.approx(1.7)
+    assert pane.pdf.view.pageNavigator().currentPage() == 1
 
 
 def test_redraft_from_the_review_pane_writes_again_without_exploring(qtbot, window_for, material):

@@ -430,7 +430,7 @@ def test_reopen_of_a_run_folder_holding_a_link_shows_a_sentence(
     w = window_for()
     _reopen_by_double_click(qtbot, w, run_dir)  # Reopen runs in the GUI thread, at once
     assert CANARY not in _shown_text(w)
-    assert w.results.pdf_doc.pageCount() == 0 and w.results.figures.count() == 0
+    assert w.results.pdf.document.pageCount() == 0 and w.results.figures.count() == 0
     assert w.timeline.rowCount() == 0  # nothing of the run was replayed
     assert snapshot(outside) == before
     assert entry in w.banner.text() and "link" in w.banner.text()
@@ -456,5 +456,5 @@ def test_positive_control_reopen_shows_the_run(qtbot, window_for, offline_run, i
     w = window_for()
     _reopen_by_double_click(qtbot, w, run_dir)
     assert CANARY in w.results.source.toPlainText()
-    assert w.results.pdf_doc.pageCount() > 0 and w.results.figures.count() == 1
+    assert w.results.pdf.document.pageCount() > 0 and w.results.figures.count() == 1
     assert w.timeline.rowCount() > 0

@@ -14,12 +14,13 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtWidgets import QListWidget, QListWidgetItem, QWidget
+from PySide6.QtWidgets import QDockWidget, QListWidget, QListWidgetItem, QWidget
 
 from labwright.core.rundir import fence
 from labwright.core.rundir.files import is_run_dir, load_run
 from labwright.core.rundir.records import RunFileError, RunRecord
 from labwright.core.settings.config import labwright_home
+from labwright.gui.i18n import current_language
 from labwright.gui.timeline import reason_explanation
 
 STATUS_MARK = {"ok": "●", "degraded": "◐", "failed": "✗", "cancelled": "◌", "running": "◔"}
@@ -133,3 +134,33 @@ class HistoryList(QListWidget):
 
     def _activated(self, item: QListWidgetItem) -> None:
         self.run_chosen.emit(Path(item.data(Qt.ItemDataRole.UserRole)))
+
+
+class HistoryDock(QDockWidget):
+    """The past runs beside the window; folded away while a report is reviewed (the editor
+    needs the width) and back as it was after."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("history")
+        self.runs = HistoryList()
+        self.setWidget(self.runs)
+        self._lang = current_language()  # the rows were worded in it
+        self._was_visible = True
+        self._folded = False
+
+    def retranslate(self) -> None:
+        self.setWindowTitle(self.tr("History"))
+        if self._lang != current_language():
+            self._lang = current_language()
+            self.runs.refresh()
+
+    def fold(self) -> None:
+        if not self._folded:
+            self._was_visible, self._folded = self.isVisible(), True
+        self.hide()
+
+    def unfold(self) -> None:
+        if self._folded and self._was_visible:
+            self.show()
+        self._folded = False

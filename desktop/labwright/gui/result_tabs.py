@@ -9,23 +9,20 @@ from typing import Any
 
 from PySide6.QtCore import QSize, Qt
 from PySide6.QtGui import QFontDatabase, QIcon
-from PySide6.QtPdf import QPdfDocument
-from PySide6.QtPdfWidgets import QPdfView
 from PySide6.QtWidgets import (
-    QLabel,
     QListWidget,
     QListWidgetItem,
     QPlainTextEdit,
     QSplitter,
     QTabWidget,
     QTextBrowser,
-    QVBoxLayout,
     QWidget,
 )
 
 from labwright.core.rundir import fence
-from labwright.core.rundir.files import RunFileError, load_findings
+from labwright.core.rundir.files import RunFileError, load_findings, try_load_run
 from labwright.gui import run_files
+from labwright.gui.pdf_view import PdfView
 
 
 class ResultTabs(QTabWidget):
@@ -38,11 +35,12 @@ class ResultTabs(QTabWidget):
         self.source = QPlainTextEdit(readOnly=True)
         self.source.setFont(mono)
 
-        self.pdf_doc = QPdfDocument(self)
-        self.pdf_view = QPdfView(self)
-        self.pdf_view.setDocument(self.pdf_doc)
-        self.pdf_view.setPageMode(QPdfView.PageMode.MultiPage)
-        self.pdf_view.setZoomMode(QPdfView.ZoomMode.FitToWidth)
+        self.pdf = PdfView()
+        self._no_pdf = "waiting"  # why the PDF tab has none: waiting, cancelled, not_compiled
+        self.pdf.set_empty_text(self._no_pdf_words)
+        # a zoom key, or View > Zoom, shows the PDF it zooms
+        for action in self.pdf.actions_of_view:
+            action.triggered.connect(lambda: self.setCurrentWidget(self.pdf))
         self.figures = QListWidget()
         self.figures.setViewMode(QListWidget.ViewMode.IconMode)
         self.figures.setIconSize(QSize(200, 150))
@@ -54,13 +52,7 @@ class ResultTabs(QTabWidget):
         figures_page = QSplitter(Qt.Orientation.Vertical)
         figures_page.addWidget(self.figures)
         figures_page.addWidget(self.figure_info)
-        self.pdf_note = QLabel("")
-        pdf_page = QWidget()
-        pdf_layout = QVBoxLayout(pdf_page)
-        pdf_layout.setContentsMargins(0, 0, 0, 0)
-        pdf_layout.addWidget(self.pdf_note)
-        pdf_layout.addWidget(self.pdf_view, 1)
-        for page in (self.draft, self.source, pdf_page, figures_page, self.findings):
+        for page in (self.draft, self.source, self.pdf, figures_page, self.findings):
             self.addTab(page, "")
         self.retranslate()
 
@@ -78,13 +70,14 @@ class ResultTabs(QTabWidget):
         )
         for i, title in enumerate(titles):
             self.setTabText(i, title)
+        self.pdf.retranslate()
 
     def clear(self) -> None:
         self._fresh = False
         self.draft.clear()
         self.source.clear()
-        self.pdf_doc.close()
-        self.pdf_note.setText("")
+        self._no_pdf = "waiting"
+        self.pdf.clear()
         self.figures.clear()
         self.figure_info.clear()
         self.findings.clear()
@@ -108,14 +101,22 @@ class ResultTabs(QTabWidget):
         # Every file beneath the run folder, no link followed (run_files.py).
         if run_files.has_file(run_dir, "report.tex"):
             self.source.setPlainText(run_files.read_text(run_dir, "report.tex"))
-        if run_files.load_pdf(self.pdf_doc, run_dir, "report.pdf"):
-            self.pdf_note.setText("")
-        else:
-            self.pdf_note.setText(
-                self.tr("No PDF: the report was not compiled (see the timeline for why).")
-            )
+        meta = try_load_run(run_dir)
+        self._no_pdf = (
+            "cancelled" if meta is not None and meta.status == "cancelled" else "not_compiled"
+        )
+        self.pdf.show_run(run_dir)
         self._load_figures(run_dir)
         self._load_findings(run_dir)
+
+    def _no_pdf_words(self) -> str:
+        if self._no_pdf == "cancelled":
+            return self.tr(
+                "The run was cancelled before the report was compiled, so there is no PDF."
+            )
+        if self._no_pdf == "not_compiled":
+            return self.tr("No PDF: the report was not compiled (see the timeline for why).")
+        return self.tr("The PDF appears here when the run has compiled the report.")
 
     def _load_figures(self, run_dir: Path) -> None:
         self.figures.clear()

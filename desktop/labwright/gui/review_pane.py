@@ -17,20 +17,15 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from PySide6.QtCore import QCoreApplication, QEvent, QObject, QPointF, QSize, Qt, QTimer, Signal
+from PySide6.QtCore import QCoreApplication, Qt, QTimer, Signal
 from PySide6.QtGui import (
     QAction,
     QKeySequence,
-    QMouseEvent,
     QPainter,
     QPaintEvent,
-    QWheelEvent,
 )
-from PySide6.QtPdf import QPdfDocument
-from PySide6.QtPdfWidgets import QPdfView
 from PySide6.QtWidgets import (
     QCheckBox,
-    QFrame,
     QHBoxLayout,
     QInputDialog,
     QLabel,
@@ -40,7 +35,6 @@ from PySide6.QtWidgets import (
     QSizePolicy,
     QSplitter,
     QTabWidget,
-    QToolBar,
     QVBoxLayout,
     QWidget,
 )
@@ -63,14 +57,11 @@ from labwright.gui.exporting import (
     export_with_dialogs,
     refusal_words,
 )
+from labwright.gui.pdf_view import PdfView, with_keys
 
 if TYPE_CHECKING:
     import asyncio
 
-ZOOM_STEP = 1.25
-MIN_ZOOM, MAX_ZOOM = 0.25, 6.0
-MARKER_MS = 1500  # how long the SyncTeX target stays highlighted
-MARKER_ABOVE_PT, MARKER_BELOW_PT = 11.0, 4.0  # the band around SyncTeX's baseline
 ITEM_CHARS = 160  # as the core shortens them: the tooltip has the whole line
 SAVE_DELAY_MS = 400  # an edit reaches the disk within a second, without a write per keystroke
 KIND_MARK = {
@@ -136,27 +127,9 @@ class ReviewPane(QWidget):
         self.log_pane = LogPane()
         self.log_pane.line_chosen.connect(self.editor.go_to_line)
         self.diff = DiffView()
-        self.pdf_doc = QPdfDocument(self)
-        self.pdf_view = QPdfView(self)
-        self.pdf_view.setDocument(self.pdf_doc)
-        self.pdf_view.setPageMode(QPdfView.PageMode.MultiPage)
-        self.pdf_view.setZoomMode(QPdfView.ZoomMode.FitToWidth)
-        self.pdf_view.viewport().installEventFilter(self)
-        self.pdf_view.pageNavigator().currentPageChanged.connect(self._show_page)
-        self.pdf_doc.pageCountChanged.connect(self._show_page)
-        self.pdf_doc.pageCountChanged.connect(self._show_zoom)
-        self.pdf_view.zoomFactorChanged.connect(self._show_zoom)
-        self.pdf_view.zoomModeChanged.connect(self._show_zoom)
-        # the SyncTeX target: a band over the line, shown for a moment
-        self.sync_marker = QFrame(self.pdf_view.viewport())
-        self.sync_marker.setObjectName("syncMarker")
-        self.sync_marker.setStyleSheet(
-            "QFrame#syncMarker { background: rgba(255,190,0,70); border: 2px solid rgba(230,140,0,200); border-radius: 3px; }"
-        )
-        self.sync_marker.setAttribute(Qt.WidgetAttribute.WA_TransparentForMouseEvents)
-        self.sync_marker.hide()
-        self._marker_timer = QTimer(self, singleShot=True, interval=MARKER_MS)
-        self._marker_timer.timeout.connect(self.sync_marker.hide)
+        self.pdf = PdfView()  # the preview: zoom, pages, SyncTeX's geometry
+        self.pdf.double_clicked.connect(self._pdf_clicked)
+        self.pdf.set_empty_text(self._no_pdf_words)
         self.status = ElidedLabel()
         # a long message must not push the buttons about: it is cut, and whole in the tooltip
         self.status.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
@@ -184,10 +157,11 @@ class ReviewPane(QWidget):
         self.save_action = action([QKeySequence(QKeySequence.StandardKey.Save)], self.save_now)
         self.show_in_pdf_action = action([QKeySequence("Ctrl+J")], self.show_cursor_in_pdf)
         self.redraft_action = action([], self._ask_redraft)
-        self.zoom_in_action = action([QKeySequence("Ctrl+="), QKeySequence("Ctrl++")], self.zoom_in)
-        self.zoom_out_action = action([QKeySequence("Ctrl+-")], self.zoom_out)
-        self.fit_width_action = action([QKeySequence("Ctrl+0")], self.fit_width)
-        self.fit_page_action = action([QKeySequence("Ctrl+9")], self.fit_page)
+        self.pdf.shortcuts_within(self)  # Ctrl+= zooms while typing in the editor too
+        self.zoom_in_action = self.pdf.zoom_in_action
+        self.zoom_out_action = self.pdf.zoom_out_action
+        self.fit_width_action = self.pdf.fit_width_action
+        self.fit_page_action = self.pdf.fit_page_action
         self.log_action = action([QKeySequence("Ctrl+L")], _nothing)
         self.log_action.setCheckable(True)
         self.log_action.toggled.connect(self.log_pane.set_open)
@@ -214,30 +188,8 @@ class ReviewPane(QWidget):
         left.addWidget(editor_box)
         left.setStretchFactor(1, 1)
         left.setSizes([130, 420])
-        self.preview_bar = QToolBar()
-        self.preview_bar.setIconSize(QSize(16, 16))
-        self.preview_bar.addAction(self.zoom_out_action)
-        self.zoom_label = QLabel()
-        self.zoom_label.setAlignment(Qt.AlignmentFlag.AlignCenter)
-        self.zoom_label.setMinimumWidth(self.fontMetrics().horizontalAdvance("000 %") + 8)
-        self.preview_bar.addWidget(self.zoom_label)
-        self.preview_bar.addAction(self.zoom_in_action)
-        self.preview_bar.addAction(self.fit_width_action)
-        self.preview_bar.addAction(self.fit_page_action)
-        spacer = QWidget()
-        spacer.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Preferred)
-        self.preview_bar.addWidget(spacer)
-        self.page_label = QLabel()
-        self.preview_bar.addWidget(self.page_label)
-        preview = QWidget()
-        pl = QVBoxLayout(preview)
-        pl.setContentsMargins(0, 0, 0, 0)
-        pl.setSpacing(0)
-        pl.addWidget(self.preview_bar)
-        pl.addWidget(self.pdf_view, 1)
-        self.preview = preview
         self.right_tabs = QTabWidget()
-        self.right_tabs.addTab(preview, "")
+        self.right_tabs.addTab(self.pdf, "")
         self.right_tabs.addTab(self.diff, "")
         self.splitter = QSplitter()
         self.splitter.setObjectName("reviewSplitter")
@@ -273,12 +225,12 @@ class ReviewPane(QWidget):
         self.items_label.setText(self.tr("Open items"))
         self.recompile_button.setText(self.tr("Recompile"))
         self.recompile_button.setToolTip(
-            _with_keys(self.tr("Build the PDF again"), self.recompile_action)
+            with_keys(self.tr("Build the PDF again"), self.recompile_action)
         )
         self.compile_on_save.setText(self.tr("Recompile on save"))
         self.show_in_pdf_button.setText(self.tr("Show line in PDF"))
         self.show_in_pdf_button.setToolTip(
-            _with_keys(self.tr("Show the cursor's line in the preview"), self.show_in_pdf_action)
+            with_keys(self.tr("Show the cursor's line in the preview"), self.show_in_pdf_action)
         )
         self.redraft_button.setText(self.tr("Re-draft…"))
         self.export_button.setText(self.tr("Export…"))
@@ -289,23 +241,14 @@ class ReviewPane(QWidget):
         self.save_action.setText(self.tr("&Save Now"))
         self.show_in_pdf_action.setText(self.tr("Show Line in &PDF"))
         self.redraft_action.setText(self.tr("Re-&draft…"))
-        self.zoom_in_action.setText(self.tr("Zoom &In"))
-        self.zoom_in_action.setIconText("+")
-        self.zoom_out_action.setText(self.tr("Zoom &Out"))
-        self.zoom_out_action.setIconText("−")
-        self.fit_width_action.setText(self.tr("Fit &Width"))
-        self.fit_page_action.setText(self.tr("Fit &Page"))
         self.log_action.setText(self.tr("Compile &Log"))
         self.log_pane.retranslate()
-        for a in (self.zoom_in_action, self.zoom_out_action):
-            a.setToolTip(_with_keys(a.text().replace("&", ""), a))
+        self.pdf.retranslate()
         self.panel.retranslate()
         if self.run_dir is not None:
             self._show_banner()
             self.refresh()
         self._show_title()
-        self._show_page()
-        self._show_zoom()
         self._show_save_state()
         self._update_redraft()
         if self._status_text is not None:
@@ -319,7 +262,7 @@ class ReviewPane(QWidget):
         self._show_banner()
         self.editor.set_text(run_files.read_text(run_dir, "report.tex"))
         self._show_log(entries_of_run(self._meta()))
-        self._load_pdf(keep_view=False)
+        self.pdf.show_run(run_dir)  # where its reader was, or its first page
         self.refresh()
         self._set_status(None)
         self._save_state = "saved"
@@ -487,7 +430,7 @@ class ReviewPane(QWidget):
         self._show_log(log_entries(result.errors, result.warnings))
         if result.ok:
             self._set_status(lambda: self.tr("Compiled in {0:.1f} s").format(result.seconds))
-            self._load_pdf(keep_view=True)
+            self.pdf.reload()  # a rebuild: the reader stays where they were
         else:
             n = len(result.errors)
             self._set_status(
@@ -507,62 +450,6 @@ class ReviewPane(QWidget):
         if any(e.severity == ERROR for e in entries):
             self.log_pane.set_open(True)
 
-    def _load_pdf(self, *, keep_view: bool) -> None:
-        assert self.run_dir is not None
-        nav = self.pdf_view.pageNavigator()
-        page, zoom, mode = nav.currentPage(), self.pdf_view.zoomFactor(), self.pdf_view.zoomMode()
-        # from its bytes, read beneath the run folder without following a link
-        if not run_files.load_pdf(self.pdf_doc, self.run_dir, "report.pdf"):
-            self._show_page()
-            return
-        if keep_view:  # the person was reading somewhere: stay there
-            self.pdf_view.setZoomMode(mode)
-            if mode == QPdfView.ZoomMode.Custom:
-                self.pdf_view.setZoomFactor(zoom)
-            nav.jump(min(page, max(0, self.pdf_doc.pageCount() - 1)), QPointF(), nav.currentZoom())
-        self._show_page()
-
-    # -- zoom and pages -----------------------------------------------------------------
-
-    def zoom_factor(self) -> float:
-        """The preview's zoom now, as QPdfView counts it (1.0: a page at its printed size)."""
-        if self.pdf_view.zoomMode() == QPdfView.ZoomMode.Custom:
-            return self.pdf_view.zoomFactor()
-        return self._scale() * 72.0 / max(1, self.pdf_view.logicalDpiX())
-
-    def set_zoom(self, factor: float) -> None:
-        self.pdf_view.setZoomMode(QPdfView.ZoomMode.Custom)
-        self.pdf_view.setZoomFactor(min(MAX_ZOOM, max(MIN_ZOOM, factor)))
-
-    def zoom_in(self) -> None:
-        self.set_zoom(self.zoom_factor() * ZOOM_STEP)
-
-    def zoom_out(self) -> None:
-        self.set_zoom(self.zoom_factor() / ZOOM_STEP)
-
-    def fit_width(self) -> None:
-        self.pdf_view.setZoomMode(QPdfView.ZoomMode.FitToWidth)
-
-    def fit_page(self) -> None:
-        self.pdf_view.setZoomMode(QPdfView.ZoomMode.FitInView)
-
-    def _show_zoom(self, *_: Any) -> None:
-        # the fit modes' zoom follows the pane's size: the label shows what it is now
-        self.zoom_label.setText(f"{round(self.zoom_factor() * 100)} %")
-        mode = self.pdf_view.zoomMode()
-        self.fit_width_action.setCheckable(True)
-        self.fit_page_action.setCheckable(True)
-        self.fit_width_action.setChecked(mode == QPdfView.ZoomMode.FitToWidth)
-        self.fit_page_action.setChecked(mode == QPdfView.ZoomMode.FitInView)
-
-    def _show_page(self, *_: Any) -> None:
-        count = self.pdf_doc.pageCount()
-        if count <= 0:
-            self.page_label.setText(self.tr("No PDF yet"))
-            return
-        page = self.pdf_view.pageNavigator().currentPage() + 1
-        self.page_label.setText(self.tr("Page {0} of {1}").format(min(page, count), count))
-
     # -- SyncTeX ------------------------------------------------------------------------
 
     def show_cursor_in_pdf(self) -> None:
@@ -574,107 +461,26 @@ class ReviewPane(QWidget):
         if hit is None:
             self._set_status(lambda: self.tr("SyncTeX has no position for this line."))
             return
-        page, x, y = hit
-        self.right_tabs.setCurrentWidget(self.preview)
-        nav = self.pdf_view.pageNavigator()
-        nav.jump(page - 1, QPointF(x, max(0.0, y - 40)), nav.currentZoom())
-        # after the view has scrolled to the page
-        QTimer.singleShot(0, partial(self._mark, page - 1, y))
+        page, _x, y = hit
+        self.right_tabs.setCurrentWidget(self.pdf)
+        self.pdf.show_point(page, y)
 
-    def _mark(self, page: int, y: float) -> None:
-        """Highlight the band of the page around `y` (PDF points) for a moment."""
-        top_left = self._view_point(page, 0.0, y - MARKER_ABOVE_PT)
-        if top_left is None:
+    def _pdf_clicked(self, page: int, x: float, y: float) -> None:
+        """A double click in the preview: the editor goes to the line SyncTeX names."""
+        if self.run_dir is None:
             return
-        scale = self._scale()
-        width = self.pdf_doc.pagePointSize(page).width() * scale
-        self.sync_marker.setGeometry(
-            round(top_left.x()),
-            round(top_left.y()),
-            round(width),
-            max(8, round((MARKER_ABOVE_PT + MARKER_BELOW_PT) * scale)),
-        )
-        self.sync_marker.show()
-        self.sync_marker.raise_()
-        self._marker_timer.start()
-
-    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
-        if watched is self.pdf_view.viewport():
-            if event.type() == QEvent.Type.Resize:
-                QTimer.singleShot(0, self, self._show_zoom)  # once QPdfView has laid out again
-            if event.type() == QEvent.Type.MouseButtonDblClick:
-                self._pdf_clicked(event)  # type: ignore[arg-type]
-                return True
-            if (
-                event.type() == QEvent.Type.Wheel
-                and isinstance(event, QWheelEvent)
-                and event.modifiers() & Qt.KeyboardModifier.ControlModifier
-            ):
-                steps = event.angleDelta().y() / 120
-                if steps:
-                    self.set_zoom(self.zoom_factor() * ZOOM_STEP**steps)
-                return True
-        return super().eventFilter(watched, event)
-
-    def _pdf_clicked(self, event: QMouseEvent) -> None:
-        if self.run_dir is None or self.pdf_doc.pageCount() == 0:
-            return
-        point = self._pdf_point(event.position())
-        if point is None:
-            return
-        page, x, y = point
         hit = synctex.pdf_to_source(self.run_dir / "report.pdf", page, x, y)
         if hit is not None:
             self.editor.go_to_line(hit[1])
 
-    def _scale(self) -> float:
-        """Viewport pixels per PDF point, from QPdfView's layout rules."""
-        view = self.pdf_view
-        mode = view.zoomMode()
-        if mode == QPdfView.ZoomMode.Custom or self.pdf_doc.pageCount() == 0:
-            return view.zoomFactor() * view.logicalDpiX() / 72.0
-        sizes = [self.pdf_doc.pagePointSize(i) for i in range(self.pdf_doc.pageCount())]
-        margins = view.documentMargins()
-        width = view.viewport().width() - margins.left() - margins.right()
-        scale = width / max(s.width() for s in sizes)
-        if mode == QPdfView.ZoomMode.FitInView:
-            height = view.viewport().height() - margins.top() - margins.bottom()
-            scale = min(scale, height / max(s.height() for s in sizes))
-        return scale
-
-    def _pdf_point(self, pos: QPointF) -> tuple[int, float, float] | None:
-        """A viewport position as (1-based page, x, y) in PDF points, from QPdfView's layout:
-        pages stacked top to bottom, centred, `pageSpacing` apart inside `documentMargins`."""
-        view = self.pdf_view
-        scale = self._scale()
-        margins = view.documentMargins()
-        y = pos.y() + view.verticalScrollBar().value() - margins.top()
-        x_view = pos.x() + view.horizontalScrollBar().value()
-        for i in range(self.pdf_doc.pageCount()):
-            size = self.pdf_doc.pagePointSize(i)
-            height = size.height() * scale
-            if y <= height:
-                left = max(margins.left(), (view.viewport().width() - size.width() * scale) / 2)
-                return i + 1, (x_view - left) / scale, y / scale
-            y -= height + view.pageSpacing()
-        return None
-
-    def _view_point(self, page: int, x: float, y: float) -> QPointF | None:
-        """The inverse of `_pdf_point`: a point of a (0-based) page, in viewport pixels."""
-        view = self.pdf_view
-        if not 0 <= page < self.pdf_doc.pageCount():
-            return None
-        scale = self._scale()
-        margins = view.documentMargins()
-        top = float(margins.top())
-        for i in range(page):
-            top += self.pdf_doc.pagePointSize(i).height() * scale + view.pageSpacing()
-        width = self.pdf_doc.pagePointSize(page).width() * scale
-        left = max(margins.left(), (view.viewport().width() - width) / 2)
-        return QPointF(
-            left + x * scale - view.horizontalScrollBar().value(),
-            top + y * scale - view.verticalScrollBar().value(),
-        )
+    def _no_pdf_words(self) -> str:
+        """The preview's sentence when there is no PDF, after what happened to the run."""
+        meta = self._meta()
+        if meta is not None and meta.status == "cancelled":
+            return self.tr(
+                "The run was cancelled before its PDF was built. Recompile builds it from the source on the left."
+            )
+        return self.tr("No PDF yet. Recompile builds it from the source on the left.")
 
     # -- re-draft and export ----------------------------------------------------------------
 
@@ -759,9 +565,3 @@ class ElidedLabel(QLabel):
 
 def _nothing() -> None:
     """A checkable action's work is done by its toggled signal."""
-
-
-def _with_keys(text: str, action: QAction) -> str:
-    """A tooltip that names the action's shortcut, in the platform's words."""
-    keys = action.shortcut().toString(QKeySequence.SequenceFormat.NativeText)
-    return f"{text} ({keys})" if keys else text

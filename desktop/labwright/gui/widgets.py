@@ -187,3 +187,42 @@ class Banner(QFrame):
     def _clicked(self) -> None:
         if self._slot is not None:
             self._slot()
+
+
+Words = Callable[[], str]  # a sentence made in the interface language when it is shown
+
+
+class MessageBanner(Banner):
+    """A banner whose message and button are worded again on a language switch: given as
+    functions, they are said in the language chosen later, also while the banner is hidden."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self._words: Words | None = None
+        self._button_words: Words | None = None
+
+    def say(
+        self,
+        text: str | Words,
+        kind: str = "error",
+        button: Words | None = None,
+        slot: Callable[[], object] | None = None,
+    ) -> None:
+        self._words = text if callable(text) else None
+        self._button_words = button
+        self.show_message(
+            text() if callable(text) else text, kind, button() if button else None, slot
+        )
+
+    def dismiss(self) -> None:
+        self._words = self._button_words = None
+        super().dismiss()
+
+    def has_button(self) -> bool:
+        return not self.button.isHidden()
+
+    def retranslate(self) -> None:
+        if self._words is not None:
+            self.label.setText(self._words())
+        if self._button_words is not None:
+            self.button.setText(self._button_words())

@@ -306,6 +306,13 @@
     </message>
 </context>
 <context>
+    <name>HistoryDock</name>
+    <message>
+        <source>History</source>
+        <translation>历史记录</translation>
+    </message>
+</context>
+<context>
     <name>HistoryList</name>
     <message>
         <source>cannot be opened</source>
@@ -374,112 +381,8 @@
         <translation>Labwright</translation>
     </message>
     <message>
-        <source>Recent folders</source>
-        <translation>最近的文件夹</translation>
-    </message>
-    <message>
-        <source>Template</source>
-        <translation>模板</translation>
-    </message>
-    <message>
-        <source>Language</source>
-        <translation>语言</translation>
-    </message>
-    <message>
-        <source>Revisions</source>
-        <translation>修订轮数</translation>
-    </message>
-    <message>
-        <source>Offline (no model)</source>
-        <translation>离线（不用模型）</translation>
-    </message>
-    <message>
-        <source>Write a skeleton report from the data alone, with no language model.</source>
-        <translation>只根据数据生成报告框架，不调用语言模型。</translation>
-    </message>
-    <message>
-        <source>Start</source>
-        <translation>开始</translation>
-    </message>
-    <message>
-        <source>Review and export…</source>
-        <translation>审阅与导出…</translation>
-    </message>
-    <message>
-        <source>Cancel</source>
-        <translation>取消</translation>
-    </message>
-    <message>
-        <source>History</source>
-        <translation>历史记录</translation>
-    </message>
-    <message>
-        <source>&amp;Open Folder…</source>
-        <translation>打开文件夹(&amp;O)…</translation>
-    </message>
-    <message>
-        <source>&amp;Export…</source>
-        <translation>导出(&amp;E)…</translation>
-    </message>
-    <message>
-        <source>&amp;Start</source>
-        <translation>开始(&amp;S)</translation>
-    </message>
-    <message>
-        <source>&amp;Cancel Run</source>
-        <translation>取消运行(&amp;C)</translation>
-    </message>
-    <message>
-        <source>&amp;Review and Export…</source>
-        <translation>审阅并导出(&amp;R)…</translation>
-    </message>
-    <message>
-        <source>S&amp;ettings…</source>
-        <translation>设置(&amp;E)…</translation>
-    </message>
-    <message>
-        <source>&amp;Quit</source>
-        <translation>退出(&amp;Q)</translation>
-    </message>
-    <message>
-        <source>&amp;About Labwright</source>
-        <translation>关于 Labwright(&amp;A)</translation>
-    </message>
-    <message>
-        <source>&amp;File</source>
-        <translation>文件(&amp;F)</translation>
-    </message>
-    <message>
-        <source>&amp;Edit</source>
-        <translation>编辑(&amp;E)</translation>
-    </message>
-    <message>
-        <source>&amp;Run</source>
-        <translation>运行(&amp;R)</translation>
-    </message>
-    <message>
-        <source>&amp;View</source>
-        <translation>视图(&amp;V)</translation>
-    </message>
-    <message>
-        <source>Check &amp;Setup…</source>
-        <translation>检查环境(&amp;S)…</translation>
-    </message>
-    <message>
-        <source>&amp;Help</source>
-        <translation>帮助(&amp;H)</translation>
-    </message>
-    <message>
         <source>Show in Folder</source>
         <translation>在文件夹中显示</translation>
-    </message>
-    <message>
-        <source>Open Settings</source>
-        <translation>打开设置</translation>
-    </message>
-    <message>
-        <source>Ready</source>
-        <translation>就绪</translation>
     </message>
     <message>
         <source>{0} — run {1}</source>
@@ -496,62 +399,6 @@
     <message>
         <source>A run is going; cancel it before opening another folder.</source>
         <translation>正在运行，请先取消再打开其他文件夹。</translation>
-    </message>
-    <message>
-        <source>Scanning…</source>
-        <translation>正在扫描…</translation>
-    </message>
-    <message>
-        <source>The folder could not be scanned: {0}</source>
-        <translation>无法扫描该文件夹：{0}</translation>
-    </message>
-    <message>
-        <source>{0} files: {1} documents, {2} images, {3} data, {4} other</source>
-        <translation>{0} 个文件：{1} 个文档，{2} 张图片，{3} 个数据文件，{4} 个其他文件</translation>
-    </message>
-    <message>
-        <source>{0} hidden</source>
-        <translation>{0} 个隐藏</translation>
-    </message>
-    <message>
-        <source>{0} too large to read</source>
-        <translation>{0} 个过大无法读取</translation>
-    </message>
-    <message>
-        <source>{0} skipped</source>
-        <translation>{0} 个已跳过</translation>
-    </message>
-    <message>
-        <source>These settings cannot start a run: {0}</source>
-        <translation>这些设置无法开始运行：{0}</translation>
-    </message>
-    <message>
-        <source>No API key is set for {0}. Add one in Settings ({1}), or tick “Offline” to write a skeleton report without a model.</source>
-        <translation>尚未为 {0} 设置 API 密钥。请在设置（{1}）中添加，或勾选“离线”以不用模型生成报告框架。</translation>
-    </message>
-    <message>
-        <source>, </source>
-        <translation>，</translation>
-    </message>
-    <message>
-        <source>Another server</source>
-        <translation>另一个服务器</translation>
-    </message>
-    <message>
-        <source>This run was made with the server {0}. A re-draft sends the run's findings and your API key to the server of your settings: {1}.</source>
-        <translation>这次运行是用服务器 {0} 完成的。重新起草会把运行的发现和你的 API 密钥发送到你设置中的服务器：{1}。</translation>
-    </message>
-    <message>
-        <source>A run folder from someone else may name their own server; Labwright never uses it.</source>
-        <translation>别人给的运行文件夹可能写着他们自己的服务器；Labwright 从不使用它。</translation>
-    </message>
-    <message>
-        <source>Use my settings ({0})</source>
-        <translation>使用我的设置（{0}）</translation>
-    </message>
-    <message>
-        <source>time limit {0:g} min</source>
-        <translation>时间上限 {0:g} 分钟</translation>
     </message>
     <message>
         <source>Export the report as a .zip or a folder</source>
@@ -590,80 +437,8 @@
         <translation>勾选“离线”</translation>
     </message>
     <message>
-        <source>Starting…</source>
-        <translation>正在启动…</translation>
-    </message>
-    <message>
-        <source>Landlock (files and signals)</source>
-        <translation>Landlock（文件与信号）</translation>
-    </message>
-    <message>
-        <source>Landlock (files)</source>
-        <translation>Landlock（文件）</translation>
-    </message>
-    <message>
-        <source>no network</source>
-        <translation>无网络</translation>
-    </message>
-    <message>
-        <source>seccomp</source>
-        <translation>seccomp</translation>
-    </message>
-    <message>
-        <source>Model-written code runs in a sandbox: {0}.</source>
-        <translation>模型编写的代码在沙箱中运行：{0}。</translation>
-    </message>
-    <message>
-        <source>No operating-system sandbox on this machine: model-written code is held only by Labwright's own checks.</source>
-        <translation>本机没有操作系统级沙箱：模型编写的代码只受 Labwright 自身检查的约束。</translation>
-    </message>
-    <message>
-        <source>No sandbox</source>
-        <translation>没有沙箱</translation>
-    </message>
-    <message>
-        <source>This machine offers no operating-system sandbox, so figure code written by the model would be held only by Labwright's own checks.</source>
-        <translation>本机不提供操作系统级沙箱，模型编写的绘图代码只受 Labwright 自身检查的约束。</translation>
-    </message>
-    <message>
-        <source>Without model figures, Labwright plots the data tables itself. A folder from someone you do not trust should not get model figures here.</source>
-        <translation>不使用模型绘图时，Labwright 会自己绘制数据表。来源不可信的文件夹不应在此使用模型绘图。</translation>
-    </message>
-    <message>
-        <source>Allow model figures</source>
-        <translation>允许模型绘图</translation>
-    </message>
-    <message>
-        <source>Without model figures</source>
-        <translation>不使用模型绘图</translation>
-    </message>
-    <message>
-        <source>Cancelling…</source>
-        <translation>正在取消…</translation>
-    </message>
-    <message>
-        <source>Step {0} of {1}: {2}</source>
-        <translation>第 {0}/{1} 步：{2}</translation>
-    </message>
-    <message>
         <source>This draft needs your review: {0}</source>
         <translation>这份草稿需要你审阅：{0}</translation>
-    </message>
-    <message>
-        <source>Done</source>
-        <translation>完成</translation>
-    </message>
-    <message>
-        <source>Done — needs review</source>
-        <translation>完成——需要审阅</translation>
-    </message>
-    <message>
-        <source>Failed</source>
-        <translation>失败</translation>
-    </message>
-    <message>
-        <source>Cancelled</source>
-        <translation>已取消</translation>
     </message>
     <message>
         <source>A run is going; cancel it before opening another.</source>
@@ -673,13 +448,36 @@
         <source>This run cannot be opened: {0}</source>
         <translation>无法打开这次运行：{0}</translation>
     </message>
+</context>
+<context>
+    <name>PdfView</name>
     <message>
-        <source>Running</source>
-        <translation>运行中</translation>
+        <source>Zoom &amp;In</source>
+        <translation>放大(&amp;I)</translation>
     </message>
     <message>
-        <source>{0:,} tokens</source>
-        <translation>{0:,} 个词元</translation>
+        <source>Zoom &amp;Out</source>
+        <translation>缩小(&amp;O)</translation>
+    </message>
+    <message>
+        <source>Fit &amp;Width</source>
+        <translation>适合宽度(&amp;W)</translation>
+    </message>
+    <message>
+        <source>Fit &amp;Page</source>
+        <translation>适合页面(&amp;P)</translation>
+    </message>
+    <message>
+        <source>No PDF yet.</source>
+        <translation>尚无 PDF。</translation>
+    </message>
+    <message>
+        <source>No PDF yet</source>
+        <translation>尚无 PDF</translation>
+    </message>
+    <message>
+        <source>Page {0} of {1}</source>
+        <translation>第 {0} 页，共 {1} 页</translation>
     </message>
 </context>
 <context>
@@ -713,8 +511,16 @@
         <translation>发现</translation>
     </message>
     <message>
+        <source>The run was cancelled before the report was compiled, so there is no PDF.</source>
+        <translation>运行在报告编译之前已被取消，所以没有 PDF。</translation>
+    </message>
+    <message>
         <source>No PDF: the report was not compiled (see the timeline for why).</source>
         <translation>没有 PDF：报告未编译（原因见左侧时间线）。</translation>
+    </message>
+    <message>
+        <source>The PDF appears here when the run has compiled the report.</source>
+        <translation>运行编译好报告后，PDF 会显示在这里。</translation>
     </message>
     <message>
         <source>Inputs:</source>
@@ -812,22 +618,6 @@
         <translation>重新撰写(&amp;D)…</translation>
     </message>
     <message>
-        <source>Zoom &amp;In</source>
-        <translation>放大(&amp;I)</translation>
-    </message>
-    <message>
-        <source>Zoom &amp;Out</source>
-        <translation>缩小(&amp;O)</translation>
-    </message>
-    <message>
-        <source>Fit &amp;Width</source>
-        <translation>适合宽度(&amp;W)</translation>
-    </message>
-    <message>
-        <source>Fit &amp;Page</source>
-        <translation>适合页面(&amp;P)</translation>
-    </message>
-    <message>
         <source>Compile &amp;Log</source>
         <translation>编译日志(&amp;L)</translation>
     </message>
@@ -892,16 +682,16 @@
         <translation>{0} 个编译错误：预览显示的是上一次成功的 PDF</translation>
     </message>
     <message>
-        <source>No PDF yet</source>
-        <translation>尚无 PDF</translation>
-    </message>
-    <message>
-        <source>Page {0} of {1}</source>
-        <translation>第 {0} 页，共 {1} 页</translation>
-    </message>
-    <message>
         <source>SyncTeX has no position for this line.</source>
         <translation>SyncTeX 没有这一行的位置。</translation>
+    </message>
+    <message>
+        <source>The run was cancelled before its PDF was built. Recompile builds it from the source on the left.</source>
+        <translation>运行在生成 PDF 之前已被取消。“重新编译”会用左侧的源码生成它。</translation>
+    </message>
+    <message>
+        <source>No PDF yet. Recompile builds it from the source on the left.</source>
+        <translation>尚无 PDF。“重新编译”会用左侧的源码生成它。</translation>
     </message>
     <message>
         <source>Re-draft</source>
@@ -918,6 +708,194 @@
     <message>
         <source>Exported to {0}</source>
         <translation>已导出到 {0}</translation>
+    </message>
+</context>
+<context>
+    <name>RunControl</name>
+    <message>
+        <source>These settings cannot start a run: {0}</source>
+        <translation>这些设置无法开始运行：{0}</translation>
+    </message>
+    <message>
+        <source>No API key is set for {0}. Add one in Settings ({1}), or tick “Offline” to write a skeleton report without a model.</source>
+        <translation>尚未为 {0} 设置 API 密钥。请在设置（{1}）中添加，或勾选“离线”以不用模型生成报告框架。</translation>
+    </message>
+    <message>
+        <source>Open Settings</source>
+        <translation>打开设置</translation>
+    </message>
+    <message>
+        <source>Landlock (files and signals)</source>
+        <translation>Landlock（文件与信号）</translation>
+    </message>
+    <message>
+        <source>Landlock (files)</source>
+        <translation>Landlock（文件）</translation>
+    </message>
+    <message>
+        <source>no network</source>
+        <translation>无网络</translation>
+    </message>
+    <message>
+        <source>seccomp</source>
+        <translation>seccomp</translation>
+    </message>
+    <message>
+        <source>Model-written code runs in a sandbox: {0}.</source>
+        <translation>模型编写的代码在沙箱中运行：{0}。</translation>
+    </message>
+    <message>
+        <source>, </source>
+        <translation>，</translation>
+    </message>
+    <message>
+        <source>No operating-system sandbox on this machine: model-written code is held only by Labwright's own checks.</source>
+        <translation>本机没有操作系统级沙箱：模型编写的代码只受 Labwright 自身检查的约束。</translation>
+    </message>
+    <message>
+        <source>No sandbox</source>
+        <translation>没有沙箱</translation>
+    </message>
+    <message>
+        <source>This machine offers no operating-system sandbox, so figure code written by the model would be held only by Labwright's own checks.</source>
+        <translation>本机不提供操作系统级沙箱，模型编写的绘图代码只受 Labwright 自身检查的约束。</translation>
+    </message>
+    <message>
+        <source>Without model figures, Labwright plots the data tables itself. A folder from someone you do not trust should not get model figures here.</source>
+        <translation>不使用模型绘图时，Labwright 会自己绘制数据表。来源不可信的文件夹不应在此使用模型绘图。</translation>
+    </message>
+    <message>
+        <source>Allow model figures</source>
+        <translation>允许模型绘图</translation>
+    </message>
+    <message>
+        <source>Without model figures</source>
+        <translation>不使用模型绘图</translation>
+    </message>
+    <message>
+        <source>Another server</source>
+        <translation>另一个服务器</translation>
+    </message>
+    <message>
+        <source>This run was made with the server {0}. A re-draft sends the run's findings and your API key to the server of your settings: {1}.</source>
+        <translation>这次运行是用服务器 {0} 完成的。重新起草会把运行的发现和你的 API 密钥发送到你设置中的服务器：{1}。</translation>
+    </message>
+    <message>
+        <source>A run folder from someone else may name their own server; Labwright never uses it.</source>
+        <translation>别人给的运行文件夹可能写着他们自己的服务器；Labwright 从不使用它。</translation>
+    </message>
+    <message>
+        <source>Use my settings ({0})</source>
+        <translation>使用我的设置（{0}）</translation>
+    </message>
+</context>
+<context>
+    <name>RunHeader</name>
+    <message>
+        <source>Scanning…</source>
+        <translation>正在扫描…</translation>
+    </message>
+    <message>
+        <source>The folder could not be scanned: {0}</source>
+        <translation>无法扫描该文件夹：{0}</translation>
+    </message>
+    <message>
+        <source>{0} files: {1} documents, {2} images, {3} data, {4} other</source>
+        <translation>{0} 个文件：{1} 个文档，{2} 张图片，{3} 个数据文件，{4} 个其他文件</translation>
+    </message>
+    <message>
+        <source>{0} hidden</source>
+        <translation>{0} 个隐藏</translation>
+    </message>
+    <message>
+        <source>{0} too large to read</source>
+        <translation>{0} 个过大无法读取</translation>
+    </message>
+    <message>
+        <source>{0} skipped</source>
+        <translation>{0} 个已跳过</translation>
+    </message>
+</context>
+<context>
+    <name>RunMeter</name>
+    <message>
+        <source>Ready</source>
+        <translation>就绪</translation>
+    </message>
+    <message>
+        <source>Starting…</source>
+        <translation>正在启动…</translation>
+    </message>
+    <message>
+        <source>Cancelling…</source>
+        <translation>正在取消…</translation>
+    </message>
+    <message>
+        <source>Step {0} of {1}: {2}</source>
+        <translation>第 {0}/{1} 步：{2}</translation>
+    </message>
+    <message>
+        <source>Done</source>
+        <translation>完成</translation>
+    </message>
+    <message>
+        <source>Done — needs review</source>
+        <translation>完成——需要审阅</translation>
+    </message>
+    <message>
+        <source>Failed</source>
+        <translation>失败</translation>
+    </message>
+    <message>
+        <source>Cancelled</source>
+        <translation>已取消</translation>
+    </message>
+    <message>
+        <source>Running</source>
+        <translation>运行中</translation>
+    </message>
+    <message>
+        <source>{0:,} tokens</source>
+        <translation>{0:,} 个词元</translation>
+    </message>
+    <message>
+        <source>time limit {0:g} min</source>
+        <translation>时间上限 {0:g} 分钟</translation>
+    </message>
+</context>
+<context>
+    <name>RunOptions</name>
+    <message>
+        <source>Template</source>
+        <translation>模板</translation>
+    </message>
+    <message>
+        <source>Language</source>
+        <translation>语言</translation>
+    </message>
+    <message>
+        <source>Revisions</source>
+        <translation>修订轮数</translation>
+    </message>
+    <message>
+        <source>Offline (no model)</source>
+        <translation>离线（不用模型）</translation>
+    </message>
+    <message>
+        <source>Write a skeleton report from the data alone, with no language model.</source>
+        <translation>只根据数据生成报告框架，不调用语言模型。</translation>
+    </message>
+    <message>
+        <source>Start</source>
+        <translation>开始</translation>
+    </message>
+    <message>
+        <source>Review and export…</source>
+        <translation>审阅与导出…</translation>
+    </message>
+    <message>
+        <source>Cancel</source>
+        <translation>取消</translation>
     </message>
 </context>
 <context>
@@ -1272,6 +1250,72 @@
     <message>
         <source>Detail</source>
         <translation>详情</translation>
+    </message>
+</context>
+<context>
+    <name>WelcomePage</name>
+    <message>
+        <source>Recent folders</source>
+        <translation>最近的文件夹</translation>
+    </message>
+</context>
+<context>
+    <name>WindowMenus</name>
+    <message>
+        <source>&amp;Open Folder…</source>
+        <translation>打开文件夹(&amp;O)…</translation>
+    </message>
+    <message>
+        <source>&amp;Export…</source>
+        <translation>导出(&amp;E)…</translation>
+    </message>
+    <message>
+        <source>&amp;Start</source>
+        <translation>开始(&amp;S)</translation>
+    </message>
+    <message>
+        <source>&amp;Cancel Run</source>
+        <translation>取消运行(&amp;C)</translation>
+    </message>
+    <message>
+        <source>&amp;Review and Export…</source>
+        <translation>审阅并导出(&amp;R)…</translation>
+    </message>
+    <message>
+        <source>S&amp;ettings…</source>
+        <translation>设置(&amp;E)…</translation>
+    </message>
+    <message>
+        <source>&amp;Quit</source>
+        <translation>退出(&amp;Q)</translation>
+    </message>
+    <message>
+        <source>&amp;About Labwright</source>
+        <translation>关于 Labwright(&amp;A)</translation>
+    </message>
+    <message>
+        <source>Check &amp;Setup…</source>
+        <translation>检查环境(&amp;S)…</translation>
+    </message>
+    <message>
+        <source>&amp;File</source>
+        <translation>文件(&amp;F)</translation>
+    </message>
+    <message>
+        <source>&amp;Edit</source>
+        <translation>编辑(&amp;E)</translation>
+    </message>
+    <message>
+        <source>&amp;Run</source>
+        <translation>运行(&amp;R)</translation>
+    </message>
+    <message>
+        <source>&amp;View</source>
+        <translation>视图(&amp;V)</translation>
+    </message>
+    <message>
+        <source>&amp;Help</source>
+        <translation>帮助(&amp;H)</translation>
     </message>
 </context>
 <context>
