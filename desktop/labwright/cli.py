@@ -14,9 +14,14 @@ import threading
 import time
 import traceback
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from types import FrameType
+from typing import TYPE_CHECKING, Any, TextIO
+
+from labwright.core import events
 
 if TYPE_CHECKING:
+    from labwright.core.events import Event, Progress
+    from labwright.core.report.verify import Verification
     from labwright.core.settings.config import GuardLimits, RunConfig
 
 # The exit statuses of `labwright run`, with what each means: EXIT and `run --help` are
@@ -316,7 +321,7 @@ def cmd_run(a: argparse.Namespace) -> int:
 
     cancel = threading.Event()
 
-    def on_sigint(signum, frame):  # first Ctrl-C cancels cleanly, the second one kills
+    def on_sigint(signum: int, frame: FrameType | None) -> None:  # the second one kills
         if cancel.is_set():
             raise KeyboardInterrupt
         cancel.set()
@@ -329,9 +334,9 @@ def cmd_run(a: argparse.Namespace) -> int:
     try:
         for event in run:
             printer(event)
-            if event.type == "done":
+            if isinstance(event, events.Done):
                 status = event.status
-            elif event.type == "error":
+            elif isinstance(event, events.Error):
                 error = event.message
     except RunDirError as e:
         _say(e)
@@ -439,7 +444,7 @@ def cmd_export(a: argparse.Namespace) -> int:
     return 0
 
 
-def _verify_text(result, *, show_matched: bool) -> str:
+def _verify_text(result: Verification, *, show_matched: bool) -> str:
     d = result.to_dict()
     c = d["counts"]
     traced = c["matched"] + c["derived"] + c["cited"]
@@ -469,7 +474,7 @@ def _verify_text(result, *, show_matched: bool) -> str:
 
 
 class JsonPrinter:
-    def __call__(self, event) -> None:
+    def __call__(self, event: Event) -> None:
         sys.stdout.write(_json_safe(event.to_json()) + "\n")
         sys.stdout.flush()
 
@@ -486,7 +491,7 @@ class LogPrinter:
 
     SPARSE_PROGRESS_S = 15
 
-    def __init__(self, limits: GuardLimits | None = None, out=None) -> None:
+    def __init__(self, limits: GuardLimits | None = None, out: TextIO | None = None) -> None:
         self.progress = ""
         self.out = out or sys.stderr
         self.limits = limits  # the run's guard limits, quoted in the guards' explanations
@@ -495,8 +500,8 @@ class LogPrinter:
         self._status = False  # a status line is on screen
         self._sparse = 0  # the call's last SPARSE_PROGRESS_S mark printed (not a terminal)
 
-    def __call__(self, ev) -> None:
-        if ev.type == "progress":
+    def __call__(self, ev: Event) -> None:
+        if isinstance(ev, events.Progress):
             self._show_progress(ev)
             return
         self._sparse = 0
@@ -505,7 +510,7 @@ class LogPrinter:
             self._clear_status()
             print(line, file=self.out, flush=True)
 
-    def _show_progress(self, ev) -> None:
+    def _show_progress(self, ev: Progress) -> None:
         text = self.format_progress(ev)
         if self.live:
             width = max(20, shutil.get_terminal_size().columns - 1)  # one line: \r redraws it
@@ -523,7 +528,7 @@ class LogPrinter:
             self.out.write("\r\x1b[K")
             self._status = False
 
-    def format_progress(self, ev) -> str:
+    def format_progress(self, ev: Progress) -> str:
         s = terminal_safe
         secs = ev.ms // 1000
         if ev.tokens <= 0:
@@ -534,12 +539,11 @@ class LogPrinter:
             what = f"{doing}, {about}{ev.tokens:,} tokens, {secs} s"
         return f"{self.progress}   … {s(ev.role)} model {s(ev.model)}: {what}…"
 
-    def format(self, ev) -> str | None:
+    def format(self, ev: Event) -> str | None:
         from labwright.core.reasons import guard_text, reason_text
 
         s = terminal_safe
-        t = ev.type
-        if t == "milestone":
+        if isinstance(ev, events.Milestone):
             self.progress = s(f"[{ev.index}/{ev.total} {ev.stage}]")
             if ev.status == "start":
                 if ev.stage == "scan" and isinstance(ev.detail, dict):
@@ -549,26 +553,26 @@ class LogPrinter:
             if ev.status == "skipped":
                 return f"{self.progress} skipped"
             return f"{self.progress} done: {_detail_line(ev.detail)}"
-        if t == "tool_call":
+        if isinstance(ev, events.ToolCall):
             args = ", ".join(f"{s(k)}={_short(v)}" for k, v in ev.args.items() if k != "code")
             return f"{self.progress}   → {s(ev.name)}({args})"
-        if t == "tool_result":
+        if isinstance(ev, events.ToolResult):
             mark = "✓" if ev.ok else "✗"
             extra = " (cached)" if ev.cached else ""
             return f"{self.progress}   {mark} {s(ev.summary)}{extra}"
-        if t == "guard":
+        if isinstance(ev, events.Guard):
             why = guard_text(ev.kind, self.limits)
             return f"{self.progress}   ! {s(ev.kind)}: {s(ev.detail)}\n{self.progress}     {why}"
-        if t == "llm":
+        if isinstance(ev, events.LLMCall):
             return (
                 f"{self.progress}   · {s(ev.role)} model {s(ev.model)}: "
                 f"{ev.prompt_tokens}+{ev.completion_tokens} tokens, {ev.ms / 1000:.1f} s"
             )
-        if t == "draft":
+        if isinstance(ev, events.Draft):
             return f"{self.progress}   draft v{ev.version}: {ev.chars} characters{' (degraded)' if ev.degraded else ''}"
-        if t == "error":
+        if isinstance(ev, events.Error):
             return f"{self.progress}   error in {s(ev.stage)}: {s(ev.message)}"
-        if t == "done":
+        if isinstance(ev, events.Done):
             why = f" ({s(', '.join(ev.reasons))})" if ev.reasons else ""
             where = f"\n  report: {s(ev.report)}" if ev.report else ""
             where += f"\n  pdf:    {s(ev.pdf)}" if ev.pdf else ""
@@ -577,13 +581,13 @@ class LogPrinter:
         return None
 
 
-def _short(value, limit: int = 60) -> str:
+def _short(value: object, limit: int = 60) -> str:
     text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
     text = terminal_safe(text)
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-def _detail_line(detail) -> str:
+def _detail_line(detail: object) -> str:
     if isinstance(detail, dict):
         if "summary" in detail:
             return terminal_safe(detail["summary"])

@@ -329,7 +329,7 @@ def _reachable(var: str, env: Mapping[str, str]) -> bool | None:
     return _connects(socket.AF_INET, [(host, 6000 + number)])
 
 
-def _connects(family: int, addresses: Sequence[object]) -> bool:
+def _connects(family: int, addresses: Sequence[str | tuple[str, int]]) -> bool:
     for address in addresses:
         try:
             with socket.socket(family, socket.SOCK_STREAM) as sock:

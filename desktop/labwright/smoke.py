@@ -27,6 +27,12 @@ import time
 import traceback
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from PySide6.QtWidgets import QApplication
+
+    from labwright.gui.main_window import MainWindow
 
 FIGURE_CODE = """\
 import numpy as np
@@ -85,8 +91,8 @@ class _Smoke:
     def __init__(self, tmp: Path) -> None:
         self.tmp = tmp
         self.run_dir = tmp / "run"
-        self.app = None
-        self.window = None
+        self.app: QApplication | None = None  # once the first step has made them
+        self.window: MainWindow | None = None
         self.pdf: Path | None = None
         self.ok = True
 
@@ -131,18 +137,19 @@ class _Smoke:
         from labwright.gui.main_window import MainWindow
 
         qInstallMessageHandler(_qt_message)
-        self.app = create_app()
+        self.app = app = create_app()
         if install_language("zh_CN") != "zh_CN":
             raise RuntimeError("the Chinese translation did not load")
         install_language("en")
-        self.window = MainWindow(None, Settings())
-        self.window.show()
-        self.app.processEvents()
-        if self.app.windowIcon().isNull():
+        self.window = window = MainWindow(None, Settings())
+        window.show()
+        app.processEvents()
+        if app.windowIcon().isNull():
             raise RuntimeError("the window icon did not load")
-        return f"PySide6 {pyside_version}, platform {self.app.platformName()}"
+        return f"PySide6 {pyside_version}, platform {app.platformName()}"
 
     def offline_run(self) -> str:
+        from labwright.core.events import Done, Error
         from labwright.core.report.latex import probe_engines
         from labwright.core.run.pipeline import run_agent
         from labwright.core.settings.resolve import resolve_config
@@ -153,11 +160,11 @@ class _Smoke:
         folder = self.tmp / "pendulum"  # a copy: a bundle may sit on a read-only disk
         shutil.copytree(example, folder)
         config = resolve_config(folder, flags={"offline": True, "out_dir": self.run_dir})
-        done = None
+        done: Done | None = None
         for event in run_agent(config):
-            if event.type == "done":
+            if isinstance(event, Done):
                 done = event
-            elif event.type == "error":
+            elif isinstance(event, Error):
                 raise RuntimeError(f"{event.stage}: {event.message}")
         if done is None or done.status != "degraded" or not (self.run_dir / "report.tex").is_file():
             raise RuntimeError(f"the run ended {getattr(done, 'status', 'without a done event')}")
@@ -174,7 +181,7 @@ class _Smoke:
         return f"report.tex and {len(figures)} figures (no TeX here: not compiled)"
 
     def reopen(self) -> str:
-        if self.window is None or not (self.run_dir / "events.jsonl").is_file():
+        if self.window is None or self.app is None or not (self.run_dir / "events.jsonl").is_file():
             raise _Skip("needs the steps before")
         self.window.open_run(self.run_dir)
         self.app.processEvents()
@@ -188,7 +195,7 @@ class _Smoke:
         from PySide6.QtPdf import QPdfDocument
         from PySide6.QtPdfWidgets import QPdfView
 
-        if self.pdf is None:
+        if self.pdf is None or self.app is None:
             raise _Skip("no PDF was made")
         # both parentless and closed in order: a document owned by the view would be
         # deleted twice (by the view and by its Python wrapper) when the step returns

@@ -27,7 +27,8 @@ if TYPE_CHECKING:
 
 
 def create_app(argv: list[str] | None = None) -> QApplication:
-    app = QApplication.instance() or QApplication(argv or sys.argv[:1])
+    running = QApplication.instance()
+    app = running if isinstance(running, QApplication) else QApplication(argv or sys.argv[:1])
     app.setApplicationName("Labwright")
     app.setOrganizationName("Labwright")
     app.setStyle("Fusion")  # Fusion follows the system's light or dark scheme on every platform
@@ -60,7 +61,7 @@ def start(folder: Path | None = None) -> tuple[QApplication, MainWindow, Abstrac
     window.shown_at = time.time()  # what bench/bench_startup.py measures
     import asyncio  # only now: the window is on screen while asyncio and qasync load
 
-    import qasync
+    import qasync  # type: ignore[import-untyped]  # (qasync ships no type hints)
 
     loop = qasync.QEventLoop(app)
     asyncio.set_event_loop(loop)
@@ -84,8 +85,11 @@ def main(folder: Path | None = None) -> int:
     app, window, loop = start(folder)
     closed = asyncio.Event()
     app.aboutToQuit.connect(closed.set)
-    with loop:
+    try:
         loop.run_until_complete(closed.wait())
+    finally:  # what qasync's `with loop:` does on leaving
+        loop.stop()
+        loop.close()
     # shutdown order: the window cancelled and joined the worker in closeEvent; now the loop is closed
     save_settings(window.settings)
     return 0

@@ -12,6 +12,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable, Iterator
 from functools import partial
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -22,6 +23,9 @@ from PySide6.QtCore import QObject, Signal
 from labwright.core.events import Done, Error, Event
 from labwright.core.reasons import Reason
 from labwright.core.settings.config import RunConfig
+
+# a run's work: given the cancel flag and the streaming callback, its events
+Job = Callable[[threading.Event, Callable[[str, str], None]], Iterator[Event]]
 
 FLUSH_S = 0.04
 MAX_BATCH = 400  # a flood is handed over in slices, so the GUI thread breathes between them
@@ -77,7 +81,7 @@ class RunBridge(QObject):
             self.attach_loop(loop)
         self._cancel = threading.Event()
         self._thread: threading.Thread | None = None
-        self.run_dir = None
+        self.run_dir: Path | None = None
 
     def attach_loop(self, loop: asyncio.AbstractEventLoop) -> None:
         """The GUI thread's asyncio loop; the app attaches it once the window is on screen."""
@@ -96,7 +100,7 @@ class RunBridge(QObject):
         assert self._batcher is not None
         self._batcher.put(_Text(kind == "start", "" if kind == "start" else text))
 
-    def start_job(self, job: Callable[..., Iterator[Event]], run_dir: Any = None) -> None:
+    def start_job(self, job: Job, run_dir: Path | None = None) -> None:
         """Run any generator of core events (a run, a re-draft) in the worker thread.
 
         `job(cancel, on_text)` gets the cancel flag and the streaming callback."""
@@ -125,9 +129,7 @@ class RunBridge(QObject):
             return not alive
         return True
 
-    def _work(
-        self, job: Callable[[threading.Event], Iterator[Event]], cancel: threading.Event
-    ) -> None:
+    def _work(self, job: Job, cancel: threading.Event) -> None:
         batcher = self._batcher  # (worker thread)
         assert batcher is not None
         done: Event | None = None
@@ -160,7 +162,9 @@ class RunBridge(QObject):
                 self.finished.emit(item.done)
 
 
-def _run_agent(config: RunConfig, cancel: threading.Event, on_text: Any) -> Iterator[Event]:
+def _run_agent(
+    config: RunConfig, cancel: threading.Event, on_text: Callable[[str, str], None]
+) -> Iterator[Event]:
     from labwright.core.run.pipeline import run_agent  # imported here, off the GUI thread
 
     return run_agent(config, cancel, on_text=on_text)

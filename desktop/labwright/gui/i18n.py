@@ -84,6 +84,8 @@ def install_language(setting: str) -> str:
     """Switch the application's translators and UI font; returns the language now in use."""
     global _current
     app = QCoreApplication.instance()
+    if app is None:
+        raise RuntimeError("the interface language is installed into a running application")
     lang = resolve_language(setting)
     for old in _installed:
         app.removeTranslator(old)

@@ -61,6 +61,9 @@ from labwright.gui.pdf_view import PdfView, with_keys
 
 if TYPE_CHECKING:
     import asyncio
+    from concurrent.futures import Future
+
+    from labwright.core.report.latex import CompileResult
 
 ITEM_CHARS = 160  # as the core shortens them: the tooltip has the whole line
 SAVE_DELAY_MS = 400  # an edit reaches the disk within a second, without a write per keystroke
@@ -319,7 +322,7 @@ class ReviewPane(QWidget):
         self.redraft_button.setToolTip(tip)
         self.redraft_action.setToolTip(tip)
 
-    def refresh(self, compile_result: Any = None) -> None:
+    def refresh(self, compile_result: CompileResult | None = None) -> None:
         """Open items and the diff, from the current text."""
         if self.run_dir is None:
             return
@@ -394,7 +397,7 @@ class ReviewPane(QWidget):
             else self.tr("Every edit is saved to the run folder within a second.")
         )
 
-    def _saved_then_compile(self, _future: Any) -> None:  # saver thread
+    def _saved_then_compile(self, _future: Future[None]) -> None:  # saver thread
         if self.loop is not None:
             self.loop.call_soon_threadsafe(self.recompile)
 
@@ -420,7 +423,7 @@ class ReviewPane(QWidget):
     def compiling(self) -> bool:
         return self._compiling is not None and self._compiling.is_alive()
 
-    def _compiled(self, result: Any) -> None:
+    def _compiled(self, result: CompileResult | Exception) -> None:
         self._compiling = None
         self.recompile_button.setEnabled(True)
         self.recompile_action.setEnabled(True)

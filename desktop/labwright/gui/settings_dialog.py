@@ -309,7 +309,9 @@ class SettingsDialog(QDialog):
             (1, self.tr("US dollars per million prompt (input) tokens.")),
             (2, self.tr("US dollars per million completion (output) tokens.")),
         ):
-            self.prices_table.horizontalHeaderItem(col).setToolTip(tip)
+            header_item = self.prices_table.horizontalHeaderItem(col)
+            if header_item is not None:  # set by setHorizontalHeaderLabels just above
+                header_item.setToolTip(tip)
         header = self.prices_table.horizontalHeader()
         header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
         for col in (1, 2):
@@ -390,8 +392,8 @@ class SettingsDialog(QDialog):
             *self._field_widgets("interface"),
             self.buttons,
         ]
-        for a, b in itertools.pairwise(order):
-            QWidget.setTabOrder(a, b)
+        for first, then in itertools.pairwise(order):
+            QWidget.setTabOrder(first, then)
         hint = self.sizeHint()
         self.resize(max(hint.width(), 880), hint.height())
 
@@ -613,7 +615,9 @@ class SettingsDialog(QDialog):
         row = self.prices_table.rowCount() - 1
         column = 1 if model else 0
         self.prices_table.setCurrentCell(row, column)
-        self.prices_table.editItem(self.prices_table.item(row, column))
+        cell = self.prices_table.item(row, column)
+        if cell is not None:
+            self.prices_table.editItem(cell)
 
     @Slot()
     def _remove_price_rows(self) -> None:
@@ -623,16 +627,15 @@ class SettingsDialog(QDialog):
         for row in sorted(rows, reverse=True):
             self.prices_table.removeRow(row)
 
+    def _cell_text(self, row: int, column: int) -> str:
+        cell = self.prices_table.item(row, column)
+        return cell.text() if cell is not None else ""
+
     def _prices(self, strict: bool) -> dict[str, dict[str, float]]:
         """The price table; `strict` raises _Invalid for a row the user must fix."""
         out: dict[str, dict[str, float]] = {}
         for row in range(self.prices_table.rowCount()):
-            texts = [
-                (self.prices_table.item(row, c).text() if self.prices_table.item(row, c) else "")
-                .strip()
-                .replace(",", ".")
-                for c in range(3)
-            ]
+            texts = [self._cell_text(row, c).strip().replace(",", ".") for c in range(3)]
             model, prompt, completion = texts
             if not any(texts):
                 continue  # an empty row is no price

@@ -8,12 +8,30 @@ in. Guards carry a plain-language explanation and are highlighted.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any, overload
 
-from PySide6.QtCore import QAbstractItemModel, QCoreApplication, QModelIndex, QObject, Qt
+from PySide6.QtCore import (
+    QAbstractItemModel,
+    QCoreApplication,
+    QModelIndex,
+    QObject,
+    QPersistentModelIndex,
+    Qt,
+)
 from PySide6.QtGui import QBrush, QColor
 
-from labwright.core.events import Event
+from labwright.core.events import (
+    Done,
+    Draft,
+    Error,
+    Event,
+    Guard,
+    LLMCall,
+    Milestone,
+    Progress,
+    ToolCall,
+    ToolResult,
+)
 from labwright.core.reasons import (
     TR_CONTEXT,
     Degrade,
@@ -25,6 +43,11 @@ from labwright.core.reasons import (
 from labwright.core.settings.config import GuardLimits
 from labwright.core.step_words import TR_CONTEXT as STEPS_CONTEXT
 from labwright.core.step_words import step_text
+
+if TYPE_CHECKING:
+    from typing import TypeAlias
+
+    AnyIndex: TypeAlias = QModelIndex | QPersistentModelIndex  # what Qt's model API takes
 
 KindRole = Qt.ItemDataRole.UserRole + 1  # "milestone", "tool", "guard", "error", "draft", "note"
 StatusRole = (
@@ -197,12 +220,27 @@ class TimelineModel(QAbstractItemModel):
     def apply(self, events: list[Event]) -> None:
         """Take a batch of events; new rows under one parent are inserted in one go."""
         for event in events:
-            handler = getattr(self, f"_on_{event.type}", None)
-            if handler is not None:
-                handler(event)
+            if isinstance(event, ToolCall):  # the most frequent first
+                self._on_tool_call(event)
+            elif isinstance(event, ToolResult):
+                self._on_tool_result(event)
+            elif isinstance(event, Progress):
+                self._on_progress(event)
+            elif isinstance(event, LLMCall):
+                self._on_llm(event)
+            elif isinstance(event, Guard):
+                self._on_guard(event)
+            elif isinstance(event, Milestone):
+                self._on_milestone(event)
+            elif isinstance(event, Draft):
+                self._on_draft(event)
+            elif isinstance(event, Error):
+                self._on_error(event)
+            elif isinstance(event, Done):
+                self._on_done(event)
         self._flush_pending()
 
-    def _on_milestone(self, ev: Any) -> None:
+    def _on_milestone(self, ev: Milestone) -> None:
         self._flush_pending()  # rows so far belong to the milestone before this one
         if not self.plan or len(self.plan) != ev.total:
             plan = (ev.detail or {}).get("plan") if isinstance(ev.detail, dict) else None
@@ -221,7 +259,7 @@ class TimelineModel(QAbstractItemModel):
             node.detail = milestone_summary(ev.stage, ev.status, ev.detail)
         self._changed(node)
 
-    def _on_progress(self, ev: Any) -> None:
+    def _on_progress(self, ev: Progress) -> None:
         """A model writing: the running step says how far it got, until the call ends."""
         node = self._current
         if node is None or node.status != "running":
@@ -230,14 +268,14 @@ class TimelineModel(QAbstractItemModel):
         node.detail = progress_words(*node.live)
         self._changed(node)
 
-    def _on_llm(self, ev: Any) -> None:
+    def _on_llm(self, ev: LLMCall) -> None:
         node = self._current
         if node is not None and node.live is not None:
             node.live = None
             node.detail = milestone_summary(*node.raw) if node.raw is not None else ""
             self._changed(node)
 
-    def _on_tool_call(self, ev: Any) -> None:
+    def _on_tool_call(self, ev: ToolCall) -> None:
         args = ", ".join(f"{k}={_short(v)}" for k, v in ev.args.items() if k not in ("code",))
         node = Node("tool", f"{ev.name}({args})", status="running", call_id=ev.call_id)
         if "code" in ev.args:
@@ -245,17 +283,17 @@ class TimelineModel(QAbstractItemModel):
         self._calls[ev.call_id] = node
         self._add(node)
 
-    def _on_tool_result(self, ev: Any) -> None:
+    def _on_tool_result(self, ev: ToolResult) -> None:
         node = self._calls.get(ev.call_id)
         if node is None:
             return
         node.status = "ok" if ev.ok else "failed"
-        node.raw = (ev.summary, ev.cached, getattr(ev, "words", None))
+        node.raw = (ev.summary, ev.cached, ev.words)
         node.detail = _tool_detail(*node.raw)
         self._changed(node)
 
-    def _on_guard(self, ev: Any) -> None:
-        words = getattr(ev, "words", None)
+    def _on_guard(self, ev: Guard) -> None:
+        words = ev.words
         self._add(
             Node(
                 "guard",
@@ -267,7 +305,7 @@ class TimelineModel(QAbstractItemModel):
             )
         )
 
-    def _on_done(self, ev: Any) -> None:
+    def _on_done(self, ev: Done) -> None:
         """A run that ends failed or cancelled leaves no step or tool looking as if it ran on."""
         if ev.status not in ("failed", "cancelled"):
             return
@@ -284,9 +322,8 @@ class TimelineModel(QAbstractItemModel):
                 if node.shown:
                     self._changed(node)
 
-    def _on_error(self, ev: Any) -> None:
-        kind = getattr(ev, "kind", "")
-        raw = (kind, ev.message, getattr(ev, "words", None))
+    def _on_error(self, ev: Error) -> None:
+        raw = (ev.kind, ev.message, ev.words)
         self._add(
             Node(
                 "error",
@@ -297,7 +334,7 @@ class TimelineModel(QAbstractItemModel):
             )
         )
 
-    def _on_draft(self, ev: Any) -> None:
+    def _on_draft(self, ev: Draft) -> None:
         node = Node("draft", "", raw=(ev.version, ev.chars))
         self._words(node)
         self._add(node)
@@ -358,7 +395,7 @@ class TimelineModel(QAbstractItemModel):
 
     # -- structure helpers -----------------------------------------------
 
-    def _guess_plan(self, ev: Any) -> list[str]:
+    def _guess_plan(self, ev: Milestone) -> list[str]:
         plan = list(self.plan) + [""] * max(0, ev.total - len(self.plan))
         plan[ev.index - 1] = ev.stage
         return plan[: ev.total]
@@ -408,28 +445,35 @@ class TimelineModel(QAbstractItemModel):
 
     # -- QAbstractItemModel -----------------------------------------------
 
-    def index(self, row: int, column: int, parent: QModelIndex = QModelIndex()) -> QModelIndex:  # noqa: B008
+    def index(self, row: int, column: int, parent: AnyIndex = QModelIndex()) -> QModelIndex:  # noqa: B008
         if not self.hasIndex(row, column, parent):
             return QModelIndex()
         node = parent.internalPointer() if parent.isValid() else self._root
         return self.createIndex(row, column, node.children[row])
 
-    def parent(self, index: QModelIndex = QModelIndex()) -> QModelIndex:  # noqa: B008
-        if not index.isValid():
+    @overload
+    def parent(self) -> QObject | None: ...
+    @overload
+    def parent(self, child: AnyIndex) -> QModelIndex: ...
+    def parent(self, child: AnyIndex | None = None) -> QObject | QModelIndex | None:
+        """QObject's parent without an index (Qt's overload), the row's parent with one."""
+        if child is None:
+            return super().parent()
+        if not child.isValid():
             return QModelIndex()
-        node: Node = index.internalPointer()
+        node: Node = child.internalPointer()
         parent = node.parent
         if parent is None or parent is self._root:
             return QModelIndex()
         return self.createIndex(parent.row(), 0, parent)
 
-    def rowCount(self, parent: QModelIndex = QModelIndex()) -> int:  # noqa: B008
+    def rowCount(self, parent: AnyIndex = QModelIndex()) -> int:  # noqa: B008
         if parent.column() > 0:
             return 0
         node = parent.internalPointer() if parent.isValid() else self._root
         return len(node.children)
 
-    def columnCount(self, parent: QModelIndex = QModelIndex()) -> int:  # noqa: B008
+    def columnCount(self, parent: AnyIndex = QModelIndex()) -> int:  # noqa: B008
         return self.COLUMNS
 
     def headerData(
@@ -442,7 +486,7 @@ class TimelineModel(QAbstractItemModel):
             )[section]
         return None
 
-    def data(self, index: QModelIndex, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+    def data(self, index: AnyIndex, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         if not index.isValid():
             return None
         node: Node = index.internalPointer()
@@ -466,7 +510,7 @@ class TimelineModel(QAbstractItemModel):
             return node.stage
         return None
 
-    def flags(self, index: QModelIndex) -> Qt.ItemFlag:
+    def flags(self, index: AnyIndex) -> Qt.ItemFlag:
         return _ROW_FLAGS if index.isValid() else Qt.ItemFlag.NoItemFlags
 
 

@@ -13,7 +13,7 @@ import contextlib
 import threading
 import time
 import traceback
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Generator, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -64,7 +64,7 @@ def run_agent(
     resume: bool = False,
     on_text: Callable[[str, str], None] | None = None,
     clock: Callable[[], float] | None = None,
-) -> Iterator[Event]:
+) -> Generator[Event, None, None]:
     """Run the pipeline, yielding every event as it happens (each already journaled).
 
     `on_text(kind, text)` sees documents as the write model streams them
