@@ -17,10 +17,8 @@ from labwright.core.settings.saved import (
     settings_path,
     settings_problem,
 )
-from labwright.core.step_words import words_of
 from labwright.gui.i18n import install_language
 from labwright.gui.main_window import MainWindow
-from labwright.gui.timeline import step_words
 
 if TYPE_CHECKING:
     from asyncio import AbstractEventLoop
@@ -68,6 +66,9 @@ def start(folder: Path | None = None) -> tuple[QApplication, MainWindow, Abstrac
     window.attach_loop(loop)
     problem = settings_problem()
     if problem:
+        from labwright.core.step_words import words_of
+        from labwright.gui.timeline import step_words
+
         said = words_of(problem)  # worded in the UI language, again on a switch
         window.show_banner(lambda: step_words(said, problem), warning=True)
     if folder is not None:

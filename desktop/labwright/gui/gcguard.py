@@ -26,6 +26,7 @@ class GuiThreadCollector(QObject):
 
     def __init__(self, app: QCoreApplication) -> None:
         super().__init__(app)
+        self.app = app
         self.thresholds = gc.get_threshold()
         self._timer = QTimer(self, interval=INTERVAL_MS)
         self._timer.timeout.connect(self.collect)
@@ -43,24 +44,30 @@ class GuiThreadCollector(QObject):
 
     def stop(self) -> None:
         """Back to Python's own collection (the app is quitting: no worker is left)."""
+        global _installed
         self._timer.stop()
         gc.enable()
-        self.setParent(None)  # the next `collect_in_gui_thread` installs a fresh one
+        self.setParent(None)
+        if _installed is self:
+            _installed = None  # the next `collect_in_gui_thread` installs a fresh one
+
+
+# the collector of the running application; looked up here, not with app.findChild: the
+# first findChild of a process costs PySide some 15 ms, which the window's start-up felt
+_installed: GuiThreadCollector | None = None
 
 
 def collect_in_gui_thread() -> GuiThreadCollector:
     """Install the collector once per application (idempotent); call from the GUI thread."""
+    global _installed
     app = QCoreApplication.instance()
     assert app is not None, "a QApplication first"
-    existing = app.findChild(GuiThreadCollector)
-    if existing is not None:
-        return existing
-    return GuiThreadCollector(app)
+    if _installed is None or _installed.app is not app:
+        _installed = GuiThreadCollector(app)
+    return _installed
 
 
 def stop_collecting() -> None:
     """Python's own collection again (tests, between windows of a long-lived QApplication)."""
-    app = QCoreApplication.instance()
-    existing = app.findChild(GuiThreadCollector) if app is not None else None
-    if existing is not None:
-        existing.stop()
+    if _installed is not None:
+        _installed.stop()

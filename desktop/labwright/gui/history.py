@@ -12,16 +12,16 @@ import os
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QDockWidget, QListWidget, QListWidgetItem, QWidget
 
-from labwright.core.rundir import fence
-from labwright.core.rundir.files import is_run_dir, load_run
-from labwright.core.rundir.records import RunFileError, RunRecord
 from labwright.core.settings.config import labwright_home
 from labwright.gui.i18n import current_language
-from labwright.gui.timeline import reason_explanation
+
+if TYPE_CHECKING:
+    from labwright.core.rundir.records import RunRecord
 
 STATUS_MARK = {"ok": "●", "degraded": "◐", "failed": "✗", "cancelled": "◌", "running": "◔"}
 UNUSABLE_MARK = "⚠"
@@ -34,6 +34,8 @@ _PAGES: dict[tuple[str, float, int], int] = {}
 def page_count(run_dir: Path) -> int:
     """Pages of a run's report.pdf (0 when there is none, or it is a link), remembered
     while the file is unchanged."""
+    from labwright.core.rundir import fence
+
     try:
         with fence.open_in_run(run_dir, "report.pdf") as f:
             st = os.fstat(f.fileno())
@@ -62,6 +64,11 @@ def past_runs(limit: int = 200) -> list[PastRun]:
     root = labwright_home() / "runs"
     if not root.is_dir():
         return []
+    # the run folders' readers, once there are runs: the window shows sooner without
+    from labwright.core.rundir import fence
+    from labwright.core.rundir.files import is_run_dir, load_run
+    from labwright.core.rundir.records import RunFileError
+
     out = []
     for d in sorted((p for p in root.iterdir() if p.is_dir()), key=lambda p: p.name, reverse=True)[
         :limit
@@ -118,6 +125,8 @@ class HistoryList(QListWidget):
                         self.tr("1 page") if pages == 1 else self.tr("{0} pages").format(pages)
                     )
                 item = QListWidgetItem(f"{STATUS_MARK.get(status, '?')} {folder}\n{line}")
+                from labwright.gui.timeline import reason_explanation  # once a run is listed
+
                 why = "".join(f"\n{reason_explanation(r)}" for r in meta.reasons)
                 item.setToolTip(f"{run_dir}\n{self.status_words(status)}{why}")
             item.setData(Qt.ItemDataRole.UserRole, str(run_dir))

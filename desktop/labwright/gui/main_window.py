@@ -7,8 +7,11 @@ worker and what must be asked before it starts). It keeps which folder and run
 are shown and routes between the parts: a folder loaded, a run started, its
 events, its end, a past run reopened, the review opened and closed.
 
-What only some sessions use (the review pane, export, a run's core) is imported
-in the slot that needs it, so the window is on screen quickly.
+The first window is the welcome page: the run page (and the run control, the
+timeline, the results and their PDF view) is built the first time a folder or
+a run is shown, and what only some sessions use (the review pane, export, a
+run's core) is imported in the slot that needs it, so the window is on screen
+quickly (bench/bench_startup.py).
 """
 
 from __future__ import annotations
@@ -17,7 +20,7 @@ import threading
 from collections.abc import Callable
 from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Generic, TypeVar
 
 from PySide6.QtCore import QCoreApplication, Qt, Signal
 from PySide6.QtGui import QCloseEvent, QDragEnterEvent, QDropEvent, QKeySequence
@@ -30,35 +33,65 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from labwright.core.events import Done, Draft, Error, Event
-from labwright.core.reasons import limits_of
-from labwright.core.rundir.records import RunRecord
-from labwright.core.settings.config import GuardLimits, RunConfig, config_from_public
 from labwright.core.settings.saved import Settings, load_settings, save_settings
-from labwright.gui import run_files
-from labwright.gui.bridge import call_in_thread
 from labwright.gui.gcguard import collect_in_gui_thread
 from labwright.gui.history import HistoryDock
 from labwright.gui.menus import WindowMenus
-from labwright.gui.run_control import RunControl
-from labwright.gui.run_page import RunPage
 from labwright.gui.state import remember_splitter, ui_state
-from labwright.gui.timeline import error_words, reason_explanation
 from labwright.gui.welcome import WelcomePage
 from labwright.gui.widgets import MessageBanner, Words, dropped_folder, folder_problem
 
 if TYPE_CHECKING:
     import asyncio
 
+    from PySide6.QtWidgets import (
+        QCheckBox,
+        QLabel,
+        QProgressBar,
+        QPushButton,
+    )
+
+    from labwright.core.events import Done, Error, Event
     from labwright.core.material.workspace import ScanResult
+    from labwright.core.rundir.records import RunRecord
+    from labwright.core.settings.config import GuardLimits, RunConfig
+    from labwright.gui.bridge import RunBridge
+    from labwright.gui.result_tabs import ResultTabs
     from labwright.gui.review_pane import ReviewPane
+    from labwright.gui.run_control import RunControl
+    from labwright.gui.run_page import RunPage
+    from labwright.gui.timeline import TimelineModel
+    from labwright.gui.widgets import Banner
 
 WELCOME, RUN, REVIEW = 0, 1, 2
 REPORT = "report.tex"
+T = TypeVar("T")
+
+
+class OnRunPage(Generic[T]):
+    """A part of the run page as an attribute of the window (the page is built on first use)."""
+
+    def __init__(self, part: Callable[[RunPage], T]) -> None:
+        self._part = part
+
+    def __get__(self, window: MainWindow, owner: type | None = None) -> T:
+        return self._part(window.run_page)
 
 
 class MainWindow(QMainWindow):
     language_changed = Signal(str)
+    # the run page's parts a person works with, under the names the window always gave them
+    scan_label: OnRunPage[QLabel] = OnRunPage(lambda p: p.header.scan_label)
+    sandbox_label: OnRunPage[QLabel] = OnRunPage(lambda p: p.header.sandbox_label)
+    banner: OnRunPage[Banner] = OnRunPage(lambda p: p.banner)
+    offline_check: OnRunPage[QCheckBox] = OnRunPage(lambda p: p.options.offline_check)
+    start_button: OnRunPage[QPushButton] = OnRunPage(lambda p: p.options.start_button)
+    cancel_button: OnRunPage[QPushButton] = OnRunPage(lambda p: p.options.cancel_button)
+    review_button: OnRunPage[QPushButton] = OnRunPage(lambda p: p.options.review_button)
+    progress: OnRunPage[QProgressBar] = OnRunPage(lambda p: p.meter.progress)
+    usage_label: OnRunPage[QLabel] = OnRunPage(lambda p: p.meter.usage_label)
+    timeline: OnRunPage[TimelineModel] = OnRunPage(lambda p: p.steps.timeline)
+    results: OnRunPage[ResultTabs] = OnRunPage(lambda p: p.results)
 
     def __init__(
         self, loop: asyncio.AbstractEventLoop | None = None, settings: Settings | None = None
@@ -70,6 +103,7 @@ class MainWindow(QMainWindow):
         self.scan: ScanResult | None = None
         self.run_dir: Path | None = None
         self.review: ReviewPane | None = None  # built the first time it is opened
+        self._run_parts: tuple[RunPage, RunControl] | None = None  # built when first shown
         self.shown_at = 0.0  # when the app put it on screen (bench/bench_startup.py)
         self._io_threads: list[threading.Thread] = []
         collect_in_gui_thread()  # a run's worker must never free a Qt object (see gcguard)
@@ -91,7 +125,8 @@ class MainWindow(QMainWindow):
     def attach_loop(self, loop: asyncio.AbstractEventLoop) -> None:
         """The asyncio loop of the GUI thread (the app shows the window before making it)."""
         self.loop = loop
-        self.control.attach_loop(loop)
+        if self._run_parts is not None:
+            self.control.attach_loop(loop)
         if self.review is not None:
             self.review.loop = loop
 
@@ -110,36 +145,12 @@ class MainWindow(QMainWindow):
         cl.addWidget(self.stack, 1)
         self.setCentralWidget(central)
         self.welcome = WelcomePage()
-        self.run_page = RunPage()
         self.stack.addWidget(self.welcome)
-        self.stack.addWidget(self.run_page)
         self.history_dock = HistoryDock(self)
         self.addDockWidget(Qt.DockWidgetArea.LeftDockWidgetArea, self.history_dock)
         self.menus = WindowMenus(self)
         self.menus.view_menu.addAction(self.history_dock.toggleViewAction())
-        self.menus.add_pdf_view(self.run_page.results.pdf)
-        self.control = RunControl(
-            self.run_page.banner,
-            self.run_page.header,
-            self.open_settings,
-            self._settings_keys,
-            self,
-        )
-        # the parts a person works with, under the names the window has always given them
-        page, options, meter = self.run_page, self.run_page.options, self.run_page.meter
-        self.bridge = self.control.bridge
         self.drop_zone = self.welcome.drop_zone
-        self.scan_label = page.header.scan_label
-        self.sandbox_label = page.header.sandbox_label
-        self.banner = page.banner
-        self.offline_check = options.offline_check
-        self.start_button = options.start_button
-        self.cancel_button = options.cancel_button
-        self.review_button = options.review_button
-        self.progress = meter.progress
-        self.usage_label = meter.usage_label
-        self.timeline = page.steps.timeline
-        self.results = page.results
         self.history = self.history_dock.runs
         m = self.menus
         self.open_action, self.export_action = m.open_action, m.export_action
@@ -149,13 +160,56 @@ class MainWindow(QMainWindow):
         self.check_setup_action = m.check_setup_action
         self.file_menu, self.edit_menu, self.run_menu = m.file_menu, m.edit_menu, m.run_menu
         self.view_menu, self.help_menu = m.view_menu, m.help_menu
-        options.apply_defaults(self.settings)
         self.welcome.show_recent(self.settings.recent_folders)
 
+    @property
+    def run_page(self) -> RunPage:
+        return self._run_page_and_control()[0]
+
+    @property
+    def control(self) -> RunControl:
+        return self._run_page_and_control()[1]
+
+    @property
+    def bridge(self) -> RunBridge:
+        return self.control.bridge
+
+    def _running(self) -> bool:
+        """A run or re-draft is going (never, before the run page is built)."""
+        return self._run_parts is not None and self._run_parts[1].running
+
+    def _run_page_and_control(self) -> tuple[RunPage, RunControl]:
+        if self._run_parts is None:
+            self._run_parts = self._build_run_page()
+            self.run_page.retranslate()
+            self._page_changed(self.stack.currentIndex())
+            self._update_buttons()
+        return self._run_parts
+
+    def _build_run_page(self) -> tuple[RunPage, RunControl]:
+        """The run page and its control, the first time a folder or run is shown."""
+        from labwright.gui.run_control import RunControl
+        from labwright.gui.run_page import RunPage
+
+        page = RunPage()
+        self.stack.insertWidget(RUN, page)
+        self.menus.add_pdf_view(page.results.pdf)
+        control = RunControl(
+            page.banner, page.header, self.open_settings, self._settings_keys, self
+        )
+        if self.loop is not None:
+            control.attach_loop(self.loop)
+        control.bridge.events.connect(self.on_events)
+        control.bridge.finished.connect(self.on_finished)
+        control.bridge.text.connect(self.on_text)
+        m, options = self.menus, page.options
+        options.start_button.clicked.connect(m.start_action.trigger)
+        options.cancel_button.clicked.connect(m.cancel_action.trigger)
+        options.review_button.clicked.connect(self.open_review)
+        options.apply_defaults(self.settings)
+        return page, control
+
     def _connect(self) -> None:
-        self.bridge.events.connect(self.on_events)
-        self.bridge.finished.connect(self.on_finished)
-        self.bridge.text.connect(self.on_text)
         self.welcome.folder_chosen.connect(self.load_folder)
         self.welcome.open_requested.connect(self.choose_folder)
         self.history.run_chosen.connect(self.open_run)
@@ -173,17 +227,14 @@ class MainWindow(QMainWindow):
             (m.check_setup_action, self.check_setup),
         ):
             action.triggered.connect(slot)
-        options = self.run_page.options
-        options.start_button.clicked.connect(m.start_action.trigger)
-        options.cancel_button.clicked.connect(m.cancel_action.trigger)
-        options.review_button.clicked.connect(self.open_review)
 
     def retranslate(self) -> None:
         """Every visible string, so a language switch takes effect at once; hidden pages
         too: they are shown again later, in the language chosen now."""
         self._update_title()
         self.welcome.retranslate()
-        self.run_page.retranslate()
+        if self._run_parts is not None:
+            self.run_page.retranslate()
         if self.review is not None:
             self.review.retranslate()
         self.history_dock.retranslate()
@@ -233,9 +284,11 @@ class MainWindow(QMainWindow):
         self.stack.setCurrentIndex(index)
 
     def _page_changed(self, index: int) -> None:
-        """View's zoom is the zoom of the PDF on screen."""
-        shown = self.review.pdf if index == REVIEW and self.review is not None else None
-        self.menus.show_pdf_actions_of(shown or self.run_page.results.pdf)
+        """View's zoom is the zoom of the PDF on screen (the PDF tab's on the welcome page)."""
+        if index == REVIEW and self.review is not None:
+            self.menus.show_pdf_actions_of(self.review.pdf)
+        elif self._run_parts is not None:
+            self.menus.show_pdf_actions_of(self._run_parts[0].results.pdf)
 
     # -- folder ---------------------------------------------------------------
 
@@ -247,7 +300,7 @@ class MainWindow(QMainWindow):
             self.load_folder(Path(path))
 
     def load_folder(self, folder: Path) -> None:
-        if self.bridge.running:
+        if self._running():
             self.show_banner(self.tr("A run is going; cancel it before opening another folder."))
             return
         problem = folder_problem(folder)
@@ -269,6 +322,7 @@ class MainWindow(QMainWindow):
         self.run_page.meter.ready()
         self._show_page(RUN)
         from labwright.core.material.workspace import scan_folder  # loaded on first use
+        from labwright.gui.bridge import call_in_thread
 
         assert self.loop is not None, "the app attaches its loop before a folder is loaded"
         self._io_threads = [t for t in self._io_threads if t.is_alive()]
@@ -293,7 +347,7 @@ class MainWindow(QMainWindow):
     # -- a run ------------------------------------------------------------------
 
     def start_run(self) -> None:
-        if self.folder is None or self.bridge.running:
+        if self.folder is None or self._running():
             return
         page = self.run_page
         config = self.control.start(self.folder, page.options.flags(), self.settings)
@@ -308,11 +362,14 @@ class MainWindow(QMainWindow):
         self._update_buttons()
 
     def cancel_run(self) -> None:
-        if self.control.cancel():
+        if self._running() and self.control.cancel():
             self.run_page.meter.cancelling()
             self.cancel_button.setEnabled(False)
 
     def on_events(self, events: list[Event]) -> None:
+        from labwright.core.events import Draft, Error
+        from labwright.gui import run_files
+
         self.timeline.apply(events)
         meter = self.run_page.meter
         meter.count(events)
@@ -322,7 +379,7 @@ class MainWindow(QMainWindow):
             elif isinstance(ev, Draft) and self.run_dir is not None:
                 self.results.draft.setPlainText(run_files.read_text(self.run_dir, REPORT))
         plan = self.timeline.plan
-        if plan and self.bridge.running:
+        if plan and self._running():
             meter.show_steps(plan, self.timeline.done_count, self.timeline.current_stage)
         meter.show_usage()
 
@@ -334,6 +391,9 @@ class MainWindow(QMainWindow):
         self.results.append_draft(pieces)
 
     def on_finished(self, done: Done | None) -> None:
+        from labwright.gui import run_files
+        from labwright.gui.timeline import reason_explanation
+
         status = done.status if done is not None else "failed"
         meter = self.run_page.meter
         meter.set_running(False)  # the time limit goes with the run
@@ -356,11 +416,15 @@ class MainWindow(QMainWindow):
             self.open_review()  # a degraded draft must be read before it is used
 
     def _has_report(self) -> bool:
-        return self.run_dir is not None and run_files.has_file(self.run_dir, REPORT)
+        if self.run_dir is None:
+            return False
+        from labwright.gui import run_files  # (QtPdf: once a run is shown)
+
+        return run_files.has_file(self.run_dir, REPORT)
 
     def redraft(self, note: str) -> None:
         """Write the report again from the journal, with the person's note; no new exploration."""
-        if self.run_dir is None or self.bridge.running:
+        if self.run_dir is None or self._running():
             return
         if not self.control.redraft(self.run_dir, note or None, self.settings):
             return  # the person would not send this run to their settings' server
@@ -371,10 +435,11 @@ class MainWindow(QMainWindow):
 
     def open_run(self, run_dir: Path) -> None:
         """Reopen a past run from its directory: its journal replays into the timeline."""
-        if self.bridge.running:
+        if self._running():
             self.show_banner(self.tr("A run is going; cancel it before opening another."))
             return
-        from labwright.core.events import event_from_dict
+        from labwright.core.events import Done, event_from_dict
+        from labwright.core.reasons import limits_of
         from labwright.core.rundir.fence import RunLinkError, check_run_dir
         from labwright.core.rundir.files import RunFileError, load_run
         from labwright.core.rundir.store import read_journal
@@ -418,7 +483,7 @@ class MainWindow(QMainWindow):
 
     def open_review(self) -> None:
         """The review pane on the current run's report."""
-        if self.run_dir is None or not self._has_report() or self.bridge.running:
+        if self.run_dir is None or not self._has_report() or self._running():
             return
         review = self._review_pane()
         review.open_run(self.run_dir)
@@ -478,21 +543,24 @@ class MainWindow(QMainWindow):
         self.run_page.show_message(text, warning=warning, button=button, slot=slot)
 
     def hide_banner(self) -> None:
-        self.banner.dismiss()
+        if self._run_parts is not None:
+            self.banner.dismiss()
 
     def _update_buttons(self) -> None:
         """Every action enabled only when it can work."""
-        running = self.bridge.running
-        options, m = self.run_page.options, self.menus
+        running, m = self._running(), self.menus
         can_start = self.folder is not None and not running
-        options.start_button.setEnabled(can_start)
+        can_review = self._has_report() and not running
         m.start_action.setEnabled(can_start)
-        options.cancel_button.setEnabled(running)
         m.cancel_action.setEnabled(running)
-        has_report = self._has_report()
-        for w in (options.review_button, m.review_action, m.export_action):
-            w.setEnabled(has_report and not running)
-        options.set_running(running)
+        m.review_action.setEnabled(can_review)
+        m.export_action.setEnabled(can_review)
+        if self._run_parts is not None:
+            options = self.run_page.options
+            options.start_button.setEnabled(can_start)
+            options.cancel_button.setEnabled(running)
+            options.review_button.setEnabled(can_review)
+            options.set_running(running)
         if self.review is not None:
             reviewing = self.stack.currentIndex() == REVIEW
             r = self.review
@@ -512,7 +580,7 @@ class MainWindow(QMainWindow):
     def _update_export_tip(self) -> None:
         if self.export_action.isEnabled():
             self.export_action.setToolTip(self.tr("Export the report as a .zip or a folder"))
-        elif self.bridge.running:
+        elif self._running():
             self.export_action.setToolTip(self.tr("Wait for the run to finish"))
         else:
             self.export_action.setToolTip(self.tr("There is no report to export yet"))
@@ -521,7 +589,7 @@ class MainWindow(QMainWindow):
 
     def export(self) -> Path | None:
         """File > Export: from the review pane when it is open, else the run's report."""
-        if self.run_dir is None or self.bridge.running or not self._has_report():
+        if self.run_dir is None or self._running() or not self._has_report():
             return None
         if self.stack.currentIndex() == REVIEW and self.review is not None:
             return self.review.export()
@@ -560,7 +628,7 @@ class MainWindow(QMainWindow):
     # -- drag and drop anywhere -------------------------------------------------------
 
     def dragEnterEvent(self, event: QDragEnterEvent) -> None:
-        if event.mimeData().hasUrls() and not self.bridge.running:
+        if event.mimeData().hasUrls() and not self._running():
             event.acceptProposedAction()
         else:
             event.ignore()
@@ -581,9 +649,10 @@ class MainWindow(QMainWindow):
         dialog.language_changed.connect(self.language_changed)
         if dialog.exec():
             self.settings = dialog.result_settings()
-            self.run_page.options.apply_defaults(self.settings)
-            if self.banner.button.isVisible():  # "no key": the settings may have fixed it
-                self.hide_banner()
+            if self._run_parts is not None:
+                self.run_page.options.apply_defaults(self.settings)
+                if self.banner.button.isVisible():  # "no key": the settings may have fixed it
+                    self.hide_banner()
 
     def check_setup(self) -> None:
         """Help > Check setup…: what `labwright doctor` says, in a window."""
@@ -594,7 +663,7 @@ class MainWindow(QMainWindow):
         dialog.open()
 
     def closeEvent(self, event: QCloseEvent) -> None:
-        if self.bridge.running:
+        if self._running():
             answer = QMessageBox.question(
                 self,
                 self.tr("Quit Labwright?"),
@@ -611,7 +680,8 @@ class MainWindow(QMainWindow):
         state.setValue("window/state", self.saveState())
         state.sync()
         # shutdown order: cancel, join with a timeout; the app closes the loop after
-        self.control.shutdown(timeout_s=5.0)
+        if self._run_parts is not None:
+            self.control.shutdown(timeout_s=5.0)
         if self.review is not None:
             self.review.shutdown()
         for t in self._io_threads:
@@ -632,11 +702,15 @@ def plain_words(message: str) -> str:
 
 def error_sentence(ev: Error) -> str:
     """An error event as the banner says it, in the interface language."""
+    from labwright.gui.timeline import error_words
+
     return error_words(ev.kind, plain_words(ev.message), ev.words)
 
 
 def _priced_config(meta: RunRecord | None) -> RunConfig | None:
     """A past run's configuration, for pricing its calls as its run.json does."""
+    from labwright.core.settings.config import config_from_public
+
     if meta is None:
         return None
     try:

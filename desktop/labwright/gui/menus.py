@@ -6,11 +6,14 @@ views' own actions join these menus (View lists the zoom of the PDF on screen).
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from PySide6.QtCore import QObject
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QMainWindow, QMenu
 
-from labwright.gui.pdf_view import PdfView
+if TYPE_CHECKING:
+    from labwright.gui.pdf_view import PdfView
 
 
 class WindowMenus(QObject):
