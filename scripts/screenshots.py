@@ -1,5 +1,6 @@
 """Screenshots of the app for a person to look at, in English and Chinese: empty, scanned, running,
-finished, settings, Check Setup, review of a degraded draft, a compile error in review, and the export notice.
+finished (its PDF tab, also zoomed), settings, Check Setup, review of a degraded draft, a compile
+error in review, and the export notice.
 
     .venv/bin/python scripts/screenshots.py [OUT_DIR]
 
@@ -157,6 +158,13 @@ def shoot(out: Path, lang: str) -> None:
         w.results.setCurrentIndex(2)
         settle(app, 1.0)
         w.grab().save(str(out / f"finished-pdf-{lang}.png"))
+        # View > Zoom In twice, as Ctrl+= does: the PDF tab zooms like the review's preview
+        zoom_in = w.results.pdf.zoom_in_action
+        zoom_in.trigger()
+        zoom_in.trigger()
+        settle(app, 1.0)
+        w.grab().save(str(out / f"finished-pdf-zoomed-{lang}.png"))
+        w.results.pdf.fit_width_action.trigger()
         # a degraded draft: an offline run opens the review pane by itself
         w.offline_check.setChecked(True)
         w.start_run()

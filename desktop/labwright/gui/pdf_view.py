@@ -207,6 +207,7 @@ class PdfView(QWidget):
     def _show_state(self) -> None:
         pages = self.has_pages()
         self.stack.setCurrentIndex(PAGES if pages else EMPTY)
+        self.bar.setVisible(pages)  # no zoom or pages to show: the sentence says why
         self.empty.setText(self._empty_text())
         for a in self.actions_of_view:
             a.setEnabled(pages)
