@@ -298,3 +298,28 @@ def test_the_sentence_is_said_again_in_chinese(qtbot, window_for, material):
     finally:
         install_language("en")
         w.retranslate()
+
+
+# -- SyncTeX both ways, through the one view -----------------------------------------------
+
+
+@needs_tex
+def test_a_double_click_on_the_marked_line_goes_back_to_its_source(qtbot, window_for, two_runs):
+    first, _ = two_runs
+    w = window_for()
+    w.resize(1024, 640)
+    with qtbot.waitActive(w):
+        w.activateWindow()
+    reopen(qtbot, w, first)
+    pane = w.review
+    lines = pane.editor.text().splitlines()
+    line = next(n for n, t in enumerate(lines, 1) if t.startswith("\\section")) + 1
+    pane.editor.go_to_line(line)
+    qtbot.mouseClick(pane.show_in_pdf_button, Qt.MouseButton.LeftButton)
+    marker = pane.pdf.marker
+    qtbot.waitUntil(marker.isVisible, timeout=2_000)
+    target = marker.geometry().center()
+    target.setX(marker.geometry().left() + 80)  # on the text, near the line's start
+    pane.editor.go_to_line(1)
+    qtbot.mouseDClick(pane.pdf.view.viewport(), Qt.MouseButton.LeftButton, pos=target)
+    assert abs(pane.editor.current_line() - line) <= 1
