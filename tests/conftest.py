@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import sys
 import threading
 import time
 from pathlib import Path
@@ -14,6 +15,11 @@ from canary import CANARY, snapshot
 
 # Qt must never need a screen in tests; set before anything imports Qt.
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+# Some machines (this project's CI among them) set PYTHONDONTWRITEBYTECODE: every
+# `labwright` process a test starts would then compile the package from source again
+# (about 0.5 s each, hundreds of processes). Bytecode is written as in any installation.
+os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
+sys.dont_write_bytecode = False
 
 # Real material the tests carry (tests/data/README.md: a part of ../shared/data, MIT licence).
 PROJECTILE = Path(__file__).resolve().parent / "data" / "projectile-motion"
