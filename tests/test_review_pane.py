@@ -171,3 +171,97 @@ def test_redraft_from_the_review_pane_writes_again_without_exploring(qtbot, wind
     assert len(explore_requests(llm)) == explored  # nothing explored again
     assert any("use SI units" in m for m in writes)
     assert (w.run_dir / "drafts" / "v2.tex").is_file()
+
+
+# -- every compile error located (issue 24) ----------------------------------------------
+
+
+def _line_of(editor, start: str) -> int:
+    return next(n for n, t in enumerate(editor.text().splitlines(), 1) if t.startswith(start))
+
+
+def _type_at_line_start(qtbot, editor, line: int, text: str) -> None:
+    editor.go_to_line(line)
+    qtbot.keyClick(editor, Qt.Key.Key_Home)
+    qtbot.keyClicks(editor, text)
+
+
+def _unclosed_bold(qtbot, editor) -> int:
+    line = _line_of(editor, "\\textbf{TODO:} state the aim")
+    _type_at_line_start(qtbot, editor, line, "We used \\textbf{a metre rule to measure it. ")
+    return line
+
+
+def _missing_end_itemize(qtbot, editor) -> int:
+    end = _line_of(editor, "\\end{itemize}")
+    begin = max(n for n in range(1, end) if editor.text().splitlines()[n - 1] == "\\begin{itemize}")
+    editor.go_to_line(end)
+    qtbot.keyClick(editor, Qt.Key.Key_Home)
+    qtbot.keyClick(editor, Qt.Key.Key_End, Qt.KeyboardModifier.ShiftModifier)
+    qtbot.keyClick(editor, Qt.Key.Key_Delete)
+    return begin
+
+
+def _extra_brace(qtbot, editor) -> int:
+    line = _line_of(editor, "\\textbf{TODO:} state the aim")
+    _type_at_line_start(qtbot, editor, line, "We used a metre rule} to measure it. ")
+    return line
+
+
+def _unclosed_dollar(qtbot, editor) -> int:
+    line = _line_of(editor, "\\textbf{TODO:} state the aim")
+    _type_at_line_start(qtbot, editor, line, "The period $T = 2\\pi\\sqrt{L/g} was measured. ")
+    return line
+
+
+def _undefined_command(qtbot, editor) -> int:
+    line = _line_of(editor, "\\textbf{TODO:} state the aim")
+    _type_at_line_start(qtbot, editor, line, "\\nosuchcommand ")
+    return line
+
+
+def _error_in_a_caption(qtbot, editor) -> int:
+    """An undefined command in a caption that now spans two lines: TeX reads the whole
+    argument first and reports the line where it ends."""
+    line = _line_of(editor, "\\caption{t10")
+    _type_at_line_start(qtbot, editor, line, "")
+    for _ in "\\caption{":
+        qtbot.keyClick(editor, Qt.Key.Key_Right)
+    qtbot.keyClicks(editor, "The period \\nosuchmacro against")
+    qtbot.keyClick(editor, Qt.Key.Key_Return)
+    return line
+
+
+BROKEN = {
+    "unclosed textbf": _unclosed_bold,
+    "missing end itemize": _missing_end_itemize,
+    "extra brace": _extra_brace,
+    "unclosed dollar": _unclosed_dollar,
+    "undefined control sequence": _undefined_command,
+    "error in a caption": _error_in_a_caption,
+}
+
+
+@needs_tex
+@pytest.mark.parametrize("case", list(BROKEN))
+def test_every_compile_error_gets_a_gutter_mark_and_its_log_entry_jumps_there(
+    case, qtbot, window_for, offline_run
+):
+    w = window_for()
+    with qtbot.waitActive(w):
+        w.activateWindow()
+    w.open_run(offline_run)
+    pane, editor, log = w.review, w.review.editor, w.review.log_pane
+    line = BROKEN[case](qtbot, editor)
+    with qtbot.waitSignal(pane.compiled, timeout=120_000) as done:
+        qtbot.keyClick(editor, Qt.Key.Key_B, Qt.KeyboardModifier.ControlModifier)
+    assert done.args == [False]
+    errors = {n for n, marks in editor.marks().items() if any(s == "error" for s, _ in marks)}
+    assert line in errors, (line, editor.marks())
+    rows = [log.list.topLevelItem(i) for i in range(log.list.topLevelItemCount())]
+    row = next(r for r in rows if r.text(0) == f"✗ {line}")
+    editor.go_to_line(1)
+    qtbot.mouseClick(
+        log.list.viewport(), Qt.MouseButton.LeftButton, pos=log.list.visualItemRect(row).center()
+    )
+    assert editor.current_line() == line and editor.hasFocus()

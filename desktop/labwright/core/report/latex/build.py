@@ -39,6 +39,7 @@ from labwright.core.report.latex.logparse import (
     source_context,
 )
 from labwright.core.report.latex.probe import Engines
+from labwright.core.report.latex.structure import structure_problems
 from labwright.core.rundir import fence
 
 POLL_S = 0.1  # how often a running compile checks cancel, the deadline and the bounds
@@ -478,7 +479,7 @@ def compile_tex(
     if why := growth.problem():  # RLIMIT_FSIZE stopped a writer between two polls
         growth.discard()
         return _scrub(fail(why, log_tail=tail), clean)
-    errors = parse_log_errors(log_text, read_source, tex_name)
+    errors = parse_log_errors(log_text, read_source, tex_name, structure_problems)
     warnings = parse_warnings(log_text)
     blg_errors, blg_warnings = _fresh_blg(blg_path, read_source, blg_before)
     warnings += blg_warnings

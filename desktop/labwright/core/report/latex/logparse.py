@@ -10,6 +10,16 @@ package's "File `x.sty' not found" is one), so both are always parsed. The log
 is expected unwrapped (`max_print_line=10000`, which compile_tex sets);
 wrapped logs still parse, with messages cut at the wrap.
 
+Where TeX cannot say which line is wrong, the error is located from what TeX
+printed around it and from the source (`locate_in_source`): the text after
+"Runaway argument?" (an unclosed `\textbf{` read up to the end of the file) is
+found in the source; an undefined control sequence reported at the end of a
+multi-line argument goes back to the line that has it; "\begin{X} on input line
+N ended by ..." points at N; and an error with no line, or one TeX noticed only
+where a paragraph or the file ended (`$` not closed, "File ended while
+scanning"), takes the line of the structural check (structure.py: unbalanced
+braces, environments, math).
+
 A log is written by TeX running the model's document, so any line of it may be
 forged (`\immediate\write17{./events.jsonl:2: ...}`): a file a line names is
 only a name. `read_source` decides which files may be quoted (compile_tex's
@@ -19,9 +29,12 @@ MAX_ERRORS errors are kept, whatever the log holds.
 
 from __future__ import annotations
 
+import bisect
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+
+from labwright.core.report.latex.structure import Problem, check_structure
 
 CONTEXT_RADIUS = 3
 MAX_ERRORS = 50
@@ -53,6 +66,23 @@ _BLG_ERROR = re.compile(r"^(?P<msg>.+?)---line (?P<line>\d+) of file (?P<file>.+
 # BibTeX's fatal lines, and Biber's "[91] Utils.pm:209> ERROR - ..." lines.
 _BLG_FATAL = re.compile(r"^I couldn't open .*|^I found no (?!\\citation).*|\bERROR - .*")
 _BLG_WARNING = re.compile(r"(?:^Warning--|\bWARN - )(?P<msg>.+)$")
+_RUNAWAY = "Runaway argument?"
+_ENDED_BY = re.compile(r"\\begin\{[^}]*\} on input line (?P<line>\d+) ended by")
+_SCANNING = re.compile(r"(?:scanning use of|ended before) (?P<cs>\\[A-Za-z@]+)")
+_CONTROL_WORD = re.compile(r"\\[A-Za-z@]+")
+_UNDEFINED = "Undefined control sequence"
+# What TeX notices only where a paragraph, a group or the file ends: the structural
+# check knows better where it began.
+_NOTICED_LATE = (
+    "Missing $ inserted",
+    "Display math should end with $$",
+    "Extra }, or forgotten $",
+    "File ended while scanning",
+    "Paragraph ended before",
+    "Emergency stop",
+    "==> Fatal error occurred",
+)
+_BACK_LINES = 60  # how far back an undefined control sequence is looked for
 _OVERFULL = re.compile(
     r"^Overfull \\[hv]box \((?P<pt>[\d.]+)pt too (?:wide|high)\)(?:.*?lines? (?P<line>\d+))?"
 )
@@ -140,12 +170,30 @@ def _near(text: str) -> str:
     return text if len(text) <= 40 else "…" + text[-40:]
 
 
+@dataclass(frozen=True)
+class _Found:
+    file: str
+    line: int | None
+    message: str
+    runaway: str = ""  # the text TeX printed after "Runaway argument?"
+    culprit: str = ""  # an undefined control sequence, as TeX showed it
+
+
+def _start(text: str) -> str:
+    text = text.strip()
+    return text if len(text) <= 40 else text[:40] + "…"
+
+
 def parse_log_errors(
-    log_text: str, read_source: Callable[[str], str | None], tex_name: str
+    log_text: str,
+    read_source: Callable[[str], str | None],
+    tex_name: str,
+    structure: Callable[[str], list[Problem]] = check_structure,
 ) -> list[LogError]:
-    """Errors in `log_text`; `read_source(file)` gives a file's text for context."""
+    """Errors in `log_text`; `read_source(file)` gives a file's text for context and
+    for locating an error TeX gave no line for (`structure`: the imbalance check)."""
     lines = log_text.splitlines()
-    found: list[tuple[str, int | None, str]] = []
+    found: list[_Found] = []
     lineno: int | None
     for i, line in enumerate(lines):
         flm = _FILE_LINE.match(line)
@@ -165,22 +213,131 @@ def parse_log_errors(
             message = _full_message(lines, i, bang["msg"])
         if near:
             message = f"{message} (near: {_near(near)})"
-        found.append((file, lineno, _clip(message)))
+        runaway = lines[i - 1] if i >= 2 and lines[i - 2].strip() == _RUNAWAY else ""
+        culprit = _culprit(lines, i) if _UNDEFINED in message else ""
+        found.append(_Found(file, lineno, _clip(message), runaway, culprit))
 
-    primary = [e for e in found if not e[2].startswith(_SECONDARY)]
+    primary = [e for e in found if not e.message.startswith(_SECONDARY)]
     chosen = primary or found
     errors: list[LogError] = []
     seen: set[tuple[str, int | None, str]] = set()
-    for file, lineno, message in chosen:
-        if (file, lineno, message) in seen:
+    main = _normalize_file(tex_name)
+    for error in chosen:
+        if (error.file, error.line, error.message) in seen:
             continue
-        seen.add((file, lineno, message))
-        source = read_source(file) if lineno is not None else None
-        context = source_context(source, lineno) if source and lineno is not None else ""
-        errors.append(LogError(file=file, line=lineno, message=message, context=context))
+        seen.add((error.file, error.line, error.message))
+        source = read_source(error.file)
+        if source is not None and _normalize_file(error.file) == main:
+            error = locate_in_source(error, source, structure)
+        context = source_context(source, error.line) if source and error.line else ""
+        errors.append(LogError(error.file, error.line, error.message, context))
         if len(errors) >= MAX_ERRORS:
             break
     return errors
+
+
+def _culprit(lines: list[str], start: int) -> str:
+    """The undefined control sequence: TeX ends the first context line with it."""
+    for line in lines[start + 1 : start + 4]:
+        if line.strip():
+            words = _CONTROL_WORD.findall(line)
+            return words[-1] if words else ""
+    return ""
+
+
+def locate_in_source(
+    error: _Found, source: str, structure: Callable[[str], list[Problem]] = check_structure
+) -> _Found:
+    """`error` with the line of `source` it is about, when TeX's own line is missing or
+    only where TeX noticed it (see the module doc); otherwise unchanged."""
+    lines = source.splitlines()
+    if m := _ENDED_BY.search(error.message):
+        return replace(error, line=int(m["line"]))
+    if error.runaway:
+        scanning = _SCANNING.search(error.message)
+        command = scanning["cs"] if scanning and "@" not in scanning["cs"] else ""
+        line = find_runaway(lines, error.runaway, command)
+        if line is not None:
+            shown = _start(error.runaway.strip().removesuffix("\\ETC."))
+            return replace(
+                error, line=line, message=_clip(f"{error.message} (runaway argument: {shown})")
+            )
+    if error.culprit and error.line is not None:
+        line = _line_with(lines, error.culprit, error.line)
+        if line is not None:
+            return replace(error, line=line)
+    if error.line is not None and not error.message.startswith(_NOTICED_LATE):
+        return error
+    problems = structure(source)
+    if error.line is not None:  # noticed at a paragraph's end: the math opened in it
+        first = _paragraph_start(lines, error.line)
+        math = [p for p in problems if p.kind == "math" and first <= p.line <= error.line]
+        if not math:
+            return error
+        return replace(
+            error, line=math[-1].line, message=_clip(f"{error.message} {math[-1].message}")
+        )
+    if not problems:
+        return error
+    return replace(
+        error, line=problems[0].line, message=_clip(f"{error.message} {problems[0].message}")
+    )
+
+
+def _paragraph_start(lines: list[str], line: int) -> int:
+    """The first line of the paragraph that `line` is in or ends (the blank line after it)."""
+    n = min(line, len(lines))
+    if n >= 1 and not lines[n - 1].strip():
+        n -= 1
+    while n > 1 and lines[n - 2].strip():
+        n -= 1
+    return max(n, 1)
+
+
+def _line_with(lines: list[str], word: str, line: int) -> int | None:
+    """The line at or before `line` that has the control word `word` (not a longer one)."""
+    pattern = re.compile(re.escape(word) + r"(?![A-Za-z@])")
+    for n in range(min(line, len(lines)), max(0, line - _BACK_LINES), -1):
+        if pattern.search(_uncommented(lines[n - 1])):
+            return n
+    return None
+
+
+def _uncommented(line: str) -> str:
+    m = re.search(r"(?<!\\)%", line)
+    return line[: m.start()] if m else line
+
+
+def _tex_shown(text: str) -> str:
+    """Text as TeX shows tokens: a space after each control word, one space for any run."""
+    text = re.sub(r"(\\[A-Za-z@]+)\s*", r"\1 ", text)
+    return re.sub(r"\s+", " ", text)
+
+
+def find_runaway(lines: list[str], runaway: str, command: str = "") -> int | None:
+    """The source line where the runaway argument TeX printed begins.
+
+    TeX shows the argument from its `{`, a space after every control word, a blank
+    line as \\par, and cuts it with \\ETC.; the longest start of it found in the
+    source (preceded by `command` when TeX named a public one) gives the line."""
+    text = runaway.strip().removesuffix("\\ETC.").strip()
+    first = _tex_shown(text.split("\\par ", 1)[0]).strip()
+    pieces = [_tex_shown(_uncommented(line)).strip() for line in lines]
+    joined, starts, at = [], [], 0
+    for piece in pieces:
+        starts.append(at)
+        joined.append(piece)
+        at += len(piece) + 1
+    whole = " ".join(joined)
+    words = first.split(" ")
+    while words and len(" ".join(words)) >= 6:
+        fragment = " ".join(words)
+        for needle in ([_tex_shown(command) + fragment] if command else []) + [fragment]:
+            hits = [m.start() for m in re.finditer(re.escape(needle), whole)]
+            if len(hits) == 1 or (hits and needle != fragment):
+                return bisect.bisect_right(starts, hits[0])
+        words.pop()
+    return None
 
 
 def _clip(message: str) -> str:
