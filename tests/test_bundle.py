@@ -20,9 +20,11 @@ ROOT = Path(__file__).resolve().parents[1]
 WORK = ROOT / "build" / "pyinstaller"
 DIST = WORK / "dist"
 APP_ID = "org.labwright.Labwright"
-# Measured: 335 MB (numpy's and scipy's two OpenBLAS, Qt's ICU data); the test guards
-# against a Qt part or a package coming back unnoticed, not for the 250 MB goal.
-MAX_MB = 380
+# Measured: 335 MB (numpy's and scipy's two OpenBLAS, Qt's ICU data) before the Word
+# export's pandoc (155 MB, the pypandoc-binary wheel's static binary) and the spell
+# checker's English dictionary (0.7 MB); the test guards against a Qt part or a package
+# coming back unnoticed, not for the 250 MB goal.
+MAX_MB = 540
 
 pytestmark = [pytest.mark.bundle, pytest.mark.timeout(1800)]
 

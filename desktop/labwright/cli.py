@@ -178,17 +178,23 @@ def _parser() -> argparse.ArgumentParser:
 
     x = sub.add_parser(
         "export",
-        help="export a run's report as a folder or .zip (Overleaf-ready)",
-        description="Export report.tex, refs.bib, the figures it uses and report.pdf.",
+        help="export a run's report as a folder or .zip (Overleaf-ready), or a Word document",
+        description="Export report.tex, refs.bib, the figures it uses and report.pdf; or, "
+        "with --docx, the report as a Word document (through pandoc: headings, tables, "
+        "equations as Word equations, figures and references).",
     )
     x.add_argument("run_dir", type=Path, metavar="RUN_DIR", help="a run directory")
     x.add_argument(
         "dest",
         type=Path,
         metavar="DEST",
-        help="a new or empty folder, or the .zip file with --zip",
+        help="a new or empty folder, or the .zip file with --zip, or the .docx file with --docx",
     )
-    x.add_argument("--zip", action="store_true", help="write one .zip file instead of a folder")
+    form = x.add_mutually_exclusive_group()
+    form.add_argument("--zip", action="store_true", help="write one .zip file instead of a folder")
+    form.add_argument(
+        "--docx", action="store_true", help="write a Word document (.docx) instead of a folder"
+    )
 
     d = sub.add_parser(
         "doctor",
@@ -425,7 +431,8 @@ def cmd_verify(a: argparse.Namespace) -> int:
 
 
 def cmd_export(a: argparse.Namespace) -> int:
-    """Export report.tex, refs.bib, the figures it includes and report.pdf; say what is open."""
+    """Export report.tex, refs.bib, the figures it includes and report.pdf (or the report
+    as a .docx); say what is open."""
     from labwright.core.report.export import ExportError, export_report, export_warnings
     from labwright.core.rundir.errors import RunDirError
     from labwright.core.rundir.files import is_run_dir
@@ -436,7 +443,7 @@ def cmd_export(a: argparse.Namespace) -> int:
     try:  # RunDirError: a run folder holding a link (rundir/fence.py) is not exported
         for warning in export_warnings(a.run_dir):
             _say(f"note: {warning}")
-        path = export_report(a.run_dir, a.dest, as_zip=a.zip)
+        path = export_report(a.run_dir, a.dest, as_zip=a.zip, as_docx=a.docx)
     except (ExportError, RunDirError) as e:
         _say(e)
         return EXIT_USAGE

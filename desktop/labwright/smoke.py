@@ -11,7 +11,9 @@ source checkout. In order, each step timed:
 4. a PDF (the report's, else a figure's) loads in a PDF preview and renders a page
    that is not blank;
 5. a figure through the make_figure sandbox (numpy, pandas, scipy, matplotlib in a
-   confined child), where this OS has a sandbox.
+   confined child), where this OS has a sandbox;
+6. the report as a Word document, through the pandoc of the pypandoc-binary wheel
+   (the bundle carries its binary).
 
 Exit 0 only if every step that applies worked. Settings and runs go to a temporary
 LABWRIGHT_HOME, so the person's own are never touched.
@@ -103,6 +105,7 @@ class _Smoke:
             ("the run reopens in the window", self.reopen),
             ("a PDF shows in the preview", self.preview),
             ("a figure through the sandbox", self.figure),
+            ("the report as a Word document", self.word),
         ]
         try:
             for name, step in steps:
@@ -222,6 +225,24 @@ class _Smoke:
         if image.isNull() or not inked:
             raise RuntimeError(f"page 1 of {self.pdf.name} rendered blank")
         return f"{self.pdf.name}: {pages} page(s)"
+
+    def word(self) -> str:
+        import zipfile
+
+        from labwright.core.report.export import export_report
+        from labwright.core.report.word import find_pandoc
+
+        if not (self.run_dir / "report.tex").is_file():
+            raise _Skip("needs the offline report")
+        pandoc = find_pandoc()
+        if pandoc is None:
+            raise RuntimeError("no pandoc: the pypandoc-binary wheel's binary is missing")
+        out = export_report(self.run_dir, self.tmp / "report.docx", as_docx=True)
+        with zipfile.ZipFile(out) as z:
+            images = [n for n in z.namelist() if n.startswith("word/media/")]
+            if "word/document.xml" not in z.namelist() or not images:
+                raise RuntimeError("the .docx has no document or no figure")
+        return f"pandoc {pandoc.version_text}: {len(images)} figure(s)"
 
     def figure(self) -> str:
         from labwright.core.agent.sandbox import run_figure

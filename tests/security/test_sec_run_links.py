@@ -7,7 +7,7 @@ and goes through the real code path: `labwright run --resume`, `labwright export
 figure run of the sandbox, and the app's Reopen by a double-click on the history
 row. The effects checked: the outside folder hashes the same afterwards (nothing
 written, truncated or created there), the canary is in no output (files of the run
-folder, PDF text, zip members, stdout and stderr), and the refusal names the link.
+folder, PDF text, zip and .docx members, stdout and stderr), and the refusal names the link.
 Positive controls: the same scenario with the canary in a regular file inside the
 run shows the same checks do see it (in the PDF text, the zip, the output) and a
 change of the journal.
@@ -46,7 +46,7 @@ def _texts(path: Path) -> list[str]:
 
         with contextlib.suppress(Exception):  # a broken PDF has no text to leak
             out += [p.extract_text() or "" for p in PdfReader(path).pages]
-    if path.suffix.lower() == ".zip":
+    if path.suffix.lower() in (".zip", ".docx"):  # a .docx is a zip of XML parts
         with zipfile.ZipFile(path) as z:
             out += [z.read(i).decode("latin-1") for i in z.infolist()]
     return out
@@ -201,18 +201,26 @@ def test_the_torn_tail_of_a_linked_journal_is_not_cut(offline_run, outside, caps
 EXPORT_ENTRIES = ["report.tex", "refs.bib", "report.pdf", "figures/table1.pdf", "figures"]
 
 
-@pytest.mark.parametrize("as_zip", [True, False], ids=["zip", "folder"])
-@pytest.mark.parametrize("entry", EXPORT_ENTRIES)
+EXPORT_KINDS = {
+    "zip": ("out.zip", ["--zip"]),
+    "folder": ("out", []),
+    "docx": ("out.docx", ["--docx"]),
+}
+
+
+@pytest.mark.parametrize("kind", list(EXPORT_KINDS))
+@pytest.mark.parametrize("entry", [*EXPORT_ENTRIES, "figures/table1.png"])
 def test_export_refuses_a_run_folder_holding_a_link(
-    entry, as_zip, offline_run, outside, tmp_path, capsys
+    entry, kind, offline_run, outside, tmp_path, capsys
 ):
     plant(offline_run, entry, outside)
     if entry == "figures":
         (outside / "linked-figures" / "table1.pdf").write_bytes(FAKE_PDF)
     before = snapshot(outside)
-    dest = tmp_path / ("out.zip" if as_zip else "out")
+    name, flags = EXPORT_KINDS[kind]
+    dest = tmp_path / name
 
-    code = main(["export", str(offline_run), str(dest), *(["--zip"] if as_zip else [])])
+    code = main(["export", str(offline_run), str(dest), *flags])
 
     out, err = capsys.readouterr()
     assert not dest.exists() or leaks_here(dest) == []
@@ -224,15 +232,19 @@ def test_export_refuses_a_run_folder_holding_a_link(
     assert not [p for p in tmp_path.iterdir() if p.name.startswith(".out")]  # no staging left
 
 
-@pytest.mark.parametrize("as_zip", [True, False], ids=["zip", "folder"])
-def test_positive_control_export_carries_a_canary_of_the_run(as_zip, offline_run, tmp_path):
+@pytest.mark.parametrize("kind", list(EXPORT_KINDS))
+def test_positive_control_export_carries_a_canary_of_the_run(kind, offline_run, tmp_path):
     for name in ("report.tex", "refs.bib", "report.pdf"):
         _with_canary(offline_run / name)
-    dest = tmp_path / ("out.zip" if as_zip else "out")
-    assert main(["export", str(offline_run), str(dest), *(["--zip"] if as_zip else [])]) == 0
+    name, flags = EXPORT_KINDS[kind]
+    dest = tmp_path / name
+    assert main(["export", str(offline_run), str(dest), *flags]) == 0
     hits = leaks_here(dest)
     for name in ("report.tex", "refs.bib", "report.pdf"):
-        assert as_zip or any(name in h for h in hits), hits
+        assert kind != "folder" or any(name in h for h in hits), hits
+    if kind == "docx":  # report.tex's text, as Word text
+        with zipfile.ZipFile(dest) as z:
+            assert CANARY in z.read("word/document.xml").decode("utf-8")
     assert hits
 
 

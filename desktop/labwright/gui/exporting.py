@@ -1,4 +1,5 @@
-"""Exporting from the app: ask about open items, choose a .zip or a folder, say where it went.
+"""Exporting from the app: ask about open items, choose a .zip, a folder or a Word
+document, say where it went.
 
 Every question goes through QMessageBox's and QFileDialog's static functions,
 so the platform's own dialogs are used (and tests answer them by patching those).
@@ -32,6 +33,10 @@ def zip_filter() -> str:
 
 def folder_filter() -> str:
     return QCoreApplication.translate("Export", "Folder (*)")
+
+
+def docx_filter() -> str:
+    return QCoreApplication.translate("Export", "Word document (*.docx)")
 
 
 def default_destination(run_dir: Path, folder: Path | None) -> Path:
@@ -91,22 +96,24 @@ def confirm_export(parent: QWidget | None, warnings: list[str]) -> bool:
     return answer == QMessageBox.StandardButton.Yes
 
 
-def choose_destination(parent: QWidget | None, start: Path) -> tuple[Path, bool] | None:
-    """The save dialog: (destination, as a zip) or None when the person cancelled."""
+def choose_destination(parent: QWidget | None, start: Path) -> tuple[Path, str] | None:
+    """The save dialog: (destination, "zip" | "folder" | "docx") or None when cancelled."""
     path, chosen = QFileDialog.getSaveFileName(
         parent,
         QCoreApplication.translate("Export", "Export the report"),
         str(start),
-        f"{zip_filter()};;{folder_filter()}",
+        f"{zip_filter()};;{folder_filter()};;{docx_filter()}",
         zip_filter(),
     )
     if not path:
         return None
     dest = Path(path)
-    as_zip = chosen != folder_filter() if chosen else dest.suffix.lower() == ".zip"
-    if as_zip and dest.suffix.lower() != ".zip":
-        dest = dest.with_name(dest.name + ".zip")
-    return dest, as_zip
+    by_filter = {zip_filter(): "zip", folder_filter(): "folder", docx_filter(): "docx"}
+    by_suffix = {".zip": "zip", ".docx": "docx"}
+    kind = by_filter.get(chosen) or by_suffix.get(dest.suffix.lower(), "zip")
+    if kind in by_suffix.values() and dest.suffix.lower() != f".{kind}":
+        dest = dest.with_name(f"{dest.name}.{kind}")
+    return dest, kind
 
 
 def export_with_dialogs(
@@ -121,9 +128,9 @@ def export_with_dialogs(
     chosen = choose_destination(parent, default_destination(run_dir, folder))
     if chosen is None:
         return None
-    dest, as_zip = chosen
+    dest, kind = chosen
     try:
-        return export_report(run_dir, dest, as_zip=as_zip)
+        return export_report(run_dir, dest, as_zip=kind == "zip", as_docx=kind == "docx")
     except (OSError, ValueError) as e:
         QMessageBox.warning(
             parent, QCoreApplication.translate("Export", "Export failed"), refusal_words(e)

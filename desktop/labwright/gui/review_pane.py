@@ -510,7 +510,7 @@ class ReviewPane(QWidget):
         as_zip: bool | None = None,
         confirm: Callable[[str], bool] | None = None,
     ) -> Path | None:
-        """Export a folder or a .zip; a degraded draft with open items asks first.
+        """Export a folder, a .zip or a .docx; a degraded draft with open items asks first.
 
         Without `dest` the person chooses in the save dialog (a .zip or a folder)."""
         if self.run_dir is None:
@@ -525,7 +525,8 @@ class ReviewPane(QWidget):
                 return None
             zip_it = dest.suffix.lower() == ".zip" if as_zip is None else as_zip
             try:
-                out = export_report(self.run_dir, dest, as_zip=zip_it)
+                docx = dest.suffix.lower() == ".docx"
+                out = export_report(self.run_dir, dest, as_zip=zip_it, as_docx=docx)
             except (OSError, ValueError) as e:
                 why = refusal_words(e)
                 self._set_status(lambda: self.tr("Export failed: {0}").format(why))

@@ -1,4 +1,5 @@
-"""Export a reviewed report: a folder or a .zip that compiles on its own (Overleaf-ready).
+"""Export a reviewed report: a folder or a .zip that compiles on its own (Overleaf-ready),
+or a Word document (.docx, through pandoc: core/report/word.py).
 
 The bundle holds exactly what LaTeX needs and what the person asked for:
 
@@ -10,8 +11,12 @@ The bundle holds exactly what LaTeX needs and what the person asked for:
 
 Provenance stays in the run directory (journal, run.json, figure code and
 inputs, numbers.json, build folders): it is not part of a report a person
-hands in. Writes are atomic: a .zip is written to a temp file and renamed; a
-folder is assembled beside the destination and renamed into place.
+hands in. Writes are atomic: a .zip or .docx is written to a temp file and
+renamed; a folder is assembled beside the destination and renamed into place.
+
+A .docx is converted from copies: report.tex, refs.bib and, for each figure the
+report includes, the PNG beside its PDF (Word shows no PDF image), read through
+the fence into a private staging folder that pandoc alone sees.
 
 A run folder holding a link is not exported (RunLinkError, before anything is
 written), and every file is read beneath the run folder without following one
@@ -21,6 +26,7 @@ written), and every file is read beneath the run folder without following one
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import stat
 import tempfile
@@ -30,10 +36,12 @@ from pathlib import Path, PurePosixPath
 from typing import IO
 
 from labwright.core.atomic import atomic_writer
+from labwright.core.report import word
 from labwright.core.report.review import included_figures, open_items, why_degraded
+from labwright.core.report.templates import TemplateError, load_template
 from labwright.core.rundir import fence
 from labwright.core.rundir.files import try_load_run
-from labwright.core.rundir.store import is_within
+from labwright.core.rundir.store import is_within, make_temp_dir
 
 # graphicx's search order under XeLaTeX when \includegraphics names no extension
 _GRAPHICS_EXTS = ("", ".pdf", ".png", ".jpg", ".jpeg", ".eps")
@@ -56,12 +64,19 @@ REFUSAL_TEXT: dict[str, str] = {
     ),
     "in_run": "{dest} is inside the run directory; choose a place outside it.",
     "zip_is_folder": "{dest} is a folder; give the name of the .zip file to write.",
+    "docx_is_folder": "{dest} is a folder; give the name of the .docx file to write.",
     "no_parent": "The folder {parent} does not exist.",
     "folder_is_file": "{dest} is a file; choose a new or empty folder.",
     "folder_not_empty": (
         "The folder {dest} is not empty; choose a new or empty folder, so nothing of "
         "yours is overwritten."
     ),
+    "no_pandoc": (
+        "A Word document is made with pandoc, which is not installed: install Labwright "
+        "with its pypandoc-binary package, or pandoc 2.15 or later."
+    ),
+    "pandoc_timeout": "pandoc did not finish the Word document within {seconds} s; nothing was written.",
+    "pandoc_failed": "pandoc could not convert the report to Word: {detail}",
 }
 
 
@@ -82,18 +97,26 @@ class ExportError(ValueError):
         super().__init__(REFUSAL_TEXT[code].format(**self.params))
 
 
-def export_report(run_dir: Path, dest: Path, *, as_zip: bool = False) -> Path:
-    """Write the bundle to `dest` (a new or empty folder, or a .zip file) and return it.
+def export_report(
+    run_dir: Path, dest: Path, *, as_zip: bool = False, as_docx: bool = False
+) -> Path:
+    """Write the bundle to `dest` (a new or empty folder, or a .zip file) or the report
+    as a Word document (`as_docx`: the .docx file `dest`), and return it.
 
     Refused with ExportError: a run without report.tex, a folder that is not
-    empty, a destination inside the material folder or inside the run directory;
-    with RunLinkError: a run folder holding a link (or a FIFO, a socket, a device).
+    empty, a destination inside the material folder or inside the run directory,
+    no pandoc for a .docx (or pandoc failing); with RunLinkError: a run folder
+    holding a link (or a FIFO, a socket, a device).
     """
     run_dir = Path(run_dir).resolve()
     dest = Path(dest).expanduser().absolute()
     fence.check_run_dir(run_dir)
     files = bundle_files(run_dir)
-    _check_destination(run_dir, dest, as_zip)
+    kind = "docx" if as_docx else "zip" if as_zip else "folder"
+    _check_destination(run_dir, dest, kind)
+    if as_docx:
+        _write_docx(run_dir, files, dest)
+        return dest
     readme = _readme(run_dir, "zip file" if as_zip else "folder")
     if as_zip:
         _write_zip(run_dir, files, readme, dest)
@@ -135,15 +158,15 @@ def _material_folder(run_dir: Path) -> Path | None:
     return meta.folder if meta is not None else None
 
 
-def _check_destination(run_dir: Path, dest: Path, as_zip: bool) -> None:
+def _check_destination(run_dir: Path, dest: Path, kind: str) -> None:
     folder = _material_folder(run_dir)
     if folder is not None and is_within(dest, folder):
         raise ExportError("in_material", dest=dest, folder=folder)
     if is_within(dest, run_dir):
         raise ExportError("in_run", dest=dest)
-    if as_zip:
+    if kind in ("zip", "docx"):
         if dest.is_dir():
-            raise ExportError("zip_is_folder", dest=dest)
+            raise ExportError(f"{kind}_is_folder", dest=dest)
         if not dest.parent.is_dir():
             raise ExportError("no_parent", parent=dest.parent)
         return
@@ -200,6 +223,82 @@ def _write_folder(run_dir: Path, files: dict[str, str], readme: str, dest: Path)
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
         raise
+
+
+def _write_docx(run_dir: Path, files: dict[str, str], dest: Path) -> None:
+    staging = make_temp_dir("docx")
+    try:
+        for name in ("report.tex", "refs.bib"):
+            if name in files:
+                _copy_out(run_dir, name, staging / name)
+        tex = fence.read_text(run_dir, "report.tex")
+        figures = _stage_word_figures(run_dir, tex, staging)
+        try:
+            out = word.convert(
+                staging,
+                lang=_report_language(run_dir, tex),
+                figures=figures,
+                bibliography="refs.bib" in files,
+            )
+        except word.PandocError as e:
+            if e.code == "no_pandoc":
+                raise ExportError("no_pandoc") from None
+            if e.code == "timeout":
+                raise ExportError("pandoc_timeout", seconds=e.detail) from None
+            raise ExportError("pandoc_failed", detail=e.detail) from None
+        # a document the person hands in: readable as any file they save (umask applies)
+        with open(out, "rb") as src, atomic_writer(dest, mode=0o666) as target:
+            shutil.copyfileobj(src, target)
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+
+
+def _copy_out(run_dir: Path, rel: str, target: Path) -> None:
+    """Copy a run file out of the run folder, read beneath it without following a link."""
+    target.parent.mkdir(parents=True, exist_ok=True)
+    with fence.open_in_run(run_dir, rel) as src, open(target, "xb") as out:
+        shutil.copyfileobj(src, out)
+
+
+def _word_image(run_dir: Path, found: str) -> str | None:
+    """The image Word shows for a figure file of the run: a PNG or JPEG as it is, a
+    PDF or EPS by the PNG beside it (every figure Labwright draws has one)."""
+    path = PurePosixPath(found)
+    if path.suffix.lower() in (".png", ".jpg", ".jpeg"):
+        return found
+    png = path.with_suffix(".png").as_posix()
+    return png if fence.is_file(run_dir, png) else None
+
+
+def _stage_word_figures(run_dir: Path, tex: str, staging: Path) -> dict[str, str]:
+    """Copy each included figure's image into staging/figures; its target -> staged name."""
+    figures: dict[str, str] = {}
+    for n, target in enumerate(dict.fromkeys(t.strip() for t in included_figures(tex)), 1):
+        found = _graphic(run_dir, target)
+        image = _word_image(run_dir, found) if found is not None else None
+        if image is None:
+            continue
+        staged = f"figures/{n}-{PurePosixPath(image).name}"
+        _copy_out(run_dir, image, staging / staged)
+        key = target[2:] if target.startswith("./") else target
+        figures[key] = staged
+    return figures
+
+
+def _report_language(run_dir: Path, tex: str) -> str:
+    """The report's language: a ctex document is Chinese, else the run's setting."""
+    if re.search(r"\\documentclass(?:\[[^\]]*\])?\{ctex|\\usepackage(?:\[[^\]]*\])?\{ctex", tex):
+        return "zh"
+    meta = try_load_run(run_dir)
+    if meta is not None:
+        lang = meta.config.get("lang")
+        if isinstance(lang, str) and lang:
+            return lang
+        try:
+            return load_template(meta.template).lang if meta.template else "en"
+        except TemplateError:
+            return "en"
+    return "en"
 
 
 # -- asking before exporting -----------------------------------------------------------

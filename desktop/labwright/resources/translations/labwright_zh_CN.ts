@@ -226,6 +226,10 @@
         <translation>文件夹 (*)</translation>
     </message>
     <message>
+        <source>Word document (*.docx)</source>
+        <translation>Word 文档 (*.docx)</translation>
+    </message>
+    <message>
         <source>This draft is degraded: {0}</source>
         <translation>这份草稿不完整：{0}</translation>
     </message>
@@ -1559,6 +1563,10 @@
         <translation>{dest} 是一个文件夹；请给出要写入的 .zip 文件名。</translation>
     </message>
     <message>
+        <source>{dest} is a folder; give the name of the .docx file to write.</source>
+        <translation>{dest} 是一个文件夹；请给出要写入的 .docx 文件名。</translation>
+    </message>
+    <message>
         <source>The folder {parent} does not exist.</source>
         <translation>文件夹 {parent} 不存在。</translation>
     </message>
@@ -1569,6 +1577,18 @@
     <message>
         <source>The folder {dest} is not empty; choose a new or empty folder, so nothing of yours is overwritten.</source>
         <translation>文件夹 {dest} 不是空的；请选择新的或空的文件夹，以免覆盖你的文件。</translation>
+    </message>
+    <message>
+        <source>A Word document is made with pandoc, which is not installed: install Labwright with its pypandoc-binary package, or pandoc 2.15 or later.</source>
+        <translation>Word 文档由 pandoc 生成，但本机未安装 pandoc：请连同 pypandoc-binary 包一起安装 Labwright，或安装 pandoc 2.15 及以上版本。</translation>
+    </message>
+    <message>
+        <source>pandoc did not finish the Word document within {seconds} s; nothing was written.</source>
+        <translation>pandoc 未能在 {seconds} 秒内生成 Word 文档；未写入任何文件。</translation>
+    </message>
+    <message>
+        <source>pandoc could not convert the report to Word: {detail}</source>
+        <translation>pandoc 无法将报告转换为 Word：{detail}</translation>
     </message>
 </context>
 <context>
