@@ -279,6 +279,10 @@ ZH_CN = {
     "Zip archive (*.zip)": "Zip 压缩包 (*.zip)",
     "Folder (*)": "文件夹 (*)",
     "Word document (*.docx)": "Word 文档 (*.docx)",
+    # LatexEditor's right-click menu (spell checking)
+    "No suggestions": "无拼写建议",
+    "Add “{0}” to Dictionary": "将“{0}”加入词典",
+    "Ignore “{0}”": "忽略“{0}”",
     "A token, money or time budget is nearly or fully used.": "词元、费用或时间预算即将或已经用完。",
     "This draft is degraded: {0}": "这份草稿不完整：{0}",
     "Open items remain: {0}.": "仍有待处理事项：{0} 项。",

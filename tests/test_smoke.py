@@ -27,7 +27,7 @@ def test_the_smoke_test_passes_here(tmp_path):
     )
     assert done.returncode == 0, done.stdout + done.stderr
     lines = done.stdout.splitlines()
-    assert len([line for line in lines if line.startswith(("[ok  ]", "[skip]"))]) == 6
+    assert len([line for line in lines if line.startswith(("[ok  ]", "[skip]"))]) == 7
     assert lines[-1].startswith("smoke test passed in ")
     assert "qt:" not in done.stderr  # no Qt warning on the way
     assert not (tmp_path / "home").exists()  # a temporary home, never the person's

@@ -13,7 +13,9 @@ source checkout. In order, each step timed:
 5. a figure through the make_figure sandbox (numpy, pandas, scipy, matplotlib in a
    confined child), where this OS has a sandbox;
 6. the report as a Word document, through the pandoc of the pypandoc-binary wheel
-   (the bundle carries its binary).
+   (the bundle carries its binary);
+7. the editor's spell checker finds a misspelt word of the report's prose and
+   suggests the right one (the bundle carries pyspellchecker's English dictionary).
 
 Exit 0 only if every step that applies worked. Settings and runs go to a temporary
 LABWRIGHT_HOME, so the person's own are never touched.
@@ -106,6 +108,7 @@ class _Smoke:
             ("a PDF shows in the preview", self.preview),
             ("a figure through the sandbox", self.figure),
             ("the report as a Word document", self.word),
+            ("spell checking of the prose", self.spelling),
         ]
         try:
             for name, step in steps:
@@ -243,6 +246,18 @@ class _Smoke:
             if "word/document.xml" not in z.namelist() or not images:
                 raise RuntimeError("the .docx has no document or no figure")
         return f"pandoc {pandoc.version_text}: {len(images)} figure(s)"
+
+    def spelling(self) -> str:
+        from labwright.core.report.review.spelling import Speller, document_words
+
+        speller = Speller("en")
+        words = [w.text for _, w in document_words("We \\textbf{recieve} $x$ the data.")]
+        if words != ["We", "recieve", "the", "data"] or not speller.is_misspelt("recieve"):
+            raise RuntimeError(f"the prose words or the dictionary are wrong: {words}")
+        suggestions = speller.suggestions("recieve")
+        if not suggestions or suggestions[0] != "receive":
+            raise RuntimeError(f"no suggestion for 'recieve': {suggestions}")
+        return "recieve → " + ", ".join(suggestions)
 
     def figure(self) -> str:
         from labwright.core.agent.sandbox import run_figure

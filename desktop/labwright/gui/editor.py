@@ -1,4 +1,5 @@
-"""The LaTeX source editor of the review pane: highlighting, line numbers, find and replace.
+"""The LaTeX source editor of the review pane: highlighting, line numbers, find and replace,
+spell checking of the prose (a wavy underline; right-click for suggestions).
 
 `EditorPanel` is the one widget to put in a layout: a `LatexEditor` (`.editor`)
 with its `FindBar` (`.find_bar`, hidden until Ctrl+F / Ctrl+H) under it.
@@ -10,13 +11,15 @@ from __future__ import annotations
 
 import re
 import sys
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
+from functools import partial
 
 from PySide6.QtCore import QEvent, QObject, QPointF, QRect, QRectF, QSize, Qt, QTimer, Signal
 from PySide6.QtGui import (
     QAction,
     QColor,
+    QContextMenuEvent,
     QFont,
     QFontDatabase,
     QHelpEvent,
@@ -30,6 +33,7 @@ from PySide6.QtGui import (
     QResizeEvent,
     QShortcut,
     QSyntaxHighlighter,
+    QTextBlock,
     QTextCharFormat,
     QTextCursor,
     QTextDocument,
@@ -41,6 +45,7 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
     QLineEdit,
+    QMenu,
     QPlainTextEdit,
     QPushButton,
     QTextEdit,
@@ -50,7 +55,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from labwright.core.report.review import spelling
+
 TAB_WIDTH = 2  # spaces a Tab inserts: LaTeX sources in the templates indent by two
+SPELL_PAUSE_MS = 500  # a word being typed is judged once typing pauses this long
 
 # Environments whose body is math: their content gets the math format.
 MATH_ENVIRONMENTS = (
@@ -79,6 +87,10 @@ IN_PAREN = 2  # \( ... \)
 IN_DOLLAR = 3  # $ ... $
 IN_DOUBLE_DOLLAR = 4  # $$ ... $$
 IN_ENVIRONMENT = 16  # 16 + i: inside \begin{MATH_ENVIRONMENTS[i]}
+# A block's state holds the colouring's state in its low bits and, above them, the spell
+# checker's (core/report/review/spelling.py): math or verbatim going on to the next line.
+SPELL_SHIFT = 5
+_LATEX_STATE = (1 << SPELL_SHIFT) - 1
 
 # \name, \name*, \<one char>, or a lone backslash at the end of a line (mid-typing)
 _COMMAND = re.compile(r"\\(?:[A-Za-z@]+\*?|.)?", re.DOTALL)
@@ -153,7 +165,16 @@ def latex_formats(palette: QPalette) -> dict[str, QTextCharFormat]:
     marker.setAlphaF(0.22 if dark else 0.30)
     todo.setBackground(marker)
     formats["todo"] = todo
+    misspelt = QTextCharFormat()
+    misspelt.setUnderlineStyle(QTextCharFormat.UnderlineStyle.SpellCheckUnderline)
+    misspelt.setUnderlineColor(_tone(0, 0.85, base))
+    formats["misspelt"] = misspelt
     return formats
+
+
+def spelling_state(block_state: int) -> int:
+    """The spell checker's state in a block's user state (-1: never highlighted)."""
+    return block_state >> SPELL_SHIFT if block_state >= 0 else spelling.PROSE
 
 
 class LatexHighlighter(QSyntaxHighlighter):
@@ -162,6 +183,11 @@ class LatexHighlighter(QSyntaxHighlighter):
     def __init__(self, document: QTextDocument, palette: QPalette | None = None) -> None:
         super().__init__(document)
         self._formats = latex_formats(palette or QPalette())
+        self.speller: spelling.Speller | None = None  # set_speller turns spell checking on
+        # (block number, position in it) of the word being typed: not judged until it is
+        # finished. A change of underline re-lays out and repaints the whole view, which
+        # on every keystroke of a word is what makes typing feel slow.
+        self.typing_at: Callable[[], tuple[int, int]] | None = None
 
     def set_palette(self, palette: QPalette) -> None:
         """Recolour for a new palette (e.g. the system switched to dark mode)."""
@@ -171,8 +197,40 @@ class LatexHighlighter(QSyntaxHighlighter):
     def format_for(self, name: str) -> QTextCharFormat:
         return QTextCharFormat(self._formats[name])
 
+    def set_speller(self, speller: spelling.Speller | None) -> None:
+        self.speller = speller
+        self.rehighlight()
+
+    def misspelt_at(self, block: QTextBlock, position: int) -> spelling.Word | None:
+        """The misspelt word of `block` under `position` (in the block), if any."""
+        if self.speller is None:
+            return None
+        previous = block.previous()
+        state = spelling_state(previous.userState()) if previous.isValid() else spelling.PROSE
+        words, _ = spelling.prose_words(block.text(), state)
+        return next(
+            (w for w in words if w.start <= position <= w.end and self.speller.is_misspelt(w.text)),
+            None,
+        )
+
+    def _underline_misspelt(self, text: str, previous: int) -> int:
+        """Underline the misspelt prose words of this block; the spell state it ends in."""
+        words, state = spelling.prose_words(text, spelling_state(previous))
+        assert self.speller is not None
+        typing = self.typing_at() if self.typing_at is not None else None
+        if typing is not None and typing[0] == self.currentBlock().blockNumber():
+            words = [w for w in words if not w.start <= typing[1] <= w.end]
+        for word in self.speller.misspelt(words):
+            for pos in range(word.start, word.end):  # over whatever colour is there
+                underlined = self.format(pos)
+                underlined.setUnderlineStyle(QTextCharFormat.UnderlineStyle.SpellCheckUnderline)
+                underlined.setUnderlineColor(self._formats["misspelt"].underlineColor())
+                self.setFormat(pos, 1, underlined)
+        return state
+
     def highlightBlock(self, text: str) -> None:
-        state = max(self.previousBlockState(), NORMAL)
+        previous = self.previousBlockState()
+        state = max(previous & _LATEX_STATE if previous >= 0 else NORMAL, NORMAL)
         if not text.strip() and state in (IN_DOLLAR, IN_DOUBLE_DOLLAR):
             state = NORMAL  # a paragraph break ends a runaway $: one stray $ must not tint the rest
         math: list[tuple[int, int]] = []  # spans of math, painted first
@@ -229,7 +287,10 @@ class LatexHighlighter(QSyntaxHighlighter):
             self.setFormat(start, length, self._formats[kind])
         for todo in _TODO.finditer(text):
             self.setFormat(todo.start(), todo.end() - todo.start(), self._formats["todo"])
-        self.setCurrentBlockState(state)
+        spell_state = spelling.PROSE
+        if self.speller is not None:
+            spell_state = self._underline_misspelt(text, previous)
+        self.setCurrentBlockState(state | (spell_state << SPELL_SHIFT))
 
 
 class LineNumberArea(QWidget):
@@ -266,6 +327,11 @@ class LatexEditor(QPlainTextEdit):
         super().__init__(parent)
         self._quiet = False  # set while the text changes without the person editing it
         self._find_bar: FindBar | None = None  # set by the FindBar made for this editor
+        self.context_menu: QMenu | None = None  # the right-click menu while it is open
+        # the word typed last is spell checked once typing pauses (see typing_at)
+        self._spell_pause = QTimer(self, singleShot=True, interval=SPELL_PAUSE_MS)
+        self._spell_pause.timeout.connect(self._check_typed_word)
+        self._typed_block = -1
         # compile marks: a cursor at the start of each marked line follows that line
         # through edits above it, until the next compile replaces the marks
         self._marks: list[tuple[QTextCursor, str, str]] = []
@@ -340,6 +406,15 @@ class LatexEditor(QPlainTextEdit):
             block = block.next()
         return None
 
+    def set_spell_language(self, language: str | None) -> None:
+        """Check the prose's spelling in English and `language` (None: no checking)."""
+        current = self.highlighter.speller
+        if current is not None and current.language == language:
+            return  # the same dictionaries: no need to go over the text again
+        speller = spelling.Speller(language) if language else None
+        with self._not_an_edit():
+            self.highlighter.set_speller(speller)
+
     def show_find(self, replace: bool = False) -> None:
         """Open the find (or find and replace) bar of the panel this editor is in."""
         if self._find_bar is not None:
@@ -365,6 +440,29 @@ class LatexEditor(QPlainTextEdit):
             self.text_edited.emit()
 
     def keyPressEvent(self, event: QKeyEvent) -> None:
+        if self.highlighter.speller is None or not event.text():
+            self._handle_key(event)
+            return
+        self.highlighter.typing_at = self._cursor_place
+        try:
+            self._handle_key(event)
+        finally:
+            self.highlighter.typing_at = None
+        self._typed_block = self.textCursor().blockNumber()
+        self._spell_pause.start()
+
+    def _cursor_place(self) -> tuple[int, int]:
+        # asked while the key is handled: the cursor is already past the inserted text
+        cursor = self.textCursor()
+        return cursor.blockNumber(), cursor.positionInBlock()
+
+    def _check_typed_word(self) -> None:
+        block = self.document().findBlockByNumber(self._typed_block)
+        if block.isValid():
+            with self._not_an_edit():
+                self.highlighter.rehighlightBlock(block)
+
+    def _handle_key(self, event: QKeyEvent) -> None:
         key, mods = event.key(), event.modifiers()
         if key == Qt.Key.Key_Tab and mods == Qt.KeyboardModifier.NoModifier:
             # spaces, never a tab character: LaTeX does not care and diffs stay aligned
@@ -383,6 +481,68 @@ class LatexEditor(QPlainTextEdit):
             self.ensureCursorVisible()
             return
         super().keyPressEvent(event)
+
+    # --- spelling: the right-click menu
+
+    def contextMenuEvent(self, event: QContextMenuEvent) -> None:
+        menu = self.createStandardContextMenu(event.pos())
+        menu.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        self._add_spelling_actions(menu, self.cursorForPosition(event.pos()))
+        menu.aboutToHide.connect(self._forget_menu)
+        self.context_menu = menu
+        menu.popup(event.globalPos())
+
+    def _forget_menu(self) -> None:
+        self.context_menu = None
+
+    def _add_spelling_actions(self, menu: QMenu, cursor: QTextCursor) -> None:
+        """Up to five suggestions, Add to Dictionary and Ignore, above the standard actions."""
+        speller = self.highlighter.speller
+        word = self.highlighter.misspelt_at(cursor.block(), cursor.positionInBlock())
+        if speller is None or word is None:
+            return
+        first = menu.actions()[0] if menu.actions() else None
+        start = cursor.block().position() + word.start
+        suggestions = speller.suggestions(word.text)
+        for suggestion in suggestions:
+            action = QAction(suggestion, menu)
+            bold = action.font()
+            bold.setBold(True)
+            action.setFont(bold)
+            action.triggered.connect(partial(self._replace_word, start, word.text, suggestion))
+            menu.insertAction(first, action)
+        if not suggestions:
+            none = QAction(self.tr("No suggestions"), menu)
+            none.setEnabled(False)
+            menu.insertAction(first, none)
+        add = QAction(self.tr("Add “{0}” to Dictionary").format(word.text), menu)
+        add.triggered.connect(partial(self._accept_word, word.text, True))
+        ignore = QAction(self.tr("Ignore “{0}”").format(word.text), menu)
+        ignore.triggered.connect(partial(self._accept_word, word.text, False))
+        menu.insertAction(first, add)
+        menu.insertAction(first, ignore)
+        menu.insertSeparator(first)
+
+    def _replace_word(self, start: int, word: str, replacement: str) -> None:
+        cursor = QTextCursor(self.document())
+        cursor.setPosition(start)
+        cursor.setPosition(start + len(word), QTextCursor.MoveMode.KeepAnchor)
+        if cursor.selectedText() != word:  # the text changed since the menu opened
+            return
+        cursor.insertText(replacement)  # an edit like typing: undoable, saved
+        self.setTextCursor(cursor)
+
+    def _accept_word(self, word: str, keep: bool) -> None:
+        """Add the word to the person's dictionary (`keep`) or ignore it this session."""
+        speller = self.highlighter.speller
+        if speller is None:
+            return
+        if keep:
+            speller.add(word)
+        else:
+            speller.ignore(word)
+        with self._not_an_edit():
+            self.highlighter.rehighlight()
 
     # --- palette
 

@@ -43,6 +43,7 @@ from labwright.core.report import review, synctex
 from labwright.core.report.export import export_report
 from labwright.core.report.item_words import TR_CONTEXT as ITEMS_CONTEXT
 from labwright.core.report.item_words import item_text
+from labwright.core.report.review.files import report_language
 from labwright.core.rundir.files import try_load_run
 from labwright.core.rundir.records import RunRecord
 from labwright.gui import run_files
@@ -263,7 +264,9 @@ class ReviewPane(QWidget):
         self.save_now()
         self.run_dir = run_dir
         self._show_banner()
-        self.editor.set_text(run_files.read_text(run_dir, "report.tex"))
+        tex = run_files.read_text(run_dir, "report.tex")
+        self.editor.set_spell_language(report_language(run_dir, tex))
+        self.editor.set_text(tex)
         self._show_log(entries_of_run(self._meta()))
         self.pdf.show_run(run_dir)  # where its reader was, or its first page
         self.refresh()

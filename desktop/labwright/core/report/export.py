@@ -26,7 +26,6 @@ written), and every file is read beneath the run folder without following one
 from __future__ import annotations
 
 import os
-import re
 import shutil
 import stat
 import tempfile
@@ -38,7 +37,7 @@ from typing import IO
 from labwright.core.atomic import atomic_writer
 from labwright.core.report import word
 from labwright.core.report.review import included_figures, open_items, why_degraded
-from labwright.core.report.templates import TemplateError, load_template
+from labwright.core.report.review.files import report_language
 from labwright.core.rundir import fence
 from labwright.core.rundir.files import try_load_run
 from labwright.core.rundir.store import is_within, make_temp_dir
@@ -236,7 +235,7 @@ def _write_docx(run_dir: Path, files: dict[str, str], dest: Path) -> None:
         try:
             out = word.convert(
                 staging,
-                lang=_report_language(run_dir, tex),
+                lang=report_language(run_dir, tex),
                 figures=figures,
                 bibliography="refs.bib" in files,
             )
@@ -283,22 +282,6 @@ def _stage_word_figures(run_dir: Path, tex: str, staging: Path) -> dict[str, str
         key = target[2:] if target.startswith("./") else target
         figures[key] = staged
     return figures
-
-
-def _report_language(run_dir: Path, tex: str) -> str:
-    """The report's language: a ctex document is Chinese, else the run's setting."""
-    if re.search(r"\\documentclass(?:\[[^\]]*\])?\{ctex|\\usepackage(?:\[[^\]]*\])?\{ctex", tex):
-        return "zh"
-    meta = try_load_run(run_dir)
-    if meta is not None:
-        lang = meta.config.get("lang")
-        if isinstance(lang, str) and lang:
-            return lang
-        try:
-            return load_template(meta.template).lang if meta.template else "en"
-        except TemplateError:
-            return "en"
-    return "en"
 
 
 # -- asking before exporting -----------------------------------------------------------

@@ -190,7 +190,7 @@ def convert(
     staging: Path,
     *,
     lang: str,
-    figures: Mapping[str, Path],
+    figures: Mapping[str, str],
     bibliography: bool,
     pandoc: Pandoc | None = None,
     timeout_s: float | None = None,

@@ -352,6 +352,21 @@
     </message>
 </context>
 <context>
+    <name>LatexEditor</name>
+    <message>
+        <source>No suggestions</source>
+        <translation>无拼写建议</translation>
+    </message>
+    <message>
+        <source>Add “{0}” to Dictionary</source>
+        <translation>将“{0}”加入词典</translation>
+    </message>
+    <message>
+        <source>Ignore “{0}”</source>
+        <translation>忽略“{0}”</translation>
+    </message>
+</context>
+<context>
     <name>LogPane</name>
     <message>
         <source>Line</source>

@@ -7,9 +7,11 @@ reads as empty too."""
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
+from labwright.core.report.templates import TemplateError, load_template
 from labwright.core.rundir import fence
 from labwright.core.rundir.files import RunFileError, load_findings, load_gaps, try_load_run
 from labwright.core.rundir.records import FindingsRecord, GapRecord, RunRecord
@@ -54,3 +56,25 @@ def read_text(run_dir: Path, rel: str) -> str:
         return fence.read_text(run_dir, rel)
     except (OSError, UnicodeDecodeError):
         return ""
+
+
+_CTEX = re.compile(r"\\(?:documentclass|usepackage)\s*(?:\[[^\]]*\])?\s*\{ctex")
+
+
+def report_language(run_dir: Path, tex: str | None = None) -> str:
+    """The report's language ("en", "zh"): a ctex document (`tex`, else report.tex) is
+    Chinese; else the run's setting, else its template's, else English."""
+    if tex is None:
+        tex = read_text(run_dir, "report.tex")
+    if _CTEX.search(tex):
+        return "zh"
+    meta = try_load_run(run_dir)
+    if meta is None:
+        return "en"
+    lang = meta.config.get("lang")
+    if isinstance(lang, str) and lang:
+        return lang
+    try:
+        return load_template(meta.template).lang if meta.template else "en"
+    except TemplateError:
+        return "en"
