@@ -217,6 +217,13 @@ def parse_log_errors(
         culprit = _culprit(lines, i) if _UNDEFINED in message else ""
         found.append(_Found(file, lineno, _clip(message), runaway, culprit))
 
+    known: dict[str, list[Problem]] = {}
+
+    def structure_once(source: str) -> list[Problem]:  # chktex runs once per compile
+        if source not in known:
+            known[source] = structure(source)
+        return known[source]
+
     primary = [e for e in found if not e.message.startswith(_SECONDARY)]
     chosen = primary or found
     errors: list[LogError] = []
@@ -228,7 +235,7 @@ def parse_log_errors(
         seen.add((error.file, error.line, error.message))
         source = read_source(error.file)
         if source is not None and _normalize_file(error.file) == main:
-            error = locate_in_source(error, source, structure)
+            error = locate_in_source(error, source, structure_once)
         context = source_context(source, error.line) if source and error.line else ""
         errors.append(LogError(error.file, error.line, error.message, context))
         if len(errors) >= MAX_ERRORS:
