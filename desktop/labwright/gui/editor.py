@@ -501,7 +501,14 @@ class LatexEditor(QPlainTextEdit):
         word = self.highlighter.misspelt_at(cursor.block(), cursor.positionInBlock())
         if speller is None or word is None:
             return
-        first = menu.actions()[0] if menu.actions() else None
+        standard = menu.actions()
+
+        def put(action: QAction) -> None:  # above the standard actions
+            if standard:
+                menu.insertAction(standard[0], action)
+            else:
+                menu.addAction(action)
+
         start = cursor.block().position() + word.start
         suggestions = speller.suggestions(word.text)
         for suggestion in suggestions:
@@ -510,18 +517,19 @@ class LatexEditor(QPlainTextEdit):
             bold.setBold(True)
             action.setFont(bold)
             action.triggered.connect(partial(self._replace_word, start, word.text, suggestion))
-            menu.insertAction(first, action)
+            put(action)
         if not suggestions:
             none = QAction(self.tr("No suggestions"), menu)
             none.setEnabled(False)
-            menu.insertAction(first, none)
+            put(none)
         add = QAction(self.tr("Add “{0}” to Dictionary").format(word.text), menu)
         add.triggered.connect(partial(self._accept_word, word.text, True))
         ignore = QAction(self.tr("Ignore “{0}”").format(word.text), menu)
         ignore.triggered.connect(partial(self._accept_word, word.text, False))
-        menu.insertAction(first, add)
-        menu.insertAction(first, ignore)
-        menu.insertSeparator(first)
+        put(add)
+        put(ignore)
+        if standard:
+            menu.insertSeparator(standard[0])
 
     def _replace_word(self, start: int, word: str, replacement: str) -> None:
         cursor = QTextCursor(self.document())
