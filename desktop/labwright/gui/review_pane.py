@@ -515,7 +515,7 @@ class ReviewPane(QWidget):
     ) -> Path | None:
         """Export a folder, a .zip or a .docx; a degraded draft with open items asks first.
 
-        Without `dest` the person chooses in the save dialog (a .zip or a folder)."""
+        Without `dest` the person chooses in the save dialog (a .zip, a folder or a .docx)."""
         if self.run_dir is None:
             return None
         self.flush_saves()
