@@ -35,6 +35,7 @@ from labwright.core.material.tables.cells import (  # noqa: E402
     text_rows,
     xlsx_sources,
 )
+from labwright.core.material.workspace import open_in_folder  # noqa: E402
 
 M = "measured"
 I = "independent"  # noqa: E741
@@ -109,18 +110,19 @@ def _inside(r: int, c: int, box: tuple[int, int, int, int]) -> bool:
     return box[0] <= r <= box[2] and box[1] <= c <= box[3]
 
 
-def _cells(path: Path) -> list[tuple[str | None, int, int]]:
-    kind = sniff(path)
+def _cells(folder: Path, rel: str) -> list[tuple[str | None, int, int]]:
     out = []
-    if kind.kind == "xlsx":
-        for src in xlsx_sources(path):
-            out += [(src.sheet, row.number, c) for row in src.rows
-                    for c, v in enumerate(row.cells) if v is not None]  # fmt: skip
-    else:
-        assert kind.encoding is not None
-        layout = text_layout(path, kind.encoding)
-        for row in text_rows(path, kind.encoding, layout):
-            out += [(None, row.number, c) for c, v in enumerate(row.cells) if v is not None]
+    with open_in_folder(folder, rel) as src:  # the readers take a file opened beneath the folder
+        kind = sniff(src)
+        if kind.kind == "xlsx":
+            for sheet in xlsx_sources(src):
+                out += [(sheet.sheet, row.number, c) for row in sheet.rows
+                        for c, v in enumerate(row.cells) if v is not None]  # fmt: skip
+        else:
+            assert kind.encoding is not None
+            layout = text_layout(src, kind.encoding)
+            for row in text_rows(src, kind.encoding, layout):
+                out += [(None, row.number, c) for c, v in enumerate(row.cells) if v is not None]
     return out
 
 
@@ -135,7 +137,7 @@ def detection(folder: Path) -> None:
             span = (top, min(t.col_numbers), t.last_row, max(t.col_numbers))
             detected.append((t.sheet.strip() if t.sheet else None, span, t))
         boxes = [(s, _parse_range(r)) for s, r, _, _ in expected]
-        for sheet, r, c in _cells(folder / rel):
+        for sheet, r, c in _cells(folder, rel):
             want = next(
                 (i for i, (s, b) in enumerate(boxes) if s == sheet and _inside(r, c, b)), None
             )
