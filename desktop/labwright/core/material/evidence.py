@@ -45,6 +45,7 @@ __all__ = [
     "load_run_evidence",
     "parse_unit",
     "record_of_page",
+    "suffix_unit_fits",
 ]
 
 # -- units ------------------------------------------------------------------
@@ -80,6 +81,7 @@ _SYMBOLS: dict[str, tuple[float, dict[str, int]]] = {
     "ohm": (1.0, {"V": 1, "A": -1}),
     "F": (1.0, {"A": 1, "s": 1, "V": -1}),
     "T": (1.0, {"T": 1}),
+    "H": (1.0, {"V": 1, "s": 1, "A": -1}),
     "L": (1e-3, {"m": 3}),
     "l": (1e-3, {"m": 3}),
     "min": (60.0, {"s": 1}),
@@ -262,6 +264,61 @@ def parse_unit(text: str) -> Unit | None:
     return Unit(raw, factor, tuple(sorted(dims.items())))
 
 
+# What a quantity word measures, as dimensions: a unit read from a name's suffix
+# ("area_m", "density_kg_m") must fit it, or it is no unit but part of the name.
+_LENGTH = (("m", 1),)
+_QUANTITY_DIMS: dict[str, tuple[tuple[tuple[str, int], ...], ...]] = {
+    **dict.fromkeys(
+        (
+            "length",
+            "distance",
+            "height",
+            "width",
+            "depth",
+            "radius",
+            "diameter",
+            "range",
+            "displacement",
+            "position",
+            "thickness",
+            "wavelength",
+            "elongation",
+            "extension",
+        ),
+        (_LENGTH,),
+    ),  # fmt: skip
+    "area": ((("m", 2),),),
+    "surface": ((("m", 2),),),
+    "volume": ((("m", 3),),),
+    **dict.fromkeys(("time", "period", "duration", "delay", "interval"), ((("s", 1),),)),
+    "mass": ((("kg", 1),),),
+    "density": ((("kg", 1), ("m", -3)),),
+    **dict.fromkeys(("speed", "velocity"), ((("m", 1), ("s", -1)),)),
+    "acceleration": ((("m", 1), ("s", -2)),),
+    "frequency": ((("s", -1),),),
+    "force": ((("kg", 1), ("m", 1), ("s", -2)),),
+    "pressure": ((("kg", 1), ("m", -1), ("s", -2)),),
+    "energy": ((("kg", 1), ("m", 2), ("s", -2)),),
+    "power": ((("kg", 1), ("m", 2), ("s", -3)),),
+    **dict.fromkeys(("voltage", "potential"), ((("V", 1),),)),
+    "current": ((("A", 1),),),
+    "resistance": ((("A", -1), ("V", 1)),),
+    "temperature": ((("K", 1),), (("degC", 1),)),
+    "angle": ((("rad", 1),), (("deg", 1),)),
+}
+
+
+def suffix_unit_fits(name: str, unit: Unit) -> bool:
+    """Whether `unit`, read from the suffix of `name` ("area_m": m), can be the unit of the
+    quantity the name says; a name that says no known quantity ("t10_run1") fits anything."""
+    words = [w.casefold() for w in re.split(r"[\s_]+", name) if w]
+    for word in reversed(words):
+        wanted = _QUANTITY_DIMS.get(word)
+        if wanted is not None:
+            return unit.dims in wanted
+    return True
+
+
 _HEADER_UNIT = [
     re.compile(r"\(([^()]{1,24})\)\s*$"),  # "Range (cm)"
     re.compile(r"\[([^\[\]]{1,24})\]\s*$"),  # "Range [cm]"
@@ -288,8 +345,11 @@ def header_unit(header: str) -> Unit | None:
             if pattern is _HEADER_UNIT[3] and re.fullmatch(r"[A-Z]", word):
                 continue  # "Actual Velocity,V": the quantity's symbol, not volts
             unit = parse_unit(word)
-            if unit is not None:
-                return unit
+            if unit is None:
+                continue
+            if pattern is _HEADER_UNIT[4] and not suffix_unit_fits(h[: m.start()], unit):
+                continue  # "area_m" is no area in metres: the name as written, no unit
+            return unit
     return None
 
 

@@ -7,6 +7,14 @@ independent variable, measured, uncertainty, category, constant); statistics
 are over all rows, streamed (accum.py), and only where they mean something.
 What is in no table is listed with its cell range (`FileTables.leftovers`).
 
+Read the way the student meant it (typed records in facts.py): totals and means
+under a table are its `summaries`, never rows (summary.py); tables written
+sideways are read with rows as columns (transposed.py); curves of one family are
+one table with a label column (family.py); values stated beside the data are
+`FileTables.stated`; templates, unfilled blocks, an instrument's settings and a
+record sheet's form fields are `FileTables.left_out`, with the reason, and so are
+files marked bad by their names or copies of another (screen.py).
+
 `extract_tables` gives the tables of many files; `collect_data` (series.py)
 the same with series of similar files gathered into one entry each and a line
 for whatever is left out (the offline report, the figures stage);
@@ -16,8 +24,9 @@ for whatever is left out (the offline report, the figures stage);
 from __future__ import annotations
 
 import logging
+import re
 from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path, PurePosixPath
 
 from labwright.core.material.fence import Opened
@@ -35,6 +44,13 @@ from labwright.core.material.tables.cells import (
     xlsx_sources,
 )
 from labwright.core.material.tables.detect import Builder, Leftover, detect
+from labwright.core.material.tables.facts import (
+    Family,
+    LeftOut,
+    RowSummary,
+    StatedResult,
+    SummaryCell,
+)
 from labwright.core.material.tables.roles import (
     CATEGORY,
     NOTE,
@@ -42,6 +58,7 @@ from labwright.core.material.tables.roles import (
     UNCERTAINTY,
     assign_roles,
     is_logarithmic,
+    parse_header,
     split_unit,
     unit_cell,
 )
@@ -52,14 +69,21 @@ from labwright.core.material.tables.series import (
     collect_data,
     find_series,
 )
+from labwright.core.material.tables.stated import Stated
+from labwright.core.material.tables.summary import row_summary
 from labwright.core.material.workspace import PathDenied, open_in_folder
 
 __all__ = [
     "DataOverview",
+    "Family",
     "FileFigures",
     "FileTables",
+    "LeftOut",
     "Leftover",
+    "RowSummary",
     "Series",
+    "StatedResult",
+    "SummaryCell",
     "Table",
     "collect_data",
     "column_stats",
@@ -127,6 +151,19 @@ class Table:
     # column is largest (a spectrum's peak and the frequency beside it); None when empty.
     extent: list[tuple[float, float] | None] = field(default_factory=list, compare=False)
     peaks: list[list[float] | None] = field(default_factory=list, compare=False)
+    # Totals and means written under or beside the rows: never rows (facts.SummaryCell).
+    summaries: list[SummaryCell] = field(default_factory=list, compare=False)
+    # Per column, the resolution its header states ("Voltage (±0.1 V)": 0.1), else None.
+    resolutions: list[float | None] = field(default_factory=list, compare=False)
+    # Columns that are each row's sum or mean of other columns ("n average": mean of n1–n3).
+    row_summaries: dict[int, RowSummary] = field(default_factory=dict, compare=False)
+    # Written sideways in the sheet (quantities in rows): each row here is a sheet column,
+    # named in `row_names` ("C", "D" …); `sheet_range` is where the block stands.
+    transposed: bool = field(default=False, compare=False)
+    row_names: list[str] = field(default_factory=list, compare=False)
+    sheet_range: str | None = field(default=None, compare=False)
+    family: Family | None = field(default=None, compare=False)  # curves of one family
+    context: list[str] = field(default_factory=list, compare=False)  # the title lines above
 
     @property
     def n_rows(self) -> int:
@@ -134,10 +171,18 @@ class Table:
 
     def cell_range(self) -> str:
         """ "B4:V10" in a sheet (header included), "lines 6–8" in a text file."""
+        if self.sheet_range is not None:
+            return self.sheet_range
         top = self.header_rows[0] if self.header_rows else self.first_row
         if self.sheet is None or not self.col_numbers:
             return f"lines {top}–{self.last_row}"
         return f"{col_letter(min(self.col_numbers))}{top}:{col_letter(max(self.col_numbers))}{self.last_row}"
+
+    def row_label(self, i: int) -> str:
+        """Where data row `i` stands: its sheet row or file line, a column for a sideways table."""
+        if i < len(self.row_names):
+            return self.row_names[i]
+        return str(self.first_row + i)
 
     def plot_rows(self) -> list[list[float | None]]:
         """Rows for a figure: all of them when kept, else an even sample over the table."""
@@ -150,6 +195,8 @@ class FileTables:
     tables: list[Table]
     leftovers: list[tuple[str | None, Leftover]]  # (sheet, cells in no table)
     kind: str = ""
+    stated: list[StatedResult] = field(default_factory=list)  # values stated beside the data
+    left_out: list[LeftOut] = field(default_factory=list)  # kept out of the data, and why
 
     def leftover_ranges(self) -> list[str]:
         return [leftover_range(sheet, x) for sheet, x in self.leftovers]
@@ -205,17 +252,34 @@ def extract_tables(
 def scan_folder_tables(
     folder: Path, paths: Iterable[str], *, max_rows: int = 500
 ) -> Iterator[FileTables]:
-    """scan_tables for each file, repeats across files left out (listed as left-overs)."""
+    """scan_tables for each file, repeats across files left out (listed as left-overs).
+
+    Files their author marks as bad, or with the same bytes as another, are not read:
+    each is yielded with no table and a `left_out` line saying why (screen.py)."""
+    from labwright.core.material.tables.screen import screen
+
+    paths = list(paths)
+    skipped = screen(folder, paths)
     seen: set[tuple[float | None, ...]] = set()
     for rel in paths:
+        if rel in skipped:
+            yield FileTables(PurePosixPath(rel).as_posix(), [], [], "", left_out=[skipped[rel]])
+            continue
         found = scan_tables(folder, rel, max_rows=max_rows)
         if found is None:
             continue
         kept = []
         for table in found.tables:
-            signatures = {_signature(table, j) for j in range(len(table.columns))}
-            signatures.discard(())
-            if signatures and signatures <= seen:
+            signatures = _signatures(table)
+            # A copy beside a chart may add an unnamed constant line (0.707, the half-power
+            # level); a named constant (each file's own setting) is data.
+            lines = {
+                _signature(table, j)
+                for j, name in enumerate(table.columns)
+                if name.startswith("col ") and len(set(_signature(table, j)) - {None}) == 1
+            }
+            kept_signatures = signatures - lines
+            if kept_signatures and kept_signatures <= seen and not table.template:
                 found.leftovers.append(
                     (table.sheet, _repeat(table))
                 )  # a copy of data already shown
@@ -297,13 +361,137 @@ def _scan_file(src: Opened, rel: str, max_rows: int) -> FileTables | None:
     if kind.kind != "xlsx":
         assert kind.encoding is not None
         _scan_text(out, src, kind.encoding, layout, max_rows)
+        _left_out(out)
         return out
     for sheet in sources:
         found = detect(sheet.rows, max_rows)
-        for builder in found.tables:
-            out.tables.append(_finish(builder, source, sheet.sheet))
+        finished = [(b, _finish(b, source, sheet.sheet)) for b in found.tables]
+        tables, labels = _with_families(finished)
+        tables, copies = _without_copies(tables)
+        out.tables += tables
+        out.left_out += copies
         out.leftovers += [(sheet.sheet, x) for x in found.leftovers]
+        out.stated += [
+            _stated(x, source, sheet.sheet) for x in found.stated if x.text not in labels
+        ]
+        for group in _groups(found.record):
+            out.left_out.append(_record_header(group, source, sheet.sheet))
+    _left_out(out)
     return out
+
+
+def _with_families(finished: list[tuple[Builder, Table]]) -> tuple[list[Table], set[str]]:
+    """The sheet's tables with each family of curves as one table (family.py), and the
+    texts its curves were labelled by (no stated values, those)."""
+    from labwright.core.material.tables.family import Member, find_families, merge
+
+    members = [Member(t, b.curve, b.block) for b, t in finished]
+    tables = [t for _, t in finished]
+    labels: set[str] = set()
+    for group in find_families(members):
+        merged = merge(group, tables)
+        first = tables.index(group[0].table)
+        for m in group:
+            tables.remove(m.table)
+            labels.update(m.table.context)
+            if m.curve is not None:
+                labels.add(m.curve[2])
+        tables.insert(min(first, len(tables)), merged)
+    return tables, labels
+
+
+def _without_copies(tables: list[Table]) -> tuple[list[Table], list[LeftOut]]:
+    """Tables with no header whose every column is another table's column again, rounded
+    or not (averages copied beside a chart, "3.9" for 3.933): left out as copies."""
+    kept, copies = [], []
+    for t in tables:
+        original = None
+        if all(c.startswith("col ") for c in t.columns) and not t.transposed:
+            original = next((o for o in tables if o is not t and _copies_of(t, o)), None)
+        if original is None:
+            kept.append(t)
+            continue
+        matched = _copies_of(t, original) or []
+        shown = ", ".join(original.columns[j] for j in matched)
+        exact = all(
+            row[j] == other[k]
+            for row, other in zip(t.rows, original.rows, strict=True)
+            for j, k in enumerate(matched)
+        )
+        rounded = "" if exact else ", partly rounded"
+        copies.append(LeftOut(
+            t.source, _table_where(t), "copy",
+            f"a copy of {shown} (from {_table_where(original)}){rounded}: made for a chart",
+        ))  # fmt: skip
+    return kept, copies
+
+
+def _copies_of(copy: Table, original: Table) -> list[int] | None:
+    """For each column of `copy`, the column of `original` it repeats to its own precision."""
+    if copy.n_rows != original.n_rows or copy.omitted_rows or original.omitted_rows:
+        return None
+    out = []
+    # Averages are what gets copied beside a chart: they are tried first.
+    order = sorted(range(len(original.columns)), key=lambda k: k not in original.row_summaries)
+    for j in range(len(copy.columns)):
+        ours = [row[j] for row in copy.rows]
+        if all(v is None for v in ours):
+            return None
+        match = next(
+            (k for k in order if _same_to_precision(ours, [row[k] for row in original.rows])),
+            None,
+        )
+        if match is None:
+            return None
+        out.append(match)
+    return out
+
+
+def _same_to_precision(copy: list[float | None], original: list[float | None]) -> bool:
+    from labwright.core.material.tables.summary import tolerance
+
+    for a, b in zip(copy, original, strict=True):
+        if (a is None) != (b is None):
+            return False
+        if a is not None and b is not None and abs(a - b) > tolerance(a):
+            return False
+    return True
+
+
+def _where(sheet: str | None, first: tuple[int, int], last: tuple[int, int]) -> str:
+    if sheet is None:
+        return f"line {first[0]}" if first[0] == last[0] else f"lines {first[0]}–{last[0]}"
+    a = f"{col_letter(first[1])}{first[0]}"
+    b = f"{col_letter(last[1])}{last[0]}"
+    return f"{sheet.strip()}!{a}" + (f":{b}" if a != b else "")
+
+
+def _stated(x: Stated, source: str, sheet: str | None) -> StatedResult:
+    return StatedResult(x.name, x.value, x.unit, _where(sheet, x.first, x.last), source,
+                        x.written, x.text)  # fmt: skip
+
+
+def _groups(cells: list[tuple[int, int]]) -> list[list[tuple[int, int]]]:
+    """Cells in groups of rows no more than two apart."""
+    groups: list[list[tuple[int, int]]] = []
+    for cell in sorted(cells):
+        if groups and cell[0] - groups[-1][-1][0] <= 2:
+            groups[-1].append(cell)
+        else:
+            groups.append([cell])
+    return groups
+
+
+def _record_header(cells: list[tuple[int, int]], source: str, sheet: str | None) -> LeftOut:
+    first = (min(r for r, _ in cells), min(c for _, c in cells))
+    last = (max(r for r, _ in cells), max(c for _, c in cells))
+    return LeftOut(
+        source,
+        _where(sheet, first, last),
+        "record",
+        "the record sheet's form fields (name, number, date, grade, signature): who, where "
+        "and when, not data",
+    )
 
 
 def _scan_text(
@@ -312,8 +500,9 @@ def _scan_text(
     """A text file: the detector on its lines, and long numeric tables streamed by pandas."""
     start = 1
     while True:
-        found = detect(text_rows(src, enc, layout, start), max_rows, bulk=True)
+        found = detect(text_rows(src, enc, layout, start), max_rows, bulk=True, text_file=True)
         out.leftovers += [(None, x) for x in found.leftovers]
+        out.stated += [_stated(x, out.source, None) for x in found.stated]
         finished = [b for b in found.tables if found.resume is None or b is not found.resume[0]]
         out.tables += [_finish(b, out.source, None) for b in finished]
         if found.resume is None:
@@ -331,6 +520,71 @@ def _scan_text(
         if not stopped:
             return
         start = line
+
+
+def _left_out(out: FileTables) -> None:
+    """What the file's reading keeps out of the data, each with its reason: blank templates
+    and unfilled blocks, an instrument's settings."""
+    templates = [t for t in out.tables if t.template]
+    if templates and len(templates) == len(out.tables):
+        sheets = list(dict.fromkeys((t.sheet or "").strip() for t in templates if t.sheet))
+        where = f" (sheets {', '.join(sheets)})" if len(sheets) > 1 else ""
+        out.left_out.append(LeftOut(
+            out.source, "", "template",
+            f"a blank template{where}: only the set points are filled in, no readings",
+        ))  # fmt: skip
+    else:
+        for t in templates:
+            title = f" ({t.context[-1]})" if t.context else ""
+            out.left_out.append(LeftOut(
+                out.source, _table_where(t), "unfilled",
+                f"an unfilled block{title}: only the set points are filled in",
+            ))  # fmt: skip
+    out.left_out += _instrument_settings(out)
+
+
+def _table_where(t: Table) -> str:
+    return f"{t.sheet.strip()}!{t.cell_range()}" if t.sheet is not None else t.cell_range()
+
+
+# A setting's name: the words before ":", "," or its value ("Record Length 2.5e+03 Points").
+_SETTING_KEY = re.compile(r"^\s*#?\s*([^:=,\t\d]{2,40}?)\s*(?:[:=,\t]|\s[-+]?\d|$)")
+_SETTINGS_GAP = 2  # rows between two runs of settings that are still one header
+
+
+def _instrument_settings(out: FileTables) -> list[LeftOut]:
+    """An instrument's settings: "#"-lines above its data (WaveForms: #Device Name, #Sample
+    rate …) and columns of settings beside it (Record Length, Sample Interval …), one
+    line for each run of them."""
+    runs: list[tuple[str | None, list[Leftover]]] = []
+    for sheet, x in out.leftovers:
+        commented = sheet is None and x.excerpt.lstrip().startswith("#")
+        if not (commented or x.kind == "metadata"):
+            continue
+        if (
+            runs
+            and runs[-1][0] == sheet
+            and x.first_row - runs[-1][1][-1].last_row <= _SETTINGS_GAP
+        ):
+            runs[-1][1].append(x)
+        else:
+            runs.append((sheet, [x]))
+    found = []
+    for sheet, group in runs:
+        keys = [m.group(1).strip(" #") for x in group for line in x.excerpt.split(";")
+                if (m := _SETTING_KEY.match(line))]  # fmt: skip
+        shown = ", ".join(dict.fromkeys(k for k in keys if k))
+        first, last = group[0], group[-1]
+        span = Leftover(first.first_row, last.last_row, min(x.first_col for x in group),
+                        max(x.last_col for x in group), "metadata", "")  # fmt: skip
+        n = last.last_row - first.first_row + 1
+        what = f" ({shown}, …)" if shown else ""
+        lines = f"{n} lines" if sheet is None else f"{n} rows"
+        found.append(LeftOut(
+            out.source, leftover_range(sheet, span), "metadata",
+            f"the instrument's settings{what}, {lines}: metadata, never averaged as data",
+        ))  # fmt: skip
+    return found
 
 
 def _repeat(table: Table) -> Leftover:
@@ -357,8 +611,13 @@ def _cell_text(cell: object) -> str:
     return str(cell)
 
 
-def _names(b: Builder, sheet: str | None) -> tuple[list[str], list[str], list[str | None]]:
-    """(header as written, quantity, unit) per column."""
+def _names(
+    b: Builder, sheet: str | None
+) -> tuple[list[str], list[str], list[str | None], list[float | None]]:
+    """(header as written, quantity, unit, resolution) per column.
+
+    Each header row's cell is read on its own: "Voltage (±0.1 V)" over "1" is Voltage 1,
+    in V, read to 0.1 V (not a quantity named "Voltage (±0.1 V) 1")."""
     name_rows = [
         cells for r, cells in zip(b.header_rows, b.header_cells, strict=True) if r != b.unit_row
     ]
@@ -380,7 +639,7 @@ def _names(b: Builder, sheet: str | None) -> tuple[list[str], list[str], list[st
         if b.unit_row is not None
         else [None] * len(b.cols)
     )
-    shown, names, units = [], [], []
+    shown, names, units, resolutions = [], [], [], []
     for i, c in enumerate(b.cols):
         parts: list[str] = []
         for cells in name_rows:
@@ -390,7 +649,7 @@ def _names(b: Builder, sheet: str | None) -> tuple[list[str], list[str], list[st
                 if part and part not in parts:
                     parts.append(part)
         text = " ".join(parts) if parts else f"col {c + 1}"
-        name, unit = split_unit(text)
+        name, unit, resolution = _read_parts(parts, text)
         ucell = unit_cells[i]
         if isinstance(ucell, str) and (u := unit_cell(ucell)):
             unit = u
@@ -402,13 +661,28 @@ def _names(b: Builder, sheet: str | None) -> tuple[list[str], list[str], list[st
         shown.append(text)
         names.append(name)
         units.append(unit)
+        resolutions.append(resolution)
     # Repeated names would make the report ambiguous: number the repeats.
     counts: dict[str, int] = {}
     unique = []
     for text in shown:
         counts[text] = counts.get(text, 0) + 1
         unique.append(text if counts[text] == 1 else f"{text} ({counts[text]})")
-    return unique, names, units
+    return unique, names, units, resolutions
+
+
+def _read_parts(parts: list[str], text: str) -> tuple[str, str | None, float | None]:
+    """A header of one or more rows as (quantity, unit, resolution)."""
+    if len(parts) <= 1:
+        h = parse_header(text)
+        return h.name, h.unit, h.resolution
+    headers = [parse_header(p) for p in parts]
+    unit = next((h.unit for h in reversed(headers) if h.unit), None)
+    resolution = next((h.resolution for h in reversed(headers) if h.resolution is not None), None)
+    if unit is None and resolution is None:
+        name, unit = split_unit(text)  # "Counts in 60 s 1": the rows read as one
+        return name, unit, None
+    return " ".join(h.name for h in headers), unit, resolution
 
 
 def _title(source: str, sheet: str | None, first: int, last: int, context: list[str]) -> str:
@@ -427,7 +701,7 @@ def _title(source: str, sheet: str | None, first: int, last: int, context: list[
 def _finish(b: Builder, source: str, sheet: str | None) -> Table:
     assert b.acc is not None
     b.acc.flush()
-    columns, names, units = _names(b, sheet)
+    columns, names, units, resolutions = _names(b, sheet)
     values = [[row[i] for row in b.rows] for i in range(len(b.cols))]
     texts = [k == "text" for k in b.kinds]
     headed = [not col.startswith("col ") for col in columns]
@@ -435,7 +709,7 @@ def _finish(b: Builder, source: str, sheet: str | None) -> Table:
     if NOTE in roles:  # remarks beside the data ("ok", "redo"): in the table's range, not data
         _drop(b, [j for j, role in enumerate(roles) if role != NOTE])
         return _finish(b, source, sheet)
-    template = any(k == "empty" for k in b.kinds)
+    template = b.template
     stats = _stats(columns, roles, b.acc.total, b.acc.groups, template, units)
     written = b.written if any(any(w) for w in b.written) else []
     labels = b.labels if any(texts) else []
@@ -449,7 +723,7 @@ def _finish(b: Builder, source: str, sheet: str | None) -> Table:
         rows=b.rows,
         omitted_rows=b.n - len(b.rows),
         written=written,
-        col_numbers=list(b.cols),
+        col_numbers=[] if b.transposed else list(b.cols),
         names=names,
         units=units,
         roles=roles,
@@ -464,7 +738,37 @@ def _finish(b: Builder, source: str, sheet: str | None) -> Table:
         cut=b.cut,
         extent=[(m.lo, m.hi) if m.n else None for m in b.acc.total],
         peaks=list(b.acc.peaks),
+        summaries=_summaries_where(b.summaries, sheet),
+        resolutions=resolutions if any(r is not None for r in resolutions) else [],
+        row_summaries=_row_summaries(roles, values) if not template else {},
+        transposed=b.transposed,
+        row_names=list(b.row_names),
+        sheet_range=b.sheet_range,
+        context=[c for c in b.title if c.strip()],
     )
+
+
+def _summaries_where(found: list[SummaryCell], sheet: str | None) -> list[SummaryCell]:
+    """Summary cells as a reader finds them: "C54" in a sheet, "line 12" in a text file."""
+    if sheet is not None:
+        return list(found)
+    return [replace(x, cell=f"line {re.sub(r'^[A-Z]+', '', x.cell)}") for x in found]
+
+
+def _row_summaries(roles: list[str], values: list[list[float | None]]) -> dict[int, RowSummary]:
+    """Columns that are each row's sum or mean of the measured columns before them (other
+    such columns between are passed over: n sum, then n average of n1–n3)."""
+    out: dict[int, RowSummary] = {}
+    measured = [j for j, role in enumerate(roles) if role in STATISTIC_ROLES]
+    for j in measured:
+        before = [k for k in measured if k < j and k not in out]
+        for width in range(min(6, len(before)), 1, -1):
+            parts = before[-width:]
+            kind = row_summary(values[j], [values[k] for k in parts])
+            if kind is not None:
+                out[j] = RowSummary(kind, tuple(parts))
+                break
+    return out
 
 
 def _drop(b: Builder, keep: list[int]) -> None:
@@ -537,6 +841,20 @@ def _stats_of_rows(table: Table) -> list[ColumnStats]:
         total.append(m)
     units = table.units or [split_unit(c)[1] for c in table.columns]
     return _stats(table.columns, roles, total, {}, table.template, units)
+
+
+def _signatures(table: Table) -> set[tuple[float | None, ...]]:
+    """The table's columns as signatures, and each curve's part of them in a family (a
+    curve pasted again beside a chart is a repeat of that curve)."""
+    out = {_signature(table, j) for j in range(len(table.columns))}
+    if table.family is not None and table.labels:
+        for label in table.family.labels:
+            rows = [row for row, texts in zip(table.rows, table.labels, strict=False)
+                    if texts and texts[0] == label]  # fmt: skip
+            part = replace(table, rows=rows, family=None)
+            out |= {_signature(part, j) for j in range(1, len(table.columns))}
+    out.discard(())
+    return out
 
 
 def _signature(table: Table, j: int) -> tuple[float | None, ...]:

@@ -154,15 +154,21 @@ def xlsx_cell(value: object) -> Cell:
     if not text:
         return None
     number = parse_number(text, decimal_comma=False)
-    return text if number is None else number
+    # A number typed as text ("0.190", OCR'd sheets) keeps its digits, as in a text file.
+    return text if number is None else written(number, text)
 
 
 _MERGE = re.compile(rb'<(?:\w+:)?mergeCell\b[^>]*\bref="([A-Z]+)(\d+):([A-Z]+)(\d+)"')
 
 
 def _letters(col: bytes) -> int:
+    return column_index(col.decode())
+
+
+def column_index(letters: str) -> int:
+    """A sheet column's index from its letters (A: 0, AA: 26)."""
     n = 0
-    for ch in col.decode():
+    for ch in letters:
         n = n * 26 + ord(ch) - 64
     return n - 1
 

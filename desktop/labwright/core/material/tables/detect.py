@@ -25,6 +25,7 @@ Every cell that is in no table is reported as left over, with its range.
 from __future__ import annotations
 
 import itertools
+import re
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 
@@ -33,7 +34,15 @@ import numpy as np
 from labwright.core.material.readers.workbook import format_float
 from labwright.core.material.tables.accum import Accumulator
 from labwright.core.material.tables.cells import Cell, Row, Written, is_missing
+from labwright.core.material.tables.facts import SummaryCell
 from labwright.core.material.tables.roles import unit_cell
+from labwright.core.material.tables.stated import Stated, stated_in_grid
+from labwright.core.material.tables.summary import (
+    cell_words,
+    is_summary_label,
+    summary_kind,
+)
+from labwright.core.material.tables.transposed import Part, find_parts, quantity_name
 
 HEAD_ROWS = 2000
 SAMPLE_ROWS = 2000  # rows spread over the whole table, for plots
@@ -49,7 +58,9 @@ class Leftover:
     last_row: int
     first_col: int
     last_col: int
-    kind: str  # "text" (words only), "numbers", "repeat" (copy of a table), "unread"
+    # "text" (words only), "numbers", "repeat" (copy of a table), "unread", "metadata"
+    # (an instrument's settings beside its data: Record Length, Sample Interval)
+    kind: str
     excerpt: str
 
 
@@ -77,6 +88,17 @@ class Builder:
     stride: int = 1
     acc: Accumulator | None = None
     cut: bool = False
+    template: bool = False  # only the set points are filled in
+    summaries: list[SummaryCell] = field(default_factory=list)
+    # A table written sideways (transposed.py): its rows were given when it was made,
+    # one per sheet column (named in `row_names`), and it never streams on.
+    transposed: bool = False
+    complete: bool = False
+    row_names: list[str] = field(default_factory=list)
+    sheet_range: str | None = None
+    curve: tuple[str, float, str] | None = None  # the label row above a transposed block
+    block: int | None = None  # which block of the grid it was read from
+    metadata: tuple[int, int, list[int]] | None = None  # rows and columns of settings beside it
 
     def __post_init__(self) -> None:
         self.acc = Accumulator(len(self.cols))
@@ -178,6 +200,18 @@ class Found:
     # Set when the caller streams the rest in bulk: the one table going on past the
     # head, and the line it goes on from.
     resume: tuple[Builder, int] | None = None
+    stated: list[Stated] = field(default_factory=list)  # values stated beside the tables
+    record: list[tuple[int, int]] = field(default_factory=list)  # a record sheet's header cells
+
+
+@dataclass
+class Grid:
+    """What one grid holds: tables, cells in none, stated values, a record sheet's header."""
+
+    tables: list[Builder]
+    leftovers: list[Leftover]
+    stated: list[Stated]
+    record: list[tuple[int, int]]
 
 
 # --------------------------------------------------------------------------
@@ -185,7 +219,9 @@ class Found:
 # --------------------------------------------------------------------------
 
 
-def detect(rows: Iterable[Row], max_rows: int, *, bulk: bool = False) -> Found:
+def detect(
+    rows: Iterable[Row], max_rows: int, *, bulk: bool = False, text_file: bool = False
+) -> Found:
     """Every table and every left-over cell of one sheet or file.
 
     With `bulk`, a single numeric table still going at the end of a head is
@@ -198,16 +234,21 @@ def detect(rows: Iterable[Row], max_rows: int, *, bulk: bool = False) -> Found:
         head = list(itertools.islice(stream, HEAD_ROWS))
         if not head:
             return found
-        tables, leftovers = read_grid(head, max_rows)
+        grid = read_grid(head, max_rows, text_file=text_file)
+        tables, leftovers = grid.tables, grid.leftovers
         for t in tables:
+            if t.complete:
+                continue
             for number, cells in _rows_of(head, t):
                 t.add(number, cells)
         if len(head) < HEAD_ROWS:
             found.tables += tables
             found.leftovers += leftovers
+            found.stated += grid.stated
+            found.record += grid.record
             return found
         last = head[-1].number
-        active = [t for t in tables if t.last_row == last]
+        active = [t for t in tables if t.last_row == last and not t.complete]
         if not active:
             # Keep what is surely complete; the rows after the last table are read
             # again with the next head (a header there may belong to rows beyond it).
@@ -215,12 +256,16 @@ def detect(rows: Iterable[Row], max_rows: int, *, bulk: bool = False) -> Found:
             keep_until = max(ends) if ends else head[len(head) // 2].number
             found.tables += tables
             found.leftovers += [x for x in leftovers if x.last_row <= keep_until]
+            found.stated += [x for x in grid.stated if x.last[0] <= keep_until]
+            found.record += [x for x in grid.record if x[0] <= keep_until]
             rest = [r for r in head if r.number > keep_until]
             found.leftovers += _straddling(leftovers, keep_until)
             stream = itertools.chain(rest, stream)
             continue
         found.tables += tables
         found.leftovers += leftovers
+        found.stated += grid.stated
+        found.record += grid.record
         if bulk and len(active) == 1 and all(k == "number" for k in active[0].kinds):
             found.resume = (active[0], last + 1)
             return found
@@ -326,11 +371,18 @@ def _blocks(grid: list[Row]) -> list[dict[int, list[int]]]:
 
 
 def _count_header(cells: list[Cell]) -> bool:
-    """A row counting trials (1, 2, 3, 4 across the columns), with words or not."""
+    """A row counting trials (1, 2, 3, 4 across the columns), with words or not; the count
+    may start again under each group ("1 2 3 Average 1 2 3 Average" under Voltage, Current)."""
     numbers = [c for c in cells if isinstance(c, float)]
     if len(numbers) < 2 or not all(n.is_integer() for n in numbers):
         return False
-    return numbers[0] in (0.0, 1.0) and all(b - a == 1 for a, b in itertools.pairwise(numbers))
+    runs = [[numbers[0]]]
+    for a, b in itertools.pairwise(numbers):
+        if b - a == 1:
+            runs[-1].append(b)
+        else:
+            runs.append([b])
+    return all(run[0] in (0.0, 1.0) and len(run) >= 2 for run in runs)
 
 
 @dataclass
@@ -338,30 +390,336 @@ class _Run:
     rows: list[int]  # row numbers of the body
 
 
-def read_grid(grid: list[Row], max_rows: int) -> tuple[list[Builder], list[Leftover]]:
+def read_grid(grid: list[Row], max_rows: int, *, text_file: bool = False) -> Grid:
     by_number = {row.number: row for row in grid}
     blocks = _blocks(grid)
     text_blocks = [b for b in blocks if _words_only(b, by_number)]
     claimed: set[int] = set()  # ids of text blocks taken as a header or title
     tables: list[Builder] = []
     used: set[tuple[int, int]] = set()
-    for block in blocks:
+    titles: set[tuple[int, int]] = set()  # title cells: they may state a value too
+    for index, block in enumerate(blocks):
         if id(block) in {id(b) for b in text_blocks}:
+            continue
+        parts = find_parts(block, by_number)
+        if parts:
+            for part in parts:
+                sideways = _transposed_table(part, block, by_number, text_blocks, claimed, max_rows)
+                sideways.block = index
+                tables.append(sideways)
+                rows = [*part.rows, part.count_row, part.label_row]
+                for r in rows:
+                    if r is not None:
+                        used.update((r, c) for c in block.get(r, []))
+                for r in sideways.title_rows:
+                    near = [(r, c) for c in _cells_near(block, text_blocks, r, sideways.span)]
+                    used.update(near)
+                    titles.update(near)
             continue
         for run in _runs(block, by_number):
             table = _table(run, block, by_number, text_blocks, claimed, max_rows)
             if table is None:
                 continue
+            table.block = index
             tables.append(table)
             for r in run.rows:
                 for c in block.get(r, []):
-                    used.add((r, c))
+                    if table.metadata is None or c not in table.metadata[2]:
+                        used.add((r, c))
             for r in table.header_rows + table.title_rows:
                 for c in _cells_near(block, text_blocks, r, table.span):
                     used.add((r, c))
+                    if r in table.title_rows:
+                        titles.add((r, c))
+    _find_summaries(tables, by_number, used)
     leftovers = _leftovers(blocks, by_number, used)
+    _mark_metadata(tables, leftovers)
     tables.sort(key=lambda t: (t.first_row, t.span[0]))
-    return tables, leftovers
+    free = [(r, c) for block in blocks for r, cs in block.items() for c in cs
+            if (r, c) not in used or (r, c) in titles]  # fmt: skip
+    stated, record = stated_in_grid(by_number, free, text_file=text_file)
+    return Grid(tables, leftovers, stated, record)
+
+
+# --------------------------------------------------------------------------
+# Tables written sideways
+# --------------------------------------------------------------------------
+
+
+def _transposed_table(
+    part: Part,
+    block: dict[int, list[int]],
+    by_number: dict[int, Row],
+    text_blocks: list[dict[int, list[int]]],
+    claimed: set[int],
+    max_rows: int,
+) -> Builder:
+    """A transposed part as a table: its quantities are the columns, its sheet columns the rows."""
+
+    def cells(r: int) -> dict[int, Cell]:
+        row = by_number[r].cells
+        return {c: row[c] for c in block.get(r, []) if c < len(row)}
+
+    quantity_rows = ([part.count_row] if part.count_row is not None else []) + part.rows
+    names = [quantity_name(cells(r), part.label_cols) for r in quantity_rows]
+    columns = [
+        c for c in part.value_cols if any(isinstance(cells(r).get(c), float) for r in part.rows)
+    ] or part.value_cols
+    kinds = [
+        "number" if any(isinstance(cells(r).get(c), float) for c in columns) else "empty"
+        for r in quantity_rows
+    ]
+    top = part.label_row if part.label_row is not None else quantity_rows[0]
+    title_rows, title = _title(
+        top, block, by_number, text_blocks, claimed, [*part.label_cols, *columns]
+    )
+    summary_cols = [
+        c for c in part.summary_cols if any(isinstance(cells(r).get(c), float) for r in part.rows)
+    ]
+    right = max([*columns, *summary_cols])
+    left = min(part.label_cols)
+    b = Builder(
+        first_row=quantity_rows[0],
+        cols=list(range(len(quantity_rows))),
+        kinds=kinds,
+        header_rows=[quantity_rows[0]],
+        header_cells=[list(names)],
+        unit_row=None,
+        title_rows=title_rows,
+        title=title,
+        span=(left, right),
+        max_rows=max_rows,
+        last_row=quantity_rows[-1],
+        transposed=True,
+        complete=True,
+        curve=part.curve,
+    )
+    for c in columns:
+        b.add(c, [by_number[r].cells[c] if c < len(by_number[r].cells) else None
+                  for r in quantity_rows])  # fmt: skip
+        b.row_names.append(col_name(c))
+    b.first_row, b.last_row = quantity_rows[0], quantity_rows[-1]
+    b.sheet_range = f"{col_name(left)}{top}:{col_name(right)}{quantity_rows[-1]}"
+    for c in summary_cols:
+        label = cell_words(cells(part.count_row).get(c)) if part.count_row is not None else None
+        for k, r in enumerate(quantity_rows):
+            value = cells(r).get(c)
+            if not isinstance(value, float):
+                continue
+            row = [v[k] for v in b.rows]
+            kind = summary_kind(value, row) or "summary"
+            b.summaries.append(
+                SummaryCell(f"{col_name(c)}{r}", float(value), label, kind, names[k])
+            )
+    return b
+
+
+def col_name(index: int) -> str:
+    """Column letters from a 0-based index (0: A, 26: AA)."""
+    letters = ""
+    n = index + 1
+    while n:
+        n, rem = divmod(n - 1, 26)
+        letters = chr(65 + rem) + letters
+    return letters
+
+
+# --------------------------------------------------------------------------
+# Summaries: totals and means under or beside a table
+# --------------------------------------------------------------------------
+
+SUMMARY_ROWS_BELOW = 3  # how far under a table its summaries may stand
+SUMMARY_COLS_BESIDE = 5  # and how far right of its last column
+
+
+def _column_values(
+    t: Builder, by_number: dict[int, Row], rows: list[int], c: int
+) -> list[float | None]:
+    out: list[float | None] = []
+    for r in rows:
+        row = by_number.get(r)
+        cell = row.cells[c] if row is not None and c < len(row.cells) else None
+        out.append(cell if isinstance(cell, float) else None)  # a Written keeps its digits
+    return out
+
+
+def _find_summaries(
+    tables: list[Builder], by_number: dict[int, Row], used: set[tuple[int, int]]
+) -> None:
+    """Summary rows at the end of a body, summary rows and cells under or beside it, and a
+    one-row "table" of summaries beside it ("average std dev / 1.141"): kept as summaries of
+    the table, out of its rows."""
+    upright = [t for t in tables if not t.transposed and not t.complete]
+    for t in upright:
+        _trailing_summaries(t, by_number, used)
+    for t in list(upright):
+        if t.last_row - t.first_row == 0 and t in tables:
+            host = _summary_host(t, upright, by_number)
+            if host is not None:
+                _absorb(t, host, by_number)
+                tables.remove(t)
+    for t in upright:
+        if t in tables:
+            _summaries_below(t, by_number, used)
+
+
+def _body_rows(t: Builder, by_number: dict[int, Row]) -> list[int]:
+    return [r for r in range(t.first_row, t.last_row + 1) if r in by_number]
+
+
+def _filled(t: Builder, by_number: dict[int, Row], r: int) -> int:
+    cells = by_number[r].cells
+    return sum(1 for c in t.cols if c < len(cells) and isinstance(cells[c], float))
+
+
+def _trailing_summaries(t: Builder, by_number: dict[int, Row], used: set[tuple[int, int]]) -> None:
+    """The last rows of a body that only sum or average the rows above (C53 = SUM(C33:C52))."""
+    for _ in range(2):
+        rows = _body_rows(t, by_number)
+        if len(rows) < 3:
+            return
+        last, above = rows[-1], rows[:-1]
+        fullest = max(_filled(t, by_number, r) for r in above)
+        label = _row_label(t, by_number, last)
+        if _filled(t, by_number, last) >= fullest and label is None:
+            return
+        found = []
+        for c in t.cols:
+            cell = by_number[last].cells[c] if c < len(by_number[last].cells) else None
+            if not isinstance(cell, float):
+                continue
+            kind = summary_kind(cell, _column_values(t, by_number, above, c))
+            if kind is None and label is None:
+                return
+            found.append((c, float(cell), kind or "summary"))
+        if not found:
+            return
+        for c, value, kind in found:
+            t.summaries.append(
+                SummaryCell(f"{col_name(c)}{last}", value, label, kind, _name_of(t, c))
+            )
+        t.last_row = above[-1]
+
+
+def _row_label(t: Builder, by_number: dict[int, Row], r: int) -> str | None:
+    """A summary word in the row, within the table's columns or just beside them."""
+    cells = by_number[r].cells
+    a, b = t.span
+    for c in range(max(0, a - 1), min(len(cells), b + 3)):
+        words = cell_words(cells[c])
+        if words and is_summary_label(words):
+            return words
+    return None
+
+
+def _name_of(t: Builder, c: int) -> str | None:
+    if c not in t.cols:
+        return None
+    i = t.cols.index(c)
+    parts = [_header_text(cells[i]) for cells in t.header_cells]
+    name = " ".join(dict.fromkeys(p for p in parts if p))
+    return name or f"col {c + 1}"
+
+
+def _header_text(cell: Cell) -> str | None:
+    if isinstance(cell, Written):
+        return cell.text
+    if isinstance(cell, float):
+        return format_float(cell)
+    return cell_words(cell)
+
+
+def _summaries_below(t: Builder, by_number: dict[int, Row], used: set[tuple[int, int]]) -> None:
+    """Rows right under the table, and lone numbers beside it, that summarise its columns."""
+    rows = _body_rows(t, by_number)
+    if len(rows) < 2:
+        return
+    a, b = t.span
+    columns = {c: _column_values(t, by_number, rows, c) for c in t.cols}
+    for r in range(t.first_row, t.last_row + SUMMARY_ROWS_BELOW + 1):
+        row = by_number.get(r)
+        if row is None:
+            continue
+        below = r > t.last_row
+        label = _row_label(t, by_number, r) if below else None
+        for c in range(max(0, a - 1), min(len(row.cells), b + SUMMARY_COLS_BESIDE + 1)):
+            cell = row.cells[c]
+            if not isinstance(cell, float) or (r, c) in used:
+                continue
+            value = float(cell)
+            kind, of = None, None
+            if c in columns:
+                kind, of = summary_kind(cell, columns[c]), c
+            if kind is None:  # a lone total beside the table: of which column?
+                for k, values in columns.items():
+                    if (kind := summary_kind(cell, values)) is not None:
+                        of = k
+                        break
+            if kind is None and not (label and c in columns):
+                continue
+            beside = _label_beside(row.cells, c) or label
+            t.summaries.append(SummaryCell(
+                f"{col_name(c)}{r}", value, beside, kind or "summary",
+                _name_of(t, of) if of is not None else None,
+            ))  # fmt: skip
+            used.add((r, c))
+            for k in range(max(0, c - 2), min(len(row.cells), c + 3)):
+                words = cell_words(row.cells[k])
+                if words and words == beside and (r, k) not in used:
+                    used.add((r, k))
+
+
+def _label_beside(cells: Sequence[Cell], c: int) -> str | None:
+    """The words right of a number, else right before it ("39.08 | ave rate", "M | 1125")."""
+    for k in (c + 1, c - 1):
+        if 0 <= k < len(cells):
+            words = cell_words(cells[k])
+            if words and not re.search(r"\d", words[:1]):
+                return words
+    return None
+
+
+def _summary_host(t: Builder, tables: list[Builder], by_number: dict[int, Row]) -> Builder | None:
+    """The table a one-row block of summaries belongs to: its header says so (average std
+    dev, overall std dev) and it stands under the end of another table, or beside it."""
+    names = [_name_of(t, c) or "" for c in t.cols]
+    if not t.header_rows or not any(is_summary_label(n) for n in names):
+        return None
+    for host in tables:
+        if host is t or len(_body_rows(host, by_number)) < 2:
+            continue
+        if host.first_row <= t.first_row <= host.last_row + SUMMARY_ROWS_BELOW + 1:
+            return host
+    return None
+
+
+def _absorb(t: Builder, host: Builder, by_number: dict[int, Row]) -> None:
+    rows = _body_rows(host, by_number)
+    cells = by_number[t.first_row].cells
+    for c in t.cols:
+        cell = cells[c] if c < len(cells) else None
+        if not isinstance(cell, float):
+            continue
+        kind, of = None, None
+        for k in host.cols:
+            if kind := summary_kind(cell, _column_values(host, by_number, rows, k)):
+                of = k
+                break
+        host.summaries.append(SummaryCell(
+            f"{col_name(c)}{t.first_row}", float(cell), _name_of(t, c), kind or "summary",
+            _name_of(host, of) if of is not None else None,
+        ))  # fmt: skip
+
+
+def _mark_metadata(tables: list[Builder], leftovers: list[Leftover]) -> None:
+    """Left-over cells in the settings columns beside an instrument's data are its metadata."""
+    for t in tables:
+        if t.metadata is None:
+            continue
+        first, last, cols = t.metadata
+        for x in leftovers:
+            if first <= x.first_row and x.last_row <= last and x.first_col in cols:
+                x.kind = "metadata"
 
 
 def _words_only(block: dict[int, list[int]], by_number: dict[int, Row]) -> bool:
@@ -469,6 +827,8 @@ def _table(
             elif isinstance(v, str) and not is_missing(v):
                 words[c] = words.get(c, 0) + 1
     numeric = sorted(counts)
+    settings = _settings_columns(body, counts, block, by_number)
+    numeric = [c for c in numeric if c not in settings]
     texts = sorted(c for c, k in words.items() if c not in counts and 2 * k >= len(body))
     header, unit_row, header_cols = _header(
         body[0], block, by_number, text_blocks, claimed, numeric + texts
@@ -476,7 +836,11 @@ def _table(
     extra = [c for c in header_cols if c not in numeric and c not in texts]
     # A template sheet: set points filled in one column, the named columns beside it empty.
     template = len(numeric) == 1 and bool(extra)
-    cols = sorted(numeric + texts + (extra if template else []))
+    # A named column left empty among filled ones (φ and I "to compute" in a record
+    # sheet) is a column of the table, not a gap in it.
+    if not template and numeric:
+        extra = [c for c in extra if min(numeric) < c <= max(numeric) + 2]
+    cols = sorted(numeric + texts + extra)
     kinds = ["number" if c in counts else "text" if c in texts else "empty" for c in cols]
     n_numeric = len(numeric)
     if len(body) < 2 and not (header and n_numeric >= 2):
@@ -491,7 +855,8 @@ def _table(
         [by_number[r].cells[c] if c < len(by_number[r].cells) else None for c in cols]
         for r in header
     ]
-    return Builder(
+    table = Builder(
+        template=template,
         first_row=body[0],
         cols=cols,
         kinds=kinds,
@@ -504,6 +869,41 @@ def _table(
         max_rows=max_rows,
         last_row=body[-1],
     )
+    if settings:
+        head = body[:_SETTINGS_ROWS]
+        beside = sorted({c for r in head for c in block.get(r, []) if c < min(cols)})
+        top = max(r for r in head if any(c < min(cols) for c in block.get(r, [])))
+        table.metadata = (body[0], top, beside or settings)
+    return table
+
+
+_SETTINGS_ROWS = 40  # an instrument's settings fill the first rows of its export, no more
+_SETTINGS_MIN_BODY = 100  # and the export is long: a short table's sparse column is data
+
+
+def _settings_columns(
+    body: list[int],
+    counts: dict[int, int],
+    block: dict[int, list[int]],
+    by_number: dict[int, Row],
+) -> list[int]:
+    """Columns filled only in the first rows, left of columns filled on every row: an
+    oscilloscope's "Record Length 2500 / Sample Interval 4e-07 / Trigger Point 1250" beside
+    its trace — settings, not a column of data."""
+    if len(body) < _SETTINGS_MIN_BODY or not counts:
+        return []
+    full = [c for c, k in counts.items() if k >= 0.9 * len(body)]
+    if not full:
+        return []
+    head = set(body[:_SETTINGS_ROWS])
+    out = []
+    for c, k in counts.items():
+        if k > _SETTINGS_ROWS or c >= min(full):
+            continue
+        rows = [r for r in body if isinstance(_block_cells(block, by_number, r).get(c), float)]
+        if all(r in head for r in rows):
+            out.append(c)
+    return out
 
 
 def _is_units_row(cells: dict[int, Cell]) -> bool:
@@ -592,10 +992,10 @@ def _title(
     r = top - 1
     while r in block and len(rows) < 2:
         cells = _block_cells(block, by_number, r)
-        if any(isinstance(v, float) for v in cells.values()):
+        if any(isinstance(v, float) for v in cells.values()) or _instrument_line(cells):
             return rows, texts
         rows.insert(0, r)
-        texts.insert(0, " ".join(str(v) for v in cells.values() if isinstance(v, str)))
+        texts.insert(0, _words(cells.values()))
         r -= 1
     if rows:
         return rows, texts
@@ -605,12 +1005,35 @@ def _title(
             continue
         bottom = max(b)
         if top - 3 <= bottom < top and any(lo <= c <= hi for cs in b.values() for c in cs):
+            lines = [r for r in sorted(b) if not _instrument_line(_block_cells(b, by_number, r))]
+            # A line naming the table ("表2:并联电路测试数据", "Table 3") a few lines up is its
+            # title, over the loose words between it and the header.
+            named = [r for r in lines[-_TITLE_LOOKUP:]
+                     if _TABLE_NAME.match(_words(_block_cells(b, by_number, r).values()))]  # fmt: skip
+            chosen = named[-1:] or lines[-2:]
+            if not chosen:
+                break
             claimed.add(id(b))
-            for r in sorted(b)[-2:]:
+            for r in chosen:
                 rows.append(r)
-                texts.append(" ".join(str(v) for v in _block_cells(b, by_number, r).values()))
+                texts.append(_words(_block_cells(b, by_number, r).values()))
             break
     return rows, texts
+
+
+_TITLE_LOOKUP = 6
+_TABLE_NAME = re.compile(r"^\s*(?:表|table\b|tab\.)\s*\d*\s*[:：.．、]?", re.I)
+
+
+def _instrument_line(cells: dict[int, Cell]) -> bool:
+    """A commented settings line of an instrument export ("#Sample rate: 40000Hz")."""
+    first = next((v for _, v in sorted(cells.items()) if v is not None), None)
+    return isinstance(first, str) and first.lstrip().startswith("#")
+
+
+def _words(cells: Iterable[Cell]) -> str:
+    """A row's words, each said once: a title merged over eight columns is one title."""
+    return " ".join(dict.fromkeys(str(v) for v in cells if isinstance(v, str)))
 
 
 def _leftovers(
@@ -635,7 +1058,9 @@ def _leftovers(
 def _leftover(run: list[tuple[int, list[int]]], by_number: dict[int, Row]) -> Leftover:
     cells = [by_number[r].cells[c] for r, cs in run for c in cs]
     kind = "numbers" if any(isinstance(v, float) for v in cells) else "text"
-    excerpt = "; ".join(" ".join(_text(by_number[r].cells[c]) for c in cs) for r, cs in run[:3])
+    excerpt = "; ".join(
+        " ".join(dict.fromkeys(_text(by_number[r].cells[c]) for c in cs)) for r, cs in run[:3]
+    )
     return Leftover(
         run[0][0],
         run[-1][0],

@@ -70,7 +70,39 @@ def table_line(table: Table) -> str:
     if table.sheet is not None:
         where = f"'{table.sheet.strip()}'!{where}"
     note = " (template: only set points filled in)" if table.template else ""
+    if table.transposed:
+        note += " (written sideways: one quantity per sheet row)"
+    if table.family is not None:
+        f = table.family
+        unit = f" {f.unit}" if f.unit else ""
+        note += f" (a family of {len(f.labels)} curves by {f.label}: {', '.join(f.labels)}{unit})"
+    if table.summaries:
+        shown = "; ".join(x.describe().removeprefix("summary cell ") for x in table.summaries[:3])
+        more = f"; +{len(table.summaries) - 3} more" if len(table.summaries) > 3 else ""
+        note += f" (summaries, not rows: {shown}{more})"
     return f"{where}, {table.n_rows} rows{note}: {_header(table)}"
+
+
+MAX_STATED = 4  # stated values named per file
+
+
+def stated_line(ft: FileTables) -> str | None:
+    """ "stated: Voperating = 1010 V (Sheet1!A28:C28); …" — values written beside the data."""
+    if not ft.stated:
+        return None
+    shown = "; ".join(
+        f"{x.name} = {x.written}{' ' + x.unit if x.unit else ''} ({x.where})"
+        for x in ft.stated[:MAX_STATED]
+    )
+    more = f"; +{len(ft.stated) - MAX_STATED} more" if len(ft.stated) > MAX_STATED else ""
+    return f"stated: {shown}{more}"
+
+
+def left_out_lines(ft: FileTables) -> list[str]:
+    """ "left out: lines 1–30: the instrument's settings …" — kept out of the data, and why."""
+    return [
+        f"left out: {x.where + ': ' if x.where else ''}{x.why}" for x in ft.left_out[:MAX_PER_FILE]
+    ]
 
 
 def series_line(s: Series) -> str:
@@ -85,12 +117,18 @@ def series_line(s: Series) -> str:
 
 def outline(folder: Path, rels: Iterable[str], *, max_lines: int = MAX_LINES) -> Outline:
     """The tables of the data files `rels` (relative to `folder`), for the model."""
-    from labwright.core.material.tables import scan_tables
+    from labwright.core.material.tables import FileTables, scan_tables
+    from labwright.core.material.tables.screen import screen
     from labwright.core.material.workspace import PathDenied, open_in_folder
 
     out = Outline()
     found: list[FileTables] = []
+    rels = list(rels)
+    skipped = screen(folder, rels[:MAX_FILES])
     for rel in rels:
+        if rel in skipped:
+            found.append(FileTables(rel, [], [], "", left_out=[skipped[rel]]))
+            continue
         try:
             with open_in_folder(folder, rel) as opened:
                 size = opened.size
@@ -107,12 +145,20 @@ def outline(folder: Path, rels: Iterable[str], *, max_lines: int = MAX_LINES) ->
     paid: set[int] = set()
     for ft in found:
         lines = [table_line(t) for t in ft.tables]
-        ranges = ft.leftover_ranges()
+        said = {x.where for x in ft.left_out}
+        ranges = [r for r in ft.leftover_ranges() if r not in said]  # left out says why
         where = ", ".join(ranges[:3]) + (f" +{len(ranges) - 3} more" if len(ranges) > 3 else "")
-        if not ft.tables:
-            lines = [f"no table found (text in {where})" if ranges else "no table found"]
-        elif ranges:
+        stated = stated_line(ft)
+        if not ft.tables and not ft.left_out:
+            if stated is not None:
+                lines = ["no table; values are stated in it"]
+            else:
+                lines = [f"no table found (text in {where})" if ranges else "no table found"]
+        elif ranges and ft.tables:
             lines.append(f"cells in no table: {where}")
+        lines += [line for line in (stated,) if line] + left_out_lines(ft)
+        if any(not x.where for x in ft.left_out):  # the whole file: its reason is enough
+            lines = left_out_lines(ft)
         if len(ft.tables) > MAX_PER_FILE:
             extra = len(ft.tables) - MAX_PER_FILE
             lines = [*lines[:MAX_PER_FILE], f"+{extra} more tables", *lines[len(ft.tables) :]]

@@ -12,8 +12,9 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Sequence
+from dataclasses import dataclass
 
-from labwright.core.material.evidence import parse_unit
+from labwright.core.material.evidence import parse_unit, suffix_unit_fits
 
 INDEX = "index"
 INDEPENDENT = "independent"
@@ -46,12 +47,19 @@ def is_logarithmic(unit: str | None) -> bool:
     return unit is not None and bool(_LOGARITHMIC.match(unit.strip()))
 
 
+# A unit with a power of ten before it: values in 10^14 Hz, 10^-10 A, ×10^3 N.
+_SCALED = re.compile(r"^(?:[×x*]\s*)?(?:10\^?\s*\(?[-+−]?\d{1,3}\)?|1[eE][+-]?\d{1,3})\s*(\S.*)$")
+
+
 def is_unit(text: str) -> bool:
     text = text.strip()
     if not text or len(text) > 16:
         return False
     if text in _EXTRA_UNITS or text.lower() in _EXTRA_UNITS:
         return True
+    scaled = _SCALED.match(text)
+    if scaled and scaled.group(1) != text:
+        return is_unit(scaled.group(1))
     try:
         return parse_unit(text) is not None
     except (ValueError, ArithmeticError):
@@ -77,9 +85,50 @@ def split_unit(header: str) -> tuple[str, str | None]:
         name, unit = m.group(1).strip(" ,"), m.group(2).strip()
         if pattern is _COMMA and re.fullmatch(r"[A-Z]", unit):
             continue  # "Actual Velocity,V": the quantity's symbol, not volts
+        if pattern is _SUFFIX and not _suffix_fits(name, unit):
+            continue  # "area_m", "density_kg_m": no unit the quantity could have
         if name and is_unit(unit):
             return name, unit
     return h, None
+
+
+def _suffix_fits(name: str, unit: str) -> bool:
+    parsed = parse_unit(unit)
+    return parsed is None or suffix_unit_fits(name, parsed)
+
+
+# Inside a header's brackets, a number is the instrument's resolution ("Voltage (±0.1 V)",
+# "Current (0.001)"), with the unit after it or none.
+_RESOLUTION = re.compile(
+    r"^(?:(±|\+/-|\+-)\s*)?(\d+(?:\.\d*)?(?:[eE][+-]?\d+)?|\.\d+)\s*(\S.{0,15})?$"
+)
+
+
+@dataclass(frozen=True)
+class Header:
+    """A column header read: the quantity, its unit, and the resolution it states."""
+
+    name: str
+    unit: str | None
+    resolution: float | None = None
+
+
+def parse_header(text: str) -> Header:
+    """ "Voltage (±0.1 V)": Voltage, V, 0.1; "Current (0.001)": Current, no unit, 0.001;
+    anything else as split_unit reads it."""
+    h = " ".join(text.split())
+    m = _BRACKETED.match(h)
+    if m:
+        r = _RESOLUTION.match(m.group(2))
+        # A bare number needs no sign; a number with a unit after it needs "±", or
+        # "(10^14Hz)" and "(2 mm)" would read as resolutions.
+        if r and m.group(1).strip() and (r.group(1) or r.group(3) is None):
+            unit = r.group(3).strip() if r.group(3) else None
+            if unit is not None and not is_unit(unit):
+                return Header(h, None)
+            return Header(m.group(1).strip(" ,"), unit, float(r.group(2)))
+    name, unit = split_unit(h)
+    return Header(name, unit)
 
 
 _INDEX_STRONG = re.compile(
@@ -107,11 +156,13 @@ def _independent_name(name: str) -> bool:
 
 
 _UNCERTAINTY = re.compile(
-    r"^(?:d|δ|Δ|delta)\s+\S|^(?:err|error|sigma|σ|std|sd|unc)(?:$|[\s_(.])|^u\(|±|\+/-|uncertaint"
+    r"^(?:d|δ|Δ|delta)\s+\S|^(?:err|error|sigma|σ|std|sd|unc)(?:$|[\s_(.])|±|\+/-|uncertaint"
     r"|(?:^|[\s_])err(?:or)?(?:$|[\s_])|[\s_](?:sd|std|sigma|σ)$|σ|误差|不确定|标准差",
     re.I,
 )
 _DELTA_NAME = re.compile(r"^(?:δ|Δ|delta[\s_]?)(\S.*)$", re.I)
+# "u(d)": the standard uncertainty of d, when the table has a d ("U(Vpp)", "u(Vamp)": voltages)
+_U_OF = re.compile(r"^u\((.+)\)$")
 # "dI", "dV": d before a symbol that names another column of the table
 _D_SYMBOL = re.compile(r"^d([A-Z][A-Za-z0-9_]*)$")
 _NOTE = re.compile(r"^(?:notes?|comments?|remarks?|memo|备注|说明|注)$", re.I)
@@ -209,7 +260,7 @@ def assign_roles(
     for j in numeric:
         if roles[j] or not headed[j]:
             continue
-        m = _DELTA_NAME.match(names[j]) or _D_SYMBOL.match(names[j])
+        m = _DELTA_NAME.match(names[j]) or _D_SYMBOL.match(names[j]) or _U_OF.match(names[j])
         target = None
         if m:  # Δt is t's uncertainty only when the table has a t
             rest = _base(split_unit(m.group(1))[0])

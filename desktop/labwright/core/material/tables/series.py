@@ -20,10 +20,11 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING
 
-from labwright.core.material.tables.roles import INDEPENDENT, MEASURED, is_logarithmic
+from labwright.core.material.tables.roles import CONSTANT, INDEPENDENT, MEASURED, is_logarithmic
 
 if TYPE_CHECKING:
     from labwright.core.material.tables import Table
+    from labwright.core.material.tables.facts import LeftOut, StatedResult
 
 MIN_SERIES = 3  # files of one shape before they are a series rather than tables
 
@@ -48,6 +49,9 @@ class Series:
     x: int | None  # the independent column
     y: int | None  # the measured column the figures are of
     figures: list[FileFigures] = field(default_factory=list)
+    # Each file's curve label: what tells the files apart ("Voltage = 150.3": a column
+    # constant in each file; else the part of the name that differs: "v150").
+    labels: list[str] = field(default_factory=list)
 
     @property
     def first(self) -> Table:
@@ -85,6 +89,9 @@ class DataOverview:
 
     items: list[Table | Series]
     left_out: list[str] = field(default_factory=list)
+    # Values stated in the material beside the data (facts.StatedResult), in file order.
+    stated: list[StatedResult] = field(default_factory=list)
+    left_out_records: list[LeftOut] = field(default_factory=list)  # why, as data
 
     @property
     def tables(self) -> list[Table]:
@@ -177,8 +184,39 @@ def find_series(tables: Iterable[Table]) -> list[Series]:
             x, y = _axes(part[0])
             s = Series(folder, _pattern(folder, names), part, x, y)
             s.figures = [_figures(t, x, y, s.logarithmic) for t in part]
+            s.labels = curve_labels(part)
             out.append(s)
     return out
+
+
+def curve_labels(tables: list[Table]) -> list[str]:
+    """What tells files of one shape apart: a column constant in each file and different
+    between them ("Voltage = 150.3"), else the part of their names that differs."""
+    first = tables[0]
+    for j, role in enumerate(first.roles):
+        if role != CONSTANT:
+            continue
+        values = [_constant(t, j) for t in tables]
+        if all(v is not None for v in values) and len(set(values)) == len(values):
+            unit = first.units[j] if j < len(first.units) else None
+            name = first.names[j] if j < len(first.names) else first.columns[j]
+            return [f"{name} = {v:g}" + (f" {unit}" if unit else "") for v in values]
+    stems = [PurePosixPath(t.source).stem for t in tables]
+    # Whole numbers and words, never a cut inside one ("20Hz", "250Hz": 20 and 250).
+    tokens = [re.findall(r"\d+(?:\.\d+)?|[^\W\d_]+|[\W_]+", n) for n in stems]
+    start = 0
+    while all(len(t) > start and t[start] == tokens[0][start] for t in tokens):
+        start += 1
+    end = 0
+    while all(len(t) - end > start and t[-1 - end] == tokens[0][-1 - end] for t in tokens):
+        end += 1
+    parts = ["".join(t[start : len(t) - end]).strip(" _-,.") for t in tokens]
+    return parts if all(parts) else stems
+
+
+def _constant(table: Table, j: int) -> float | None:
+    values = {row[j] for row in table.rows if j < len(row) and row[j] is not None}
+    return values.pop() if len(values) == 1 else None
 
 
 def _split(members: list[Table]) -> list[list[Table]]:
@@ -231,9 +269,13 @@ def collect_data(
     from labwright.core.material.tables import scan_folder_tables
 
     found = list(scan_folder_tables(folder, paths, max_rows=max_rows))
-    tables = [t for f in found for t in f.tables]
+    # Blank templates and unfilled blocks are no data: each has its line in left_out.
+    tables = [t for f in found for t in f.tables if not t.template]
     items = ordered_items(tables)
     overview = DataOverview(items[:max_items])
+    whole = {f.source for f in found for x in f.left_out if not x.where}
+    overview.stated = [x for f in found if f.source not in whole for x in f.stated]
+    overview.left_out_records = [x for f in found for x in f.left_out]
     dropped = items[max_items:]
     if dropped:
         names = [item.pattern if isinstance(item, Series) else item.title for item in dropped]
@@ -249,7 +291,18 @@ def collect_data(
             f" and {len(repeats) - 8} more" if len(repeats) > 8 else ""
         )
         overview.left_out.append(f"{shown}: the same numbers as a table shown, not repeated.")
-    empty = [f.source for f in found if not f.tables and f.source not in repeats]
+    overview.left_out += [x.describe() + "." for x in overview.left_out_records]
+    # A file with no table but values stated in it is not "no table found": its values
+    # are listed with the results stated in the material.
+    empty = [
+        f.source
+        for f in found
+        if not f.tables
+        and f.source not in repeats
+        and f.source not in whole
+        and not f.stated
+        and not any(t.template for t in f.tables)
+    ]
     if empty:
         shown = ", ".join(empty[:8]) + (f" and {len(empty) - 8} more" if len(empty) > 8 else "")
         overview.left_out.append(
