@@ -195,7 +195,7 @@ def offline_report(
         if k == results_at:
             body += _results(
                 findings, overview.items, table_figures, extra_figures, words, lang,
-                overview.left_out, siunitx=siunitx,
+                overview.left_out, siunitx=siunitx, stated=overview.stated,
             )  # fmt: skip
     checklist = gaps if gaps is not None else requirements
     if checklist:

@@ -81,12 +81,30 @@ def format_value(value: float, written: str | None = None) -> str:
 _WRITTEN_NUMBER = re.compile(r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?")
 
 
-def format_stat(value: float | None) -> str:
+def format_stat(value: float | None, spread: float | None = None) -> str:
+    """A statistic: 4 significant digits, or as many as show `spread` (the column's standard
+    deviation) to two digits — a mean of 180.727…180.731 g is 180.7290, never 180.7."""
     if value is None or not math.isfinite(value):
         return "--"
     if value.is_integer() and abs(value) < 1e15:
         return _math_number(str(int(value)))
-    return _math_number(f"{value:.4g}")
+    digits = stat_digits(value, spread)
+    if digits == 4 or not 1e-4 <= abs(value) < 1e15:
+        return _math_number(f"{value:.{digits}g}")
+    # Fixed decimals: the zeros that show the spread's digit stay ("180.7290").
+    places = digits - 1 - math.floor(math.log10(abs(value)))
+    return _math_number(f"{value:.{max(places, 0)}f}")
+
+
+MAX_STAT_DIGITS = 12
+
+
+def stat_digits(value: float, spread: float | None) -> int:
+    """Significant digits for `value` so that the second digit of `spread` still shows."""
+    if spread is None or not math.isfinite(spread) or spread <= 0 or value == 0:
+        return 4
+    needed = math.floor(math.log10(abs(value))) - (math.floor(math.log10(spread)) - 1) + 1
+    return max(4, min(MAX_STAT_DIGITS, needed))
 
 
 def _math_number(text: str) -> str:

@@ -44,6 +44,24 @@ _TEXT: dict[str, dict[str, str]] = {
         "list_sep": "; ",
         "where_sheet": "{name} › {sheet}, rows {a}–{b}",
         "where_lines": "{name}, lines {a}–{b}",
+        "stated": "Results stated in the material",
+        "stated_intro": (
+            "Values written beside the tables or in the files, as the student wrote them "
+            "(quoted, not computed here):"
+        ),
+        "stated_item": "{name} = {value} — {source}, {where}",
+        "stated_raw": ' (as written: "{text}")',
+        "summaries": "Summary cells, not data rows (kept out of the statistics): {items}.",
+        "summary_item": "{cell} ({label}{value}{what})",
+        "summary_kinds": "sum:the sum of {of}|mean:the mean of {of}|std:the standard deviation of {of}",
+        "row_summary": "{name} is the {kind} of {parts} in each row.",
+        "row_kinds": "sum:sum|mean:mean",
+        "resolution": "Resolution stated in the header: {items}.",
+        "transposed": (
+            "The sheet writes this table sideways (one quantity per row); each row here is "
+            "one of its columns ({first}–{last})."
+        ),
+        "family": "{n} curves, one per {label}: {labels}.",
     },
     "zh": {
         "note": (
@@ -78,6 +96,18 @@ _TEXT: dict[str, dict[str, str]] = {
         "list_sep": "；",
         "where_sheet": "{name} › {sheet}，第 {a}–{b} 行",
         "where_lines": "{name}，第 {a}–{b} 行",
+        "stated": "材料中给出的结果",
+        "stated_intro": "表格旁或文件中写出的数值，照录原文（未经本文计算）：",
+        "stated_item": "{name} = {value}（{source}，{where}）",
+        "stated_raw": "（原文：“{text}”）",
+        "summaries": "以下为汇总单元格，不是数据行（未计入统计）：{items}。",
+        "summary_item": "{cell}（{label}{value}{what}）",
+        "summary_kinds": "sum:{of} 之和|mean:{of} 的平均值|std:{of} 的标准差",
+        "row_summary": "{name} 为每行 {parts} 的{kind}。",
+        "row_kinds": "sum:和|mean:平均值",
+        "resolution": "表头标明的仪器精度：{items}。",
+        "transposed": "该表在工作表中按行排列（每行一个物理量）；此处每行对应原表的一列（{first}–{last}）。",
+        "family": "共 {n} 条曲线，按 {label} 区分：{labels}。",
     },
 }
 

@@ -88,6 +88,26 @@ def _choose_axes(table: Table) -> tuple[int, list[int]] | None:
     return (x, ys[:MAX_Y_SERIES]) if ys else None
 
 
+def _curves(
+    table: Table, name: str
+) -> list[tuple[list[tuple[list[float | None], list[str | None]]], str]]:
+    """The rows to plot, one group per curve of a family (named "λ = 365 nm"), else one."""
+    rows = table.plot_rows()
+    texts = table.sample_labels if rows is table.sample and table.sample_labels else table.labels
+    paired = [(row, texts[i] if i < len(texts) else []) for i, row in enumerate(rows)]
+    if table.family is None:
+        return [(paired, name)]
+    f = table.family
+    unit = f" {f.unit}" if f.unit else ""
+    return [
+        (
+            [p for p in paired if p[1] and p[1][0] == label],
+            _mpl_escaped(f"{f.label} = {label}{unit}"),
+        )
+        for label in f.labels
+    ]
+
+
 def linear_fit(pairs: list[tuple[float, float]]) -> dict[str, float] | None:
     """Least-squares line with the standard errors of slope and intercept, and R²."""
     import numpy as np
@@ -262,16 +282,19 @@ def plot_table(
     x, ys = axes
     labels = table_labels(table, siunitx=siunitx)
     errors = {target: j for j, target in table.uncertainty_of.items()}
+    if table.family is not None:  # one curve per member of the family, of one quantity
+        ys = ys[-1:]
     series = []
     for j in ys:
         err = errors.get(j)
-        rows = [
-            (xv, yv, (row[err] if err is not None and err < len(row) else None))
-            for row in table.plot_rows()
-            if (xv := row[x]) is not None and (yv := row[j]) is not None
-        ]
-        rows.sort()
-        series.append((labels[j].mpl, [(a, b) for a, b, _ in rows], [e for _, _, e in rows]))
+        for curve, name in _curves(table, labels[j].mpl):
+            rows = [
+                (xv, yv, (row[err] if err is not None and err < len(row) else None))
+                for row, texts in curve
+                if (xv := row[x]) is not None and (yv := row[j]) is not None
+            ]
+            rows.sort()
+            series.append((name, [(a, b) for a, b, _ in rows], [e for _, _, e in rows]))
     fit = None
     if len(series) == 1:
         fit = linear_fit(series[0][1])
@@ -284,6 +307,7 @@ def plot_table(
         _mpl_escaped(table_title(table, lang)),
         fit,
         _TEXT[lang]["fit_legend"],
+        one_panel=table.family is not None,
     )
     # figures/ of the run: written beneath the run folder, never through a link
     run_dir, sub = figures_dir.parent, figures_dir.name
@@ -311,14 +335,17 @@ def _render(
     title: str,
     fit: dict[str, float] | None = None,
     fit_legend: str = "fit",
+    *,
+    one_panel: bool = False,
 ) -> tuple[bytes, bytes]:
-    """The figure as PDF and PNG. Names are mathtext-ready: "$" escaped where it is text."""
+    """The figure as PDF and PNG. Names are mathtext-ready: "$" escaped where it is text.
+    Curves of one family (`one_panel`) share their axes, whatever their sizes."""
     quiet_matplotlib()  # before any import of matplotlib: it reads the rc then
     from matplotlib.figure import Figure
 
     # Sizes far apart would flatten the small series: then one panel each.
-    peaks = [max(abs(y) for _, y in pairs) or 1.0 for _, pairs, _ in series]
-    panels = len(series) if max(peaks) / min(peaks) > 4 else 1
+    peaks = [max((abs(y) for _, y in pairs), default=1.0) or 1.0 for _, pairs, _ in series]
+    panels = len(series) if max(peaks) / min(peaks) > 4 and not one_panel else 1
     # A CJK fallback only when needed: embedding (a subset of) a CJK font costs
     # a second per figure even when no glyph of it is used.
     texts = [x_name, title, *(name for name, _, _ in series)]

@@ -15,8 +15,9 @@ from typing import Any
 
 from labwright.core.material.tables import Series
 from labwright.core.material.workspace import PathDenied, file_digest
+from labwright.core.report.offline.columns import table_labels
 from labwright.core.report.offline.formatting import _breakable, format_stat, tex_text
-from labwright.core.report.offline.language import _CJK
+from labwright.core.report.offline.language import _CJK, _TEXT
 from labwright.core.report.offline.plots import (
     FIGURE_DPI,
     _cjk_fonts,
@@ -78,7 +79,9 @@ def _range(span: tuple[float, float] | None) -> str:
 def series_tex(series: Series, index: int, lang: str) -> list[str]:
     """The series as one table of its files (a `tab:series<index>` label)."""
     w = _WORDS[lang]
-    cols = series.columns
+    # The columns as read (quantity and unit), not as written: "Current (0.001)" states a
+    # resolution, not a unit.
+    cols = [label.plain for label in table_labels(series.first, siunitx=False)]
     x = cols[series.x] if series.x is not None else None
     y = cols[series.y] if series.y is not None else None
     want_mean = y is not None and not series.logarithmic
@@ -104,8 +107,12 @@ def series_tex(series: Series, index: int, lang: str) -> list[str]:
         " & ".join(_breakable(h) for h in head) + r" \\",
         "\\midrule",
     ]
+    curve = dict(zip(series.sources, series.labels, strict=False))
     for f in series.figures[:MAX_SERIES_ROWS]:
-        cells = [_breakable(PurePosixPath(f.source).name), str(f.rows)]
+        name = PurePosixPath(f.source).name
+        label = curve.get(f.source)
+        cells = [_breakable(f"{name} ({label})" if label and label not in name else name),
+                 str(f.rows)]  # fmt: skip
         if x is not None:
             cells.append(_range(f.x_range))
         if y is not None:
@@ -128,6 +135,14 @@ def series_tex(series: Series, index: int, lang: str) -> list[str]:
         notes.append(w["log"].format(y=y))
     if x is not None:
         notes.append(w["independent"].format(x=x))
+    first = series.first
+    resolutions = [
+        f"{name} ±{res:g}" + (f" {unit}" if unit else "")
+        for name, unit, res in zip(first.names, first.units, first.resolutions, strict=False)
+        if res is not None
+    ]
+    if resolutions:
+        notes.append(_TEXT[lang]["resolution"].format(items="; ".join(resolutions)))
     if notes:
         out.append(f"\\noindent{{\\footnotesize {tex_text(' '.join(notes))}}}\\par")
     out.append("")
@@ -173,11 +188,13 @@ def plot_series(
             if len(row) > max(x, y) and (xv := row[x]) is not None and (yv := row[y]) is not None
         )
         if len(pairs) >= 2:
-            curves.append((PurePosixPath(t.source).stem, pairs))
+            label = series.labels[i] if i < len(series.labels) else ""
+            curves.append((label or PurePosixPath(t.source).stem, pairs))
     if not curves:
         return None
     w = _WORDS[lang]
-    x_name, y_name = series.columns[x], series.columns[y]
+    shown = table_labels(series.first, siunitx=False)
+    x_name, y_name = shown[x].plain, shown[y].plain
     n = len(series.tables)
     if len(curves) == n:
         caption = w["all"].format(y=y_name, x=x_name, n=n, pattern=series.pattern)

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Any
 
-from labwright.core.material.tables import Series, Table, column_stats
+from labwright.core.material.tables import Series, StatedResult, SummaryCell, Table, column_stats
+from labwright.core.material.tables.facts import short_number
 from labwright.core.report.offline.columns import as_written, table_labels
 from labwright.core.report.offline.formatting import format_stat, format_value, tex_text
 from labwright.core.report.offline.language import _TEXT, table_title
@@ -112,7 +113,7 @@ def _table_tex(table: Table, index: int, lang: str, *, siunitx: bool = True) -> 
             written = table.written[i] if i < len(table.written) else []
             labels = table.labels[i] if i < len(table.labels) else []
             cells = [_category_cell(labels, c) or _cell(row, written, c) for c in cols]
-            out.append(" & ".join([str(table.first_row + i), *cells]) + r" \\")
+            out.append(" & ".join([tex_text(table.row_label(i)), *cells]) + r" \\")
         more = len(table.rows) - MAX_SHOWN_ROWS + table.omitted_rows
         if more > 0:
             text = tex_text(words["more_rows"].format(n=more))
@@ -121,8 +122,68 @@ def _table_tex(table: Table, index: int, lang: str, *, siunitx: bool = True) -> 
         for key, shown_name in zip(("n", "min", "max", "mean", "std"), stat_names, strict=True):
             cells = [_stat_cell(stats.get(table.columns[c]), key) for c in cols]
             out.append(" & ".join([f"\\emph{{{tex_text(shown_name)}}}", *cells]) + r" \\")
-        out += ["\\bottomrule", "\\end{tabular}", "\\end{table}", ""]
+        out += ["\\bottomrule", "\\end{tabular}"]
+        notes = _table_notes(table, words) if part == len(groups) - 1 else []
+        if notes:
+            out.append(
+                "\\par\\smallskip\\parbox{0.97\\linewidth}{\\raggedright\\footnotesize "
+                + " ".join(tex_text(n) for n in notes)
+                + "}"
+            )
+        out += ["\\end{table}", ""]
     return out
+
+
+def _pairs(spec: str) -> dict[str, str]:
+    return dict(item.split(":", 1) for item in spec.split("|"))
+
+
+def _table_notes(table: Table, words: dict[str, str]) -> list[str]:
+    """What the reader of the table must know beyond its rows: the summaries kept out of
+    them, columns that summarise others, resolutions, a sideways sheet, the curves."""
+    notes = []
+    if table.family is not None:
+        f = table.family
+        unit = f" {f.unit}" if f.unit else ""
+        notes.append(words["family"].format(
+            n=len(f.labels), label=f.label, labels=words["list_sep"].join(f.labels) + unit,
+        ) + (f" ({f.note})" if f.note else ""))  # fmt: skip
+    if table.transposed and table.row_names:
+        first, last = table.row_names[0], table.row_names[-1]
+        notes.append(words["transposed"].format(first=first, last=last))
+    if table.summaries:
+        kinds = _pairs(words["summary_kinds"])
+        items = []
+        for x in sorted(table.summaries, key=_cell_order):
+            what = kinds.get(x.kind, "").format(of=x.of) if x.of else ""
+            items.append(words["summary_item"].format(
+                cell=x.cell, label=f"{x.label} = " if x.label else "= ",
+                value=short_number(x.value), what=f", {what}" if what else "",
+            ))  # fmt: skip
+        notes.append(words["summaries"].format(items=words["list_sep"].join(items)))
+    kinds = _pairs(words["row_kinds"])
+    for j, r in sorted(table.row_summaries.items()):
+        parts = [table.columns[k] for k in r.of if k < len(table.columns)]
+        shown = f"{parts[0]} … {parts[-1]}" if len(parts) > 2 else words["list_sep"].join(parts)
+        notes.append(words["row_summary"].format(
+            name=table.columns[j], kind=kinds.get(r.kind, r.kind), parts=shown,
+        ))  # fmt: skip
+    resolutions = [
+        f"{name} ±{res:g}" + (f" {unit}" if unit else "")
+        for name, unit, res in zip(table.names, table.units, table.resolutions, strict=False)
+        if res is not None
+    ]
+    if resolutions:
+        shown = words["list_sep"].join(dict.fromkeys(resolutions))
+        notes.append(words["resolution"].format(items=shown))
+    return notes
+
+
+def _cell_order(x: SummaryCell) -> tuple[int, int]:
+    m = re.fullmatch(r"([A-Z]+)(\d+)", x.cell)
+    if not m:
+        return (0, 0)
+    return int(m.group(2)), len(m.group(1)) * 100 + ord(m.group(1)[-1])
 
 
 def _cell(row: list[float | None], written: list[str | None], j: int) -> str:
@@ -133,11 +194,19 @@ def _cell(row: list[float | None], written: list[str | None], j: int) -> str:
 
 
 def _stat_cell(stat: dict | None, key: str) -> str:
+    """One statistic of a column. The smallest and largest are cells of it, shown with
+    their digits; the mean with as many digits as show the spread (180.7290, never 180.7)."""
     if stat is None:
         return ""
     if key == "n":
         return str(stat["n"])
-    return format_stat(stat[key])
+    value = stat[key]
+    if key in ("min", "max") and value is not None:
+        return format_value(value)
+    if key == "mean":
+        spread = stat.get("std") or ((stat["max"] - stat["min"]) or None)
+        return format_stat(value, spread)
+    return format_stat(value)
 
 
 def _figure_tex(figure: dict, caption_tex: str | None = None) -> list[str]:
@@ -209,6 +278,7 @@ def _results(
     left_out: list[str] | None = None,
     *,
     siunitx: bool = True,
+    stated: list[StatedResult] | None = None,
 ) -> list[str]:
     from labwright.core.report.offline.series import left_out_tex, series_tex
 
@@ -225,10 +295,38 @@ def _results(
         if i in table_figures:
             made = table_figures[i]
             out += _figure_tex(made, str(made.get("caption_tex") or "") or None)
+    out += stated_tex(stated or [], words)
     out += left_out_tex(left_out or [], lang)
     for figure in extra_figures:
         out += _figure_tex(figure)
     return out
+
+
+MAX_STATED = 40  # stated values listed; the rest are counted
+
+
+def stated_tex(stated: list[StatedResult], words: dict[str, str]) -> list[str]:
+    """ "Results stated in the material": each value as written, with its file and cell."""
+    if not stated:
+        return []
+    items = []
+    for x in stated[:MAX_STATED]:
+        value = x.written + (f" {x.unit}" if x.unit else "")
+        line = words["stated_item"].format(
+            name=x.name, value=value, source=PurePosixPath(x.source).name, where=x.where
+        )
+        raw = " ".join(x.text.split())[:80]
+        if raw and raw.replace(" ", "") != f"{x.name}={value}".replace(" ", ""):
+            line += words["stated_raw"].format(text=raw)
+        items.append(line)
+    if len(stated) > MAX_STATED:
+        items.append(words["more_rows"].format(n=len(stated) - MAX_STATED))
+    return [
+        f"\\paragraph{{{tex_text(words['stated'])}}}",
+        tex_text(words["stated_intro"]),
+        *_itemize(items),
+        "",
+    ]
 
 
 def _category_cell(labels: list[str | None], c: int) -> str:
