@@ -77,13 +77,18 @@ def test_a_level_in_db_is_never_averaged_and_the_frequency_has_no_statistics(mes
 
 def test_what_is_left_out_is_said(messy: Path) -> None:
     overview = collect_data(messy, _files(messy), max_items=3)
-    assert len(overview.items) == 3  # of 12: absorbers, 2 series, densities, side_by_side ×2, …
-    [more, empty] = overview.left_out
-    assert more.startswith("9 more tables or series are not shown (at most 3): ")
+    assert len(overview.items) == 3  # of 11: absorbers, 2 series, densities, side_by_side ×2, …
+    [more, template, empty] = overview.left_out
+    assert more.startswith("8 more tables or series are not shown (at most 3): ")
     assert "spectra/gain_*.txt" in more and "notes.txt" in empty
+    # The blank template is no data: left out, with the reason, never a table.
+    assert template == (
+        "template.csv: a blank template: only the set points are filled in, no readings."
+    )
     # Every table is either shown or named in that line.
     shown = {t.source for t in overview.tables}
-    for rel in ("units_row.csv", "template.csv", "densities.csv"):
+    assert "template.csv" not in shown
+    for rel in ("units_row.csv", "densities.csv"):
         assert rel in shown or rel in more
 
 
@@ -155,7 +160,11 @@ def test_list_dir_outlines_the_tables_and_a_series_in_one_line(messy: Path, tmp_
         "  'Data'!I22:J25, 3 rows: R (Ω), Q",
         "  cells in no table: Data!A36",
     ]
-    assert "  lines 1–9, 8 rows (template: only set points filled in): f (kHz)" in "\n".join(root)
+    # A blank template is left out of the data, and the model is told why.
+    at = root.index(next(line for line in root if line.startswith("template.csv\t")))
+    assert root[at + 1] == (
+        "  left out: a blank template: only the set points are filled in, no readings"
+    )
 
 
 def test_the_outline_is_capped_with_a_count(messy: Path) -> None:
