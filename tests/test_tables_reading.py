@@ -449,3 +449,40 @@ def test_files_of_one_shape_are_labelled_by_what_tells_them_apart(tmp_path: Path
     names = ["scope 20Hz.txt", "scope 250Hz.txt", "scope 50Hz.txt"]
     [series] = collect_data(tmp_path, names).series
     assert series.labels == ["20", "50", "250"]  # in natural order, whole numbers
+
+
+def test_evidence_statistics_leave_out_the_total_and_mean_under_a_column(tmp_path: Path) -> None:
+    from labwright.core.material.evidence import evidence_from_folder, evidence_numbers
+
+    total, mean = sum(RATES), sum(RATES) / 5
+    (tmp_path / "r.csv").write_text(
+        "n,Rate\n" + "".join(f"{k + 1},{r}\n" for k, r in enumerate(RATES))
+        + f",{total:.1f}\n,{mean:.2f}\n",
+        encoding="utf-8",
+    )  # fmt: skip
+    # Positive control: readings whose last equals the mean of the others are all readings.
+    (tmp_path / "c.csv").write_text("n,N\n1,1074\n2,1090\n3,1082\n", encoding="utf-8")
+
+    def derived(name: str) -> dict[str, float]:
+        numbers = evidence_numbers(evidence_from_folder(tmp_path, [name]), tmp_path)
+        return {n.derived: n.value for n in numbers if n.derived}
+
+    assert derived("r.csv")["mean"] == pytest.approx(mean)  # not the mean of 7 with the total
+    assert derived("r.csv")["standard deviation"] == pytest.approx(0.79875, abs=1e-5)
+    assert derived("c.csv")["mean"] == pytest.approx((1074 + 1090 + 1082) / 3)
+
+
+def test_a_cell_that_breaks_its_columns_ratio_is_flagged(tmp_path: Path) -> None:
+    volts = [1.8, 2.8, 4.0, 5.2, 7.4, 10.2, 13.4, 11.4]
+    cells: dict[str, object] = {"A1": "f", "B1": "Vrms", "C1": "Vrms/Vrms,max"}
+    _rows(cells, 2, "ABC", [[k + 1, v, v / 13.4] for k, v in enumerate(volts)])
+    cells["C2"] = 2  # a formula pointing at another cell
+    _xlsx(tmp_path / "n.xlsx", cells)
+    [table] = _scan(tmp_path, "n.xlsx").tables
+    [odd] = table.odd_cells
+    assert (odd.cell, odd.value, odd.column) == ("C2", 2, "Vrms/Vrms,max")
+    assert odd.expected == pytest.approx(1.8 / 13.4)
+    # Positive control: the same column without the broken cell has nothing to flag.
+    cells["C2"] = 1.8 / 13.4
+    _xlsx(tmp_path / "m.xlsx", cells)
+    assert _scan(tmp_path, "m.xlsx").tables[0].odd_cells == []

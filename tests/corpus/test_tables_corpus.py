@@ -470,3 +470,11 @@ def test_rlc_numbers_typed_as_text_are_numbers(corpus: Path) -> None:
     # φ and I are left to compute: empty named columns of the table, not a template.
     assert not parallel.template and parallel.roles[3] == "empty" and parallel.roles[6] == "empty"
     assert math.isclose(_stat(parallel, "Vimag /mV")["max"], 1290)
+
+
+def test_ac_the_cell_from_a_wrong_formula_is_flagged(corpus: Path) -> None:
+    # Copy… exp2 G3 = 2 (=M69, a wrong reference): 1.8/13.4 = 0.134 is what the column gives.
+    copy = _table(_scan(corpus, AC, AC_COPY), "exp2", "A2:G21")
+    [odd] = copy.odd_cells
+    assert (odd.cell, odd.value) == ("G3", 2)
+    assert odd.expected == pytest.approx(0.134, abs=5e-4)

@@ -671,6 +671,27 @@ def _with_roles(numbers: list[EvidenceNumber]) -> list[EvidenceNumber]:
     ]
 
 
+def _without_summaries(column: list[EvidenceNumber]) -> list[EvidenceNumber]:
+    """A column's values without the total and mean written under them (tables/summary.py):
+    a mean "traced" over values that include their own mean traces nothing."""
+    from labwright.core.material.tables.cells import written
+    from labwright.core.material.tables.summary import decimals, summary_kind
+
+    numbers = [v.value for v in column]
+    # The most trailing values (up to three: sum, mean, sd) that all summarise those above.
+    # One value alone that is the mean may be a reading (1074, 1090, 1082): it counts as a
+    # summary only when it has more decimals than the readings (a computed mean).
+    for keep in range(max(3, len(column) - 3), len(column)):
+        tail = [written(t.value, t.text) for t in column[keep:]]
+        kinds = [summary_kind(t, numbers[:keep]) for t in tail]
+        if not all(kinds):
+            continue
+        places = max(decimals(written(v.value, v.text)) for v in column[:keep])
+        if len(tail) > 1 or kinds[0] == "sum" or decimals(tail[0]) > places:
+            return column[:keep]
+    return column
+
+
 def _derived(numbers: list[EvidenceNumber]) -> Iterator[EvidenceNumber]:
     """Statistics a report may quote without listing the values: column means, and means
     of repeated measurements in one row (t10_run1_s, t10_run2_s, ...)."""
@@ -684,6 +705,8 @@ def _derived(numbers: list[EvidenceNumber]) -> Iterator[EvidenceNumber]:
         if stem != s.column:  # a numbered repeat: run1, run2...
             groups.setdefault(("row", s.path, s.line, stem), []).append(n)
     for key, group in groups.items():
+        if key[0] == "column":
+            group = _without_summaries(group)
         if len(group) < (3 if key[0] == "column" else 2):
             continue
         if key[0] == "column" and _counts_rows(key[4], [g.value for g in group]):

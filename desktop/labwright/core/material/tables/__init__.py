@@ -47,6 +47,7 @@ from labwright.core.material.tables.detect import Builder, Leftover, detect
 from labwright.core.material.tables.facts import (
     Family,
     LeftOut,
+    OddCell,
     RowSummary,
     StatedResult,
     SummaryCell,
@@ -80,6 +81,7 @@ __all__ = [
     "FileTables",
     "LeftOut",
     "Leftover",
+    "OddCell",
     "RowSummary",
     "Series",
     "StatedResult",
@@ -163,6 +165,7 @@ class Table:
     row_names: list[str] = field(default_factory=list, compare=False)
     sheet_range: str | None = field(default=None, compare=False)
     family: Family | None = field(default=None, compare=False)  # curves of one family
+    odd_cells: list[OddCell] = field(default_factory=list, compare=False)  # break their column
     context: list[str] = field(default_factory=list, compare=False)  # the title lines above
 
     @property
@@ -741,6 +744,7 @@ def _finish(b: Builder, source: str, sheet: str | None) -> Table:
         summaries=_summaries_where(b.summaries, sheet),
         resolutions=resolutions if any(r is not None for r in resolutions) else [],
         row_summaries=_row_summaries(roles, values) if not template else {},
+        odd_cells=[] if b.transposed or template else _odd_cells(b, columns, roles, values),
         transposed=b.transposed,
         row_names=list(b.row_names),
         sheet_range=b.sheet_range,
@@ -753,6 +757,39 @@ def _summaries_where(found: list[SummaryCell], sheet: str | None) -> list[Summar
     if sheet is not None:
         return list(found)
     return [replace(x, cell=f"line {re.sub(r'^[A-Z]+', '', x.cell)}") for x in found]
+
+
+MIN_RULE_ROWS = 5  # rows a column must follow a rule on before one cell can break it
+_RULE_TOLERANCE = 1e-9  # a formula's column: the same ratio to float noise
+
+
+def _odd_cells(
+    b: Builder, columns: list[str], roles: list[str], values: list[list[float | None]]
+) -> list[OddCell]:
+    """Cells that break an exact ratio their column keeps to a column left of it on every
+    other row: the one cell whose formula points elsewhere (G3 = M69 in a V/13.4 column)."""
+    out = []
+    numeric = [j for j, role in enumerate(roles) if role in (*STATISTIC_ROLES, "independent")]
+    for j in (j for j in numeric if roles[j] in STATISTIC_ROLES):
+        for k in (k for k in numeric if k < j):  # a derived column stands right of its input
+            pairs = [(i, y, x) for i, (y, x) in enumerate(zip(values[j], values[k], strict=True))
+                     if y is not None and x is not None and x != 0]  # fmt: skip
+            if len(pairs) < MIN_RULE_ROWS + 1:
+                continue
+            ratios = [y / x for _, y, x in pairs]
+            common = sorted(ratios)[len(ratios) // 2]
+            off = [p for p, r in zip(pairs, ratios, strict=True)
+                   if abs(r - common) > _RULE_TOLERANCE * abs(common)]  # fmt: skip
+            if len(off) != 1 or common == 0:
+                continue
+            i, y, x = off[0]
+            expected = common * x
+            if abs(y - expected) <= 0.01 * abs(expected):
+                continue
+            where = f"{col_letter(b.cols[j])}{b.first_row + i}"
+            out.append(OddCell(where, y, expected, columns[j], f"{columns[k]} × {common:.4g}"))
+            break
+    return out
 
 
 def _row_summaries(roles: list[str], values: list[list[float | None]]) -> dict[int, RowSummary]:

@@ -91,6 +91,24 @@ class LeftOut:
 
 
 @dataclass(frozen=True)
+class OddCell:
+    """A cell that breaks the rule its column follows on every other row (a ratio column
+    V/13.4 with one cell 2 from a formula pointing elsewhere): shown, and said to be odd."""
+
+    cell: str  # "G3"
+    value: float
+    expected: float  # what the column's rule gives there
+    column: str  # the column, as the table names it
+    rule: str  # "Vrms × 0.07463" — how the column follows another on the other rows
+
+    def describe(self) -> str:
+        return (
+            f"{self.cell} = {short_number(self.value)} breaks its column ({self.column} = "
+            f"{self.rule} on every other row: {short_number(self.expected)} expected)"
+        )
+
+
+@dataclass(frozen=True)
 class RowSummary:
     """A column that is each row's sum or mean of other columns ("n average": n1–n3)."""
 

@@ -253,6 +253,7 @@ def merge(group: list[Member], others: Sequence[Table]) -> Table:
         extent=extent,
         peaks=peaks,
         summaries=[s for m in group for s in m.table.summaries],
+        odd_cells=[x for m in group for x in m.table.odd_cells],
         resolutions=[None, *first.resolutions] if first.resolutions else [],
         row_summaries={
             j + 1: replace(r, of=tuple(k + 1 for k in r.of)) for j, r in first.row_summaries.items()

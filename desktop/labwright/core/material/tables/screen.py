@@ -13,7 +13,7 @@ from collections.abc import Iterable
 from pathlib import Path, PurePosixPath
 
 from labwright.core.material.tables.facts import LeftOut
-from labwright.core.material.workspace import PathDenied, file_digest
+from labwright.core.material.workspace import PathDenied, file_digest, open_in_folder
 
 # Words in a file's name by which its author marks it as not to be used.
 MARKS = re.compile(
@@ -37,17 +37,23 @@ def screen(folder: Path, rels: Iterable[str]) -> dict[str, LeftOut]:
     """The files among `rels` to leave out, each with why: a name marking it as bad, or the
     same bytes as another file of the list (the copy goes, the original stays)."""
     out: dict[str, LeftOut] = {}
-    by_digest: dict[str, list[str]] = {}
+    by_size: dict[int, list[str]] = {}
     for rel in rels:
         word = marked(rel)
         if word is not None:
             out[rel] = LeftOut(rel, "", "marked", f"its name marks it as not to be used ({word!r})")
             continue
-        try:
-            digest, size, _ = file_digest(folder, rel) if _small(folder, rel) else ("", 0, None)
-        except (PathDenied, OSError):
-            continue
-        if digest and size:
+        size = _size(folder, rel)
+        if size:
+            by_size.setdefault(size, []).append(rel)
+    # Only files of one size can be copies of each other: only those are hashed.
+    by_digest: dict[str, list[str]] = {}
+    for same_size in by_size.values():
+        for rel in same_size if len(same_size) > 1 else []:
+            try:
+                digest, _, _ = file_digest(folder, rel)
+            except (PathDenied, OSError):
+                continue
             by_digest.setdefault(digest, []).append(rel)
     for same in by_digest.values():
         if len(same) < 2:
@@ -59,8 +65,10 @@ def screen(folder: Path, rels: Iterable[str]) -> dict[str, LeftOut]:
     return out
 
 
-def _small(folder: Path, rel: str) -> bool:
-    from labwright.core.material.workspace import open_in_folder
-
-    with open_in_folder(folder, rel) as opened:
-        return not opened.is_dir and opened.size <= MAX_DIGEST_BYTES
+def _size(folder: Path, rel: str) -> int:
+    """The file's size when it may be hashed (a file, not too large), else 0."""
+    try:
+        with open_in_folder(folder, rel) as opened:
+            return opened.size if not opened.is_dir and opened.size <= MAX_DIGEST_BYTES else 0
+    except (PathDenied, OSError):
+        return 0

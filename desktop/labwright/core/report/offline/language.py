@@ -62,6 +62,10 @@ _TEXT: dict[str, dict[str, str]] = {
             "one of its columns ({first}–{last})."
         ),
         "family": "{n} curves, one per {label}: {labels}.",
+        "odd_cell": (
+            "Check {cell} = {value}: it breaks its column ({column} = {rule} on every other "
+            "row gives {expected} there)."
+        ),
     },
     "zh": {
         "note": (
@@ -108,6 +112,7 @@ _TEXT: dict[str, dict[str, str]] = {
         "resolution": "表头标明的仪器精度：{items}。",
         "transposed": "该表在工作表中按行排列（每行一个物理量）；此处每行对应原表的一列（{first}–{last}）。",
         "family": "共 {n} 条曲线，按 {label} 区分：{labels}。",
+        "odd_cell": "请核对 {cell} = {value}：该列其余各行均为 {column} = {rule}，此处应为 {expected}。",
     },
 }
 

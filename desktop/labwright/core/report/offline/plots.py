@@ -308,6 +308,7 @@ def plot_table(
         fit,
         _TEXT[lang]["fit_legend"],
         one_panel=table.family is not None,
+        y_name=labels[ys[0]].mpl if table.family is not None else None,
     )
     # figures/ of the run: written beneath the run folder, never through a link
     run_dir, sub = figures_dir.parent, figures_dir.name
@@ -337,9 +338,11 @@ def _render(
     fit_legend: str = "fit",
     *,
     one_panel: bool = False,
+    y_name: str | None = None,
 ) -> tuple[bytes, bytes]:
     """The figure as PDF and PNG. Names are mathtext-ready: "$" escaped where it is text.
-    Curves of one family (`one_panel`) share their axes, whatever their sizes."""
+    Curves of one family (`one_panel`) share their axes, whatever their sizes, and the y
+    axis is their quantity (`y_name`), the legend their labels."""
     quiet_matplotlib()  # before any import of matplotlib: it reads the rc then
     from matplotlib.figure import Figure
 
@@ -374,7 +377,7 @@ def _render(
                 ax.set_ylabel(_short_label(name, 24, 3), fontsize=8)
         if panels == 1:
             names = [name for name, _, _ in series]
-            grid[0].set_ylabel(_short_label("; ".join(names), 45, 3), fontsize=9)
+            grid[0].set_ylabel(_short_label(y_name or "; ".join(names), 45, 3), fontsize=9)
             if len(series) > 1:
                 grid[0].legend(fontsize=8)
         for ax in grid:

@@ -161,6 +161,11 @@ def _table_notes(table: Table, words: dict[str, str]) -> list[str]:
                 value=short_number(x.value), what=f", {what}" if what else "",
             ))  # fmt: skip
         notes.append(words["summaries"].format(items=words["list_sep"].join(items)))
+    for odd in table.odd_cells:
+        notes.append(words["odd_cell"].format(
+            cell=odd.cell, value=short_number(odd.value), column=odd.column, rule=odd.rule,
+            expected=short_number(odd.expected),
+        ))  # fmt: skip
     kinds = _pairs(words["row_kinds"])
     for j, r in sorted(table.row_summaries.items()):
         parts = [table.columns[k] for k in r.of if k < len(table.columns)]
