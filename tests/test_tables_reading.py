@@ -486,3 +486,13 @@ def test_a_cell_that_breaks_its_columns_ratio_is_flagged(tmp_path: Path) -> None
     cells["C2"] = 1.8 / 13.4
     _xlsx(tmp_path / "m.xlsx", cells)
     assert _scan(tmp_path, "m.xlsx").tables[0].odd_cells == []
+
+
+def test_a_block_of_names_with_units_and_no_readings_is_left_out(tmp_path: Path) -> None:
+    cells: dict[str, object] = {"A1": "M/g", "B1": "Z/mm"}
+    _rows(cells, 2, "AB", [[10, 0.12], [20, 0.25], [30, 0.37]])
+    cells |= {"A7": "ΔZ /mm", "A8": "ΔU /mV", "A9": "U²/mV2"}
+    cells |= {"A12": "Notes", "A13": "measured on Monday", "A14": "room 709"}  # control
+    _xlsx(tmp_path / "u.xlsx", cells)
+    found = _scan(tmp_path, "u.xlsx")
+    assert [(x.where, x.kind) for x in found.left_out] == [("Sheet1!A7:A9", "unfilled")]

@@ -478,3 +478,11 @@ def test_ac_the_cell_from_a_wrong_formula_is_flagged(corpus: Path) -> None:
     [odd] = copy.odd_cells
     assert (odd.cell, odd.value) == ("G3", 2)
     assert odd.expected == pytest.approx(0.134, abs=5e-4)
+
+
+def test_youngs_unfilled_calculation_block_is_left_out(corpus: Path) -> None:
+    # '2. 霍尔' A33:B38 (Δ Zt, Δ Ui, U², Z², Z·U) holds only labels: left to fill in.
+    found = _scan(corpus, YOUNG, YOUNG_XLSX)
+    unfilled = [x for x in found.left_out if x.kind == "unfilled"]
+    assert [x.where for x in unfilled] == ["2. 霍尔!A33:B38"]
+    assert len(found.tables) == 7  # and no table of it

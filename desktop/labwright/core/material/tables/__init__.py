@@ -544,6 +544,26 @@ def _left_out(out: FileTables) -> None:
                 f"an unfilled block{title}: only the set points are filled in",
             ))  # fmt: skip
     out.left_out += _instrument_settings(out)
+    out.left_out += _unfilled_labels(out)
+
+
+MIN_UNFILLED_LABELS = 3
+
+
+def _unfilled_labels(out: FileTables) -> list[LeftOut]:
+    """A block of quantity names with units and no number under them (Δ Zt /mm, Δ Ui/mV,
+    U²/mV² …): a calculation left to fill in, not data."""
+    found = []
+    for sheet, x in out.leftovers:
+        if sheet is None or x.kind != "text" or x.last_row - x.first_row + 1 < MIN_UNFILLED_LABELS:
+            continue
+        items = [item.strip() for item in x.excerpt.split(";")]
+        if sum(parse_header(item).unit is not None for item in items) >= MIN_UNFILLED_LABELS:
+            found.append(LeftOut(
+                out.source, leftover_range(sheet, x), "unfilled",
+                f"names with units and no readings ({', '.join(items)}, …): a block left to fill in",
+            ))  # fmt: skip
+    return found
 
 
 def _table_where(t: Table) -> str:
