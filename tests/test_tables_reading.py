@@ -496,3 +496,12 @@ def test_a_block_of_names_with_units_and_no_readings_is_left_out(tmp_path: Path)
     _xlsx(tmp_path / "u.xlsx", cells)
     found = _scan(tmp_path, "u.xlsx")
     assert [(x.where, x.kind) for x in found.left_out] == [("Sheet1!A7:A9", "unfilled")]
+
+
+def test_files_no_reader_reads_are_named_as_left_out(tmp_path: Path) -> None:
+    (tmp_path / "run.csv").write_text("t (s),x (m)\n0,0\n1,1.1\n2,1.9\n", encoding="utf-8")
+    (tmp_path / "trace.dwf3work").write_bytes(b"\x00\x01binary workspace" * 10)
+    report = offline_report(tmp_path, scan_folder(tmp_path), load_template("lab-en"),
+                            tmp_path / "run" / "figures", figures=[])  # fmt: skip
+    left = report.tex[report.tex.index(r"\paragraph{Left out}") :]
+    assert "trace.dwf3work: files of a kind Labwright does not read (.dwf3work), left out." in left

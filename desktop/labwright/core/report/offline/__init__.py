@@ -88,6 +88,26 @@ def _unlisted_data(scan: Any) -> int:
         return 0
 
 
+MAX_UNREAD = 8  # files of kinds no reader knows, named one by one; the rest are counted
+
+
+def _unread(others: list[str]) -> list[str]:
+    """A line for the files of kinds Labwright does not read (an instrument's binary
+    workspace, .dwf3work): left out, said once for each kind."""
+    by_kind: dict[str, list[str]] = {}
+    for rel in others:
+        if Path(rel).name.startswith("."):
+            continue  # a system's own file (.DS_Store), not the student's
+        by_kind.setdefault(Path(rel).suffix.lower() or "(no extension)", []).append(rel)
+    lines = []
+    for kind, names in by_kind.items():
+        shown = ", ".join(names[:MAX_UNREAD]) + (
+            f" and {len(names) - MAX_UNREAD} more" if len(names) > MAX_UNREAD else ""
+        )
+        lines.append(f"{shown}: files of a kind Labwright does not read ({kind}), left out.")
+    return lines
+
+
 def plot_item(
     item: Table | Series,
     figures_dir: Path,
@@ -146,6 +166,7 @@ def offline_report(
     siunitx = siunitx_available()
     documents = _scan_sample(scan, "documents")
     overview = collect_data(folder, _scan_sample(scan, "data"), unlisted=_unlisted_data(scan))
+    overview.left_out += _unread(_scan_sample(scan, "other"))
     tables = overview.tables
     headings = manual_headings(folder, documents)
     requirements = manual_requirements(folder, documents)
