@@ -505,3 +505,16 @@ def test_files_no_reader_reads_are_named_as_left_out(tmp_path: Path) -> None:
                             tmp_path / "run" / "figures", figures=[])  # fmt: skip
     left = report.tex[report.tex.index(r"\paragraph{Left out}") :]
     assert "trace.dwf3work: files of a kind Labwright does not read (.dwf3work), left out." in left
+
+
+def test_repeats_are_plotted_as_their_mean_and_a_row_total_not_at_all(tmp_path: Path) -> None:
+    lines = ["V,n1,n2,n3,n sum,n average"]
+    for v, (a, b, c) in zip((800, 820, 840, 860), ((198, 195, 202), (872, 865, 892),
+                                                   (984, 970, 983), (1000, 1014, 1002))):  # fmt: skip
+        lines.append(f"{v},{a},{b},{c},{a + b + c},{(a + b + c) / 3}")
+    (tmp_path / "g.csv").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    report = offline_report(tmp_path, scan_folder(tmp_path), load_template("lab-en"),
+                            tmp_path / "run" / "figures")  # fmt: skip
+    [figure] = report.figures
+    meta = json.loads((tmp_path / "run" / "figures" / f"{figure['filename']}.json").read_text())
+    assert meta["table"]["y"] == ["n average"]  # not n1, n2, n3 and their sum on one axis

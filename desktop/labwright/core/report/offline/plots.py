@@ -64,11 +64,20 @@ def _choose_axes(table: Table) -> tuple[int, list[int]] | None:
     By the columns' roles: a trajectory is y against x; otherwise the measured
     quantities against the independent variable (time, angle, set points),
     never against a row number, and not the independent variable again in
-    other units. Uncertainty columns become error bars, not series.
+    other units. Uncertainty columns become error bars, not series. Repeated readings
+    with their mean beside them are drawn as the mean; a row total is not drawn.
     """
     roles = table_roles(table)
     n = len(table.columns)
-    measured = [j for j in range(n) if roles[j] == MEASURED and _distinct(_column(table, j)) >= 2]
+    repeats = {k for r in table.row_summaries.values() if r.kind == "mean" for k in r.of}
+    totals = {j for j, r in table.row_summaries.items() if r.kind == "sum"}
+    measured = [
+        j
+        for j in range(n)
+        if roles[j] == MEASURED
+        and _distinct(_column(table, j)) >= 2
+        and j not in repeats | totals
+    ]
     xs_named = {_axis_name(table, j): j for j in measured}
     if "x" in xs_named and "y" in xs_named:
         return xs_named["x"], [xs_named["y"]]
