@@ -509,8 +509,8 @@ def test_files_no_reader_reads_are_named_as_left_out(tmp_path: Path) -> None:
 
 def test_repeats_are_plotted_as_their_mean_and_a_row_total_not_at_all(tmp_path: Path) -> None:
     lines = ["V,n1,n2,n3,n sum,n average"]
-    for v, (a, b, c) in zip((800, 820, 840, 860), ((198, 195, 202), (872, 865, 892),
-                                                   (984, 970, 983), (1000, 1014, 1002))):  # fmt: skip
+    counts = ((198, 195, 202), (872, 865, 892), (984, 970, 983), (1000, 1014, 1002))
+    for v, (a, b, c) in zip((800, 820, 840, 860), counts, strict=True):
         lines.append(f"{v},{a},{b},{c},{a + b + c},{(a + b + c) / 3}")
     (tmp_path / "g.csv").write_text("\n".join(lines) + "\n", encoding="utf-8")
     report = offline_report(tmp_path, scan_folder(tmp_path), load_template("lab-en"),

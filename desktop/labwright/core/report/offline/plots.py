@@ -74,9 +74,7 @@ def _choose_axes(table: Table) -> tuple[int, list[int]] | None:
     measured = [
         j
         for j in range(n)
-        if roles[j] == MEASURED
-        and _distinct(_column(table, j)) >= 2
-        and j not in repeats | totals
+        if roles[j] == MEASURED and _distinct(_column(table, j)) >= 2 and j not in repeats | totals
     ]
     xs_named = {_axis_name(table, j): j for j in measured}
     if "x" in xs_named and "y" in xs_named:
