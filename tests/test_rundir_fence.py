@@ -161,8 +161,7 @@ def test_a_dangling_link_is_not_created_through(run, outside, mode):
 
 
 def test_a_fifo_is_refused_without_blocking(run, mode):
-    if mode == "path-checks":
-        pytest.skip("the path checks refuse it by its lstat before opening")
+    """At calls: O_NONBLOCK, then fstat. Path checks: the lstat before opening."""
     os.mkfifo(run / "report.pdf")
     with pytest.raises(RunLinkError, match="report.pdf is a FIFO"):
         fence.read_bytes(run, "report.pdf")  # O_NONBLOCK: an open without a writer returns

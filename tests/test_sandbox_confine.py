@@ -155,11 +155,13 @@ def test_a_run_records_the_confinement_it_had(material: Path, tmp_path: Path) ->
 
 
 def test_allow_unconfined_survives_in_the_run_config(material: Path, tmp_path: Path) -> None:
-    from labwright.cli import _parser
+    from labwright.cli import _config_from_args, _parser
 
-    args = _parser().parse_args(["run", str(material), "--offline", "--allow-unconfined"])
-    assert args.allow_unconfined is True
-    assert _parser().parse_args(["run", str(material)]).allow_unconfined is False
+    def config(*flags: str):
+        return _config_from_args(_parser().parse_args(["run", str(material), "--offline", *flags]))
+
+    assert config("--allow-unconfined").allow_unconfined is True
+    assert config().allow_unconfined is False  # not given: the default, never the flag
 
 
 def test_confine_failure_runs_nothing(
