@@ -152,6 +152,20 @@ def test_todo_markers_of_the_chinese_template(tmp_path):
     assert items[1].message == "待补充 (comment): check the units"
 
 
+def test_an_open_item_keeps_the_math_and_macros_of_its_line(tmp_path):
+    report = (
+        "\\begin{document}\n"
+        "\\textbf{TODO:} use $\\omega^2 = g/L$ and \\SI{9.81}{\\metre\\per\\second\\squared}.\n"
+        "\\emph{TODO:} the \\textbf{error} in \\( T_0 \\) is 5\\%. % TODO\n"
+        "\\end{document}\n"
+    )
+    items = open_items(fake_run_dir(tmp_path, report))
+    assert [i.message for i in items] == [
+        "TODO: use $\\omega^2 = g/L$ and \\SI{9.81}{\\metre\\per\\second\\squared}.",
+        "TODO: the error in \\( T_0 \\) is 5%.",
+    ]
+
+
 def test_gaps_go_to_the_todo_that_names_them_and_close_when_it_is_removed(tmp_path):
     report = (
         "\\begin{document}\n"
