@@ -15,8 +15,26 @@ _MATH = re.compile(
 )
 # Commands that only lay out or style the text; any other (\omega, \SI) carries meaning.
 _LAYOUT = frozenset(
-    "item par noindent centering newline linebreak hfill vfill quad qquad small large Large "
-    "footnotesize normalsize bfseries itshape label".split()
+    [
+        "item",
+        "par",
+        "noindent",
+        "centering",
+        "newline",
+        "linebreak",
+        "hfill",
+        "vfill",
+        "quad",
+        "qquad",
+        "small",
+        "large",
+        "Large",
+        "footnotesize",
+        "normalsize",
+        "bfseries",
+        "itshape",
+        "label",
+    ]
 )
 
 
