@@ -369,6 +369,7 @@ ZH_CN = {
     "Line": "行",
     "Message": "信息",
     "Compile log: no errors or warnings": "编译日志：没有错误或警告",
+    "Compile log: not compiled yet": "编译日志：尚未编译",
     "Compile log: {0} error(s), {1} warning(s)": "编译日志：{0} 个错误，{1} 个警告",
     "Show or hide the errors and warnings of the last compile": "显示或隐藏上次编译的错误和警告",
     "(in {0}, not in the report's source)": "（在 {0} 中，不在报告源文件里）",

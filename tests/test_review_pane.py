@@ -265,3 +265,21 @@ def test_every_compile_error_gets_a_gutter_mark_and_its_log_entry_jumps_there(
         log.list.viewport(), Qt.MouseButton.LeftButton, pos=log.list.visualItemRect(row).center()
     )
     assert editor.current_line() == line and editor.hasFocus()
+
+
+def test_the_compile_log_is_empty_only_after_a_compile_and_then_stays_shut(qtbot):
+    from labwright.gui.compile_log import ERROR, LogEntry, LogPane
+
+    log = LogPane()
+    qtbot.addWidget(log)
+    log.show()
+    log.set_entries(None)  # a run that never compiled
+    assert "not compiled yet" in log.header.text() and not log.header.isEnabled()
+    qtbot.mouseClick(log.header, Qt.MouseButton.LeftButton)
+    assert not log.list.isVisible()
+    log.set_entries([LogEntry(ERROR, "report.tex", 3, "Undefined control sequence.")])
+    qtbot.mouseClick(log.header, Qt.MouseButton.LeftButton)
+    assert log.list.isVisible() and log.list.topLevelItemCount() == 1
+    log.set_entries([])  # the fix compiled clean: no empty table left open
+    assert "no errors or warnings" in log.header.text()
+    assert not log.list.isVisible() and not log.header.isEnabled()

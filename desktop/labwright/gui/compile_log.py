@@ -80,10 +80,10 @@ def log_entries(errors: Iterable[Any], warnings: Iterable[Any]) -> list[LogEntry
     return out
 
 
-def entries_of_run(meta: RunRecord | None) -> list[LogEntry]:
-    """The entries of run.json's last compile (none when it never compiled)."""
+def entries_of_run(meta: RunRecord | None) -> list[LogEntry] | None:
+    """The entries of run.json's last compile; None when it never compiled."""
     if meta is None or meta.compile is None:
-        return []
+        return None
     return log_entries(meta.compile.errors, meta.compile.warnings)
 
 
@@ -97,6 +97,7 @@ class LogPane(QWidget):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self._entries: list[LogEntry] = []
+        self._compiled = False  # "no errors" is said only of a compile that happened
         self.header = QToolButton()
         self.header.setObjectName("logHeader")
         self.header.setCheckable(True)
@@ -131,8 +132,13 @@ class LogPane(QWidget):
     def entries(self) -> list[LogEntry]:
         return list(self._entries)
 
-    def set_entries(self, entries: list[LogEntry]) -> None:
-        self._entries = list(entries)
+    def set_entries(self, entries: list[LogEntry] | None) -> None:
+        """A compile's entries, or None when nothing was compiled: an empty log stays shut."""
+        self._compiled = entries is not None
+        self._entries = list(entries or [])
+        self.header.setEnabled(bool(self._entries))
+        if not self._entries:
+            self.set_open(False)
         self._show_header()
         self._fill()
 
@@ -149,7 +155,9 @@ class LogPane(QWidget):
     def _show_header(self) -> None:
         errors = sum(1 for e in self._entries if e.severity == ERROR)
         warnings = len(self._entries) - errors
-        if not self._entries:
+        if not self._compiled:
+            text = self.tr("Compile log: not compiled yet")
+        elif not self._entries:
             text = self.tr("Compile log: no errors or warnings")
         else:
             text = self.tr("Compile log: {0} error(s), {1} warning(s)").format(errors, warnings)

@@ -447,9 +447,11 @@ class ReviewPane(QWidget):
         self.refresh(result)
         self.compiled.emit(result.ok)
 
-    def _show_log(self, entries: list[LogEntry]) -> None:
+    def _show_log(self, entries: list[LogEntry] | None) -> None:
         """The log pane and the gutter marks; errors open the log, as TeXstudio does."""
         self.log_pane.set_entries(entries)
+        self.log_action.setEnabled(self.log_pane.header.isEnabled())  # nothing to unfold
+        entries = entries or []
         self.editor.set_marks(
             (e.editor_line, e.severity, e.message) for e in entries if e.editor_line is not None
         )

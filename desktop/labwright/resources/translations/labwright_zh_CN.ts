@@ -377,6 +377,10 @@
         <translation>信息</translation>
     </message>
     <message>
+        <source>Compile log: not compiled yet</source>
+        <translation>编译日志：尚未编译</translation>
+    </message>
+    <message>
         <source>Compile log: no errors or warnings</source>
         <translation>编译日志：没有错误或警告</translation>
     </message>
