@@ -7,12 +7,13 @@ Runs are reopened from the History dock (a click and Enter), tabs clicked, keys 
 
 from __future__ import annotations
 
+import itertools
 import json
 import shutil
 from pathlib import Path
 
 import pytest
-from PySide6.QtCore import QPoint, QPointF, Qt
+from PySide6.QtCore import QPoint, QPointF, QRect, Qt
 from PySide6.QtGui import QAction, QWheelEvent
 from PySide6.QtPdfWidgets import QPdfView
 from PySide6.QtWidgets import QApplication, QLabel
@@ -323,3 +324,47 @@ def test_a_double_click_on_the_marked_line_goes_back_to_its_source(qtbot, window
     pane.editor.go_to_line(1)
     qtbot.mouseDClick(pane.pdf.view.viewport(), Qt.MouseButton.LeftButton, pos=target)
     assert abs(pane.editor.current_line() - line) <= 1
+
+
+# -- the Figures tab: long captions clipped the pictures and pushed them right (issue 24) --
+
+LONG = (
+    "Period squared against length for every pendulum length measured, with the fitted "
+    "proportional line whose slope gives 4π²/g, and the residuals of the fit beneath it"
+)
+
+
+@needs_tex
+def test_long_captions_neither_clip_nor_push_the_thumbnails(qtbot, window_for, two_runs):
+    run = two_runs[0]
+    pngs = sorted((run / "figures").glob("*.png"))
+    assert pngs, "the offline pendulum run draws figures"
+    for png in pngs:
+        sidecar = png.with_suffix(".json")
+        meta = json.loads(sidecar.read_text(encoding="utf-8")) if sidecar.exists() else {}
+        sidecar.write_text(json.dumps({**meta, "caption": LONG}), encoding="utf-8")
+    w = window_for()
+    w.resize(1024, 640)
+    reopen(qtbot, w, run)
+    back_to_the_run_page(qtbot, w)
+    tabs = w.results
+    bar = tabs.tabBar()
+    titles = [tabs.tabText(i) for i in range(tabs.count())]
+    qtbot.mouseClick(
+        bar, Qt.MouseButton.LeftButton, pos=bar.tabRect(titles.index("Figures")).center()
+    )
+    figures = tabs.figures
+    qtbot.waitUntil(figures.isVisible)
+    assert figures.count() == len(pngs)
+    grid, icon = figures.gridSize(), figures.iconSize()
+    rects = [figures.visualItemRect(figures.item(i)) for i in range(figures.count())]
+    for i, rect in enumerate(rects):
+        assert rect.width() <= grid.width() and rect.width() >= icon.width(), rect
+        assert figures.viewport().rect().left() <= rect.left()
+        item = figures.item(i)
+        assert item.toolTip() == LONG and item.text().endswith("…")  # all of it on hover
+        assert len(item.text()) < len(LONG)
+    for a, b in itertools.pairwise(rects):  # side by side, none over another
+        assert not QRect(a).intersects(b)
+    if len(rects) > 1 and rects[0].top() == rects[1].top():
+        assert rects[1].left() - rects[0].left() == grid.width()  # not pushed by the caption

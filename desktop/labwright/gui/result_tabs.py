@@ -19,10 +19,14 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from labwright.core.report.review.text import short
 from labwright.core.rundir import fence
 from labwright.core.rundir.files import RunFileError, load_findings, try_load_run
 from labwright.gui import run_files
 from labwright.gui.pdf_view import PdfView
+
+THUMB_W, THUMB_H = 200, 150
+CAPTION_CHARS = 60  # about two lines under a thumbnail
 
 
 class ResultTabs(QTabWidget):
@@ -43,7 +47,14 @@ class ResultTabs(QTabWidget):
             action.triggered.connect(lambda: self.setCurrentWidget(self.pdf))
         self.figures = QListWidget()
         self.figures.setViewMode(QListWidget.ViewMode.IconMode)
-        self.figures.setIconSize(QSize(200, 150))
+        self.figures.setIconSize(QSize(THUMB_W, THUMB_H))
+        # every cell the same size, the caption wrapped under its thumbnail: a long caption
+        # must neither clip the picture nor push the next one right
+        self.figures.setGridSize(QSize(THUMB_W + 24, THUMB_H + 56))
+        self.figures.setUniformItemSizes(True)
+        self.figures.setWordWrap(True)
+        self.figures.setTextElideMode(Qt.TextElideMode.ElideRight)
+        self.figures.setMovement(QListWidget.Movement.Static)
         self.figures.setResizeMode(QListWidget.ResizeMode.Adjust)
         self.figures.currentItemChanged.connect(self._show_figure)
         self.figure_info = QPlainTextEdit(readOnly=True)
@@ -128,9 +139,10 @@ class ResultTabs(QTabWidget):
             stem = name.removesuffix(".png")
             meta = _read_json(run_dir, f"figures/{stem}.json") or {}
             icon = QIcon(run_files.pixmap(run_dir, f"figures/{name}"))
-            item = QListWidgetItem(icon, meta.get("caption") or stem)
+            caption = meta.get("caption") or stem
+            item = QListWidgetItem(icon, short(str(caption), CAPTION_CHARS))
             item.setData(Qt.ItemDataRole.UserRole, meta)
-            item.setToolTip(meta.get("caption") or stem)
+            item.setToolTip(caption)  # the whole caption; below the thumbnail it is shortened
             self.figures.addItem(item)
 
     def _show_figure(self, item: QListWidgetItem | None) -> None:
