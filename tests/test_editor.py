@@ -246,6 +246,21 @@ def test_find_can_match_case_and_say_nothing_matches(qtbot, panel):
     assert bar.count_label.text() == "No matches"
 
 
+def test_a_search_that_stops_matching_leaves_nothing_selected_to_overwrite(qtbot, panel):
+    ed, bar = panel.editor, panel.find_bar
+    ed.set_text("the period of the pendulum")
+    panel.show()
+    ed.show_find()
+    qtbot.keyClicks(bar.find_edit, "perio")
+    assert ed.textCursor().selectedText() == "perio"
+    qtbot.keyClicks(bar.find_edit, "x")  # "periox": nothing matches any more
+    assert bar.count_label.text() == "No matches"
+    assert not ed.textCursor().hasSelection()
+    qtbot.keyClick(bar.find_edit, Qt.Key.Key_Escape)  # back in the editor, typing
+    qtbot.keyClicks(ed, "Z")
+    assert ed.text() == "the Zperiod of the pendulum"  # inserted, nothing overwritten
+
+
 def test_replace_replaces_the_current_match_then_moves_on(qtbot, panel):
     ed, bar = panel.editor, panel.find_bar
     ed.set_text("a x a x")

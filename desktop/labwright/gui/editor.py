@@ -816,6 +816,11 @@ class FindBar(QWidget):
             if not found.isNull():
                 self._editor.setTextCursor(found)
                 self._editor.centerCursor()
+        if found.isNull():
+            # the last partial match must not stay selected: the next key typed would replace it
+            here = self._editor.textCursor()
+            here.setPosition(here.selectionStart())
+            self._editor.setTextCursor(here)
         self._update_count()
         return not found.isNull()
 
