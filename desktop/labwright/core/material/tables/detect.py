@@ -19,6 +19,15 @@ often units, or trial numbers 1-4), and the data rows. The head of the rows
   rows fit its columns: those rows are streamed, never held (statistics over
   all of them, the first rows kept to show, an even sample kept to plot).
 
+Reading a head as a grid costs tens of microseconds a cell. A plain numeric
+file (most data files) is one table whose body is a rectangle of numbers, and
+more rows of that rectangle change nothing the grid decides but where the table
+ends. So the first FIRST_ROWS rows are read as a grid first; when they end in
+such a body (`_plain_body`), the head goes on row by row for as long as each row
+is the same rectangle, and the rows are added to the table without a grid. The
+first row that is not sends the whole head through the grid as before: the
+tables found are the same either way (tests/test_tables_messy.py compares them).
+
 Every cell that is in no table is reported as left over, with its range.
 """
 
@@ -45,6 +54,7 @@ from labwright.core.material.tables.summary import (
 from labwright.core.material.tables.transposed import Part, find_parts, quantity_name
 
 HEAD_ROWS = 2000
+FIRST_ROWS = 100  # read as a grid first: a plain numeric body past them is only checked
 SAMPLE_ROWS = 2000  # rows spread over the whole table, for plots
 # A stream longer than this is cut, and the cut is reported.
 MAX_STREAM_ROWS = 5_000_000
@@ -231,16 +241,10 @@ def detect(
     stream: Iterator[Row] = iter(rows)
     streamed = 0
     while True:
-        head = list(itertools.islice(stream, HEAD_ROWS))
+        head, grid = _read_head(stream, max_rows, text_file)
         if not head:
             return found
-        grid = read_grid(head, max_rows, text_file=text_file)
         tables, leftovers = grid.tables, grid.leftovers
-        for t in tables:
-            if t.complete:
-                continue
-            for number, cells in _rows_of(head, t):
-                t.add(number, cells)
         if len(head) < HEAD_ROWS:
             found.tables += tables
             found.leftovers += leftovers
@@ -297,6 +301,73 @@ def detect(
         if stopped is None:
             return found
         stream = itertools.chain([stopped], stream)
+
+
+def _read_head(stream: Iterator[Row], max_rows: int, text_file: bool) -> tuple[list[Row], Grid]:
+    """The next head of up to HEAD_ROWS rows and its grid (the tables' rows added)."""
+    head = list(itertools.islice(stream, FIRST_ROWS))
+    if len(head) == FIRST_ROWS < HEAD_ROWS:
+        grid = _grid_with_rows(head, max_rows, text_file)
+        body = _plain_body(head, grid.tables)
+        if body is not None:
+            cols = set(body.cols)
+            for row in stream:
+                head.append(row)
+                if row.number != body.last_row + 1 or not _same_rectangle(row.cells, cols):
+                    break  # something else: the grid reads the whole head after all
+                body.add(row.number, row.cells)
+                if len(head) == HEAD_ROWS:
+                    return head, grid
+            else:
+                return head, grid
+        head += itertools.islice(stream, HEAD_ROWS - len(head))
+    return head, _grid_with_rows(head, max_rows, text_file)
+
+
+def _grid_with_rows(head: list[Row], max_rows: int, text_file: bool) -> Grid:
+    """The head read as a grid, each table that is still open given its rows."""
+    grid = read_grid(head, max_rows, text_file=text_file)
+    for t in grid.tables:
+        if t.complete:
+            continue
+        for number, cells in _rows_of(head, t):
+            t.add(number, cells)
+    return grid
+
+
+def _plain_body(head: list[Row], tables: list[Builder]) -> Builder | None:
+    """The table of this grid whose body ends the head as a rectangle of numbers, when
+    more such rows would change nothing the grid decides: every row of the body has a
+    number in each of its columns and nothing else (so every column stays one of
+    numbers however many rows come, and no row is a trailing summary, which is less
+    filled or labelled), and the row above it holds no number (so no run of data rows
+    reaches into the body from above, whose split more rows could move)."""
+    last = head[-1].number
+    active = [t for t in tables if t.last_row == last]
+    if len(active) != 1 or active[0].complete or active[0].transposed:
+        return None
+    t = active[0]
+    cols = set(t.cols)
+    rows = [r for r in head if r.number >= t.first_row - 1]
+    if rows[0].number == t.first_row - 1:
+        if any(isinstance(c, float) for c in rows[0].cells):
+            return None
+        rows = rows[1:]
+    if rows[0].number != t.first_row or len(rows) != last - t.first_row + 1:
+        return None  # a gap in the body (cannot be: a blank row ends a block)
+    return t if all(_same_rectangle(r.cells, cols) for r in rows) else None
+
+
+def _same_rectangle(cells: Sequence[Cell], cols: set[int]) -> bool:
+    """A number in each of `cols` and nothing anywhere else."""
+    filled = 0
+    for c, cell in enumerate(cells):
+        if cell is None:
+            continue
+        if c not in cols or not isinstance(cell, float):
+            return False
+        filled += 1
+    return filled == len(cols)
 
 
 def _straddling(leftovers: list[Leftover], keep_until: int) -> list[Leftover]:
