@@ -60,6 +60,42 @@ def test_a_long_streamed_call_shows_progress_that_stays_out_of_the_journal(mater
     assert _in_flight_threads() == []
 
 
+def test_an_exploration_makes_all_its_calls_in_one_thread_gone_when_it_ends(
+    material, tmp_path, monkeypatch
+):
+    # A thread started for every turn costs a turn the wait for it to be scheduled.
+    threads: list[threading.Thread] = []
+    real_stream = LLM.stream
+
+    def stream(self, *args, **kwargs):
+        if kwargs.get("model") == "fake-explore":
+            threads.append(threading.current_thread())
+        return real_stream(self, *args, **kwargs)
+
+    monkeypatch.setattr(LLM, "stream", stream)
+    with FakeLLM(route([READ, READ, READ, FINISH])) as llm:
+        events = _run(llm, material, tmp_path)
+    assert events[-1].status == "ok"
+    assert len(threads) == 4
+    assert len({id(t) for t in threads}) == 1  # one worker for every turn
+    assert threads[0].name == "labwright-llm-call" and threads[0] is not threading.main_thread()
+    assert not threads[0].is_alive() and _in_flight_threads() == []  # joined as explore ended
+
+
+def test_a_run_closed_during_an_exploration_call_leaves_no_thread(material, tmp_path):
+    # The consumer stops listening mid-call (the app closed, a second Ctrl-C): the call
+    # is cut and its worker joined before close() returns.
+    with FakeLLM(route([ramble(0.01), FINISH])) as llm:
+        run = run_agent(config_for(llm, material, tmp_path / "run", max_tokens={"explore": 5000}))
+        for event in run:
+            if isinstance(event, Progress):
+                break
+        assert _in_flight_threads()  # the call is in flight
+        run.close()
+        assert _in_flight_threads() == []
+    assert llm.calls == 1
+
+
 def test_keep_alives_alone_still_tick_once_a_second(material, tmp_path):
     # a server still reading the prompt: only SSE comments for ~2.4 s, then the answer
     with FakeLLM(route([keep_alive(0.3, READ, count=8), FINISH])) as llm:

@@ -32,7 +32,7 @@ from labwright.core.llm.client import (
     ToolCallRequest,
     Usage,
 )
-from labwright.core.llm.inflight import Feed, in_flight
+from labwright.core.llm.inflight import Feed, Worker, in_flight
 from labwright.core.material.tables.outline import Outline, outline
 from labwright.core.material.workspace import ScanResult
 from labwright.core.reasons import Reason
@@ -166,6 +166,7 @@ def explore(
     cancelled_now = False
     streaming = True  # until the server shows it cannot stream tool calls
     auto: str | None = AUTO  # None once the server rejected tool_choice "auto"
+    calls = Worker()  # one thread for every turn's call; closed (joined) when this ends
 
     def send(choice: dict[str, Any] | str | None) -> Generator[Event, None, Reply]:
         """One turn, streamed so its progress shows; unstreamed on a server that cannot."""
@@ -185,18 +186,19 @@ def explore(
         def plain(feed: Feed) -> Reply:
             return llm.chat(**request, cancelled=feed.cancelled)
 
+        def flight(call: Callable[[Feed], Reply]) -> Generator[Event, None, Reply]:
+            return in_flight("explore", request["model"], call, cancelled=cancelled, worker=calls)
+
         if streaming:
             try:
-                return (
-                    yield from in_flight("explore", request["model"], streamed, cancelled=cancelled)
-                )
+                return (yield from flight(streamed))
             except LLMError as e:
                 if not _stream_refused(e, choice):
                     raise
-            reply = yield from in_flight("explore", request["model"], plain, cancelled=cancelled)
+            reply = yield from flight(plain)
             streaming = False  # the same request unstreamed worked: stay with that
             return reply
-        return (yield from in_flight("explore", request["model"], plain, cancelled=cancelled))
+        return (yield from flight(plain))
 
     def ask(choice: dict[str, Any] | None) -> Generator[Event, None, Reply]:
         nonlocal auto
@@ -283,6 +285,8 @@ def explore(
             ledger.end_turn()  # the notes to the model, after the answers
     except Cancelled:
         cancelled_now = True
+    finally:
+        calls.close()
     return _outcome(ledger, cancelled_now)
 
 

@@ -10,10 +10,13 @@ back through the same queue, so `on_piece`/`on_restart` run in the generator's o
 thread, in order.
 
 The call's deadline and the user's cancel stay the client's (its watchdog cuts the
-sockets); the thread always ends, and is joined before `in_flight` returns or
-raises. A consumer that stops listening (the generator closed, a second Ctrl-C in
-the waiting thread) cancels the call, and the thread is still joined: no thread
-outlives the call that started it.
+sockets); the call always ends before `in_flight` returns or raises. A consumer
+that stops listening (the generator closed, a second Ctrl-C in the waiting thread)
+cancels the call, and still waits for it to end. A lone call gets a thread of its
+own, joined before `in_flight` returns. A stage that makes a call a turn
+(exploration) opens one `Worker` for all of them and closes it when it ends: a
+turn then need not wait for a new thread to be scheduled (a few ms each on a busy
+machine, as much as the loop's own work per turn).
 """
 
 from __future__ import annotations
@@ -29,6 +32,42 @@ from labwright.core.llm.client import Reply
 from labwright.core.llm.streamed import HEARTBEAT_S, PROGRESS_EVERY_S, Streaming
 
 FIRST_S = 0.5  # a call that ends sooner shows no progress at all
+THREAD_NAME = "labwright-llm-call"
+
+
+class Worker:
+    """One thread that runs a stage's model calls, one after the other.
+
+    A daemon thread, like a lone call's: a process that exits with a call in flight
+    does not wait for it (a concurrent.futures pool would, up to the call's
+    deadline). `close()` joins it; use it as a context manager.
+    """
+
+    def __init__(self) -> None:
+        self._jobs: queue.SimpleQueue[Callable[[], None] | None] = queue.SimpleQueue()
+        self._thread: threading.Thread | None = None
+
+    def submit(self, job: Callable[[], None]) -> None:
+        if self._thread is None:  # started by the first call, not by a stage that makes none
+            self._thread = threading.Thread(target=self._serve, name=THREAD_NAME, daemon=True)
+            self._thread.start()
+        self._jobs.put(job)
+
+    def close(self) -> None:
+        if self._thread is not None:
+            self._jobs.put(None)
+            self._thread.join()
+            self._thread = None
+
+    def __enter__(self) -> Worker:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def _serve(self) -> None:
+        while (job := self._jobs.get()) is not None:
+            job()  # in_flight's work: it never raises
 
 
 class Feed:
@@ -62,12 +101,15 @@ def in_flight(
     on_piece: Callable[[str], None] | None = None,
     on_restart: Callable[[], None] | None = None,
     clock: Callable[[], float] = time.monotonic,
+    worker: Worker | None = None,
 ) -> Generator[Event, None, Reply]:
-    """Run `call(feed)` in a worker thread, yielding `Progress` until it returns; then
-    return its reply, or raise what it raised (LLMError, Cancelled). `call` must pass
-    `feed.cancelled` to the client as its cancel flag."""
+    """Run `call(feed)` in a worker thread (`worker`'s, or one of its own), yielding
+    `Progress` until it returns; then return its reply, or raise what it raised
+    (LLMError, Cancelled). `call` must pass `feed.cancelled` to the client as its
+    cancel flag."""
     feed = Feed(cancelled)
     outcome: list[Any] = []
+    ended = threading.Event()
 
     def work() -> None:
         try:
@@ -76,10 +118,13 @@ def in_flight(
             outcome.append(e)
         finally:
             feed._queue.put(_DONE)
+            ended.set()
 
     start = clock()
-    worker = threading.Thread(target=work, name="labwright-llm-call", daemon=True)
-    worker.start()
+    own = worker is None
+    if worker is None:
+        worker = Worker()
+    worker.submit(work)
     shown: float | None = None  # when the last Progress went out
     latest = Streaming(0, 0, False, False)
     pending = False  # a report came that is not shown yet
@@ -108,9 +153,11 @@ def in_flight(
                 ms = int((now - start) * 1000)
                 yield Progress(role, model, latest.tokens, ms, latest.estimated, latest.thinking)
     finally:
-        if worker.is_alive():
+        if not ended.is_set():
             feed._abandoned.set()  # nobody waits for this reply: the client cuts the call
-        worker.join()
+        ended.wait()
+        if own:
+            worker.close()
     result = outcome[0]
     if isinstance(result, BaseException):
         raise result
