@@ -18,6 +18,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from _result import result  # noqa: E402
+
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "desktop"))
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
@@ -95,6 +97,8 @@ def main() -> None:
     print(
         f"heartbeat worst lateness: {late * 1000:.1f} ms over {len(beats)} beats   (goal <= 50 ms)"
     )
+    result("gui_events_per_s", received / elapsed, ">=5000", "events/s")
+    result("gui_heartbeat_late_ms", late * 1000, "<=50", "ms")
     print(f"timeline rows under explore: {window.timeline.rowCount(window.timeline.index(1, 0)):,}")
 
 

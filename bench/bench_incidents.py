@@ -14,6 +14,8 @@ import sys
 import time
 from pathlib import Path
 
+from _result import result  # noqa: E402
+
 ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT / "tests"), str(ROOT / "tests" / "incidents"), str(ROOT / "desktop")]
 
@@ -42,6 +44,10 @@ def main() -> int:
     print(f"missed loops:       {len(missed)}  {' '.join(missed)}".rstrip())
     print(f"off expectation:    {len(off)}  {' '.join(off)}".rstrip())
     print(f"wall time:          {elapsed:.1f} s")
+    result("incident_false_trips", len(false_trips), "<=0")
+    result("incident_missed_loops", len(missed), "<=0")
+    result("incident_off_expectation", len(off), "<=0")
+    result("incident_calls_vs_naive", spent / naive, None, "x")
     if "--readme" in sys.argv[1:]:
         body = README.read_text(encoding="utf-8")
         head, _, rest = body.partition(START)

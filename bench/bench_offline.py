@@ -19,6 +19,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from _result import result  # noqa: E402
+
 ROOT = Path(__file__).resolve().parents[1]
 DEFAULT = ROOT.parent / "shared" / "data" / "projectile-motion"
 
@@ -89,6 +91,8 @@ if __name__ == "__main__":
             f"offline run, wall: median {statistics.median(walls):.2f} s  (runs: {', '.join(f'{w:.2f}' for w in walls)})"
         )
         print(f"peak RSS:          {peak_kb / 1024:.0f} MB (largest of the runs, child process)")
+        result("offline_wall_s", statistics.median(walls), None, "s")
+        result("offline_peak_rss_mb", peak_kb / 1024, None, "MB")
         print(
             f"report:            {pages} pages, status {meta['status']}, compile {meta.get('compile', {}).get('ok')}"
         )

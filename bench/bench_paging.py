@@ -16,6 +16,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from _result import result  # noqa: E402
+
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "desktop"))
 
 from labwright.core.material.readers import read_page  # noqa: E402
@@ -96,8 +98,10 @@ def main() -> None:
         )
         ratio = t_tail / t_head if t_head else float("inf")
         print(f"ratio last/first: {ratio:.2f} (goal <= 1.5)")
+        result("paging_last_vs_first", ratio, "<=1.5", "x")
         peak = peak_rss_mb()
         print(f"peak RSS: {peak:.1f} MB (before reading: {rss_before:.1f} MB; goal <= 150 MB)")
+        result("paging_peak_rss_mb", peak, "<=150", "MB")
 
 
 if __name__ == "__main__":

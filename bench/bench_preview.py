@@ -23,6 +23,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from _result import result  # noqa: E402
+
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "desktop"))
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
@@ -118,6 +120,7 @@ def main() -> None:
         f"plain latexmk -xelatex:        median {t:.2f} s  ({', '.join(f'{x:.2f}' for x in theirs)})"
     )
     print(f"ratio:                         {o / t:.2f}   (goal <= 1.3)")
+    result("preview_ratio", o / t, "<=1.3", "x")
 
 
 if __name__ == "__main__":

@@ -22,6 +22,8 @@ import time
 from collections import defaultdict
 from pathlib import Path
 
+from _result import result  # noqa: E402
+
 ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT / "tests"), str(ROOT / "desktop")]
 
@@ -87,6 +89,8 @@ def report(wall: float, stamped: list[tuple[float, dict]], code: int, out: Path)
         f"Labwright (and TeX): {rest:.1f} s ({100 * rest / wall:.0f} %)"
     )
     print(f"guards: {dict(sorted(guards.items()))}")
+    result("real_server_wall_s", wall, None, "s")
+    result("real_server_model_share", 100 * model_s / wall, None, "%")
     # each stage's wall time, from the arrival of its milestones
     begun: dict[str, float] = {}
     for t, e in stamped:

@@ -21,6 +21,7 @@ import tempfile
 import time
 from pathlib import Path
 
+from _result import result  # noqa: E402
 from labwright.core.agent.sandbox import run_figure
 from labwright.core.confine import support
 
@@ -82,6 +83,7 @@ def main() -> None:
     print(f"run_figure sandbox : best {s_best * 1000:7.1f} ms   median {s_med * 1000:7.1f} ms")
     ratio = s_med / p_med
     print(f"ratio              : best {s_best / p_best:.2f}   median {ratio:.2f}   (goal <= 1.5)")
+    result("sandbox_ratio", ratio, "<=1.5", "x")
 
 
 if __name__ == "__main__":

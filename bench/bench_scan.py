@@ -31,6 +31,7 @@ import tracemalloc
 from collections.abc import Callable
 from pathlib import Path
 
+from _result import result  # noqa: E402
 from labwright.core.material.workspace import scan_folder
 
 DIRS_PER_GROUP = 100
@@ -104,15 +105,16 @@ def main() -> int:
         n_big = make_tree(big, groups=10)
         print(f"made {n_small:,} + {n_big:,} files in {time.perf_counter() - t0:.1f} s under {tmp}")
 
-        result = scan_folder(big)
+        scanned = scan_folder(big)
         found = find_count(big)
-        assert result.files == n_big == found, (result.files, n_big, found)
+        assert scanned.files == n_big == found, (scanned.files, n_big, found)
 
         t_scan = best_of(lambda: scan_folder(big))
         t_find = best_of(lambda: find_count(big))
         print(f"scan_folder on {n_big:,} files: {t_scan * 1000:.0f} ms (best of 3)")
         print(f"find -type f | wc -l on the same tree: {t_find * 1000:.0f} ms (best of 3)")
         print(f"ratio scan_folder / find: {t_scan / t_find:.2f}  (goal <= 2)")
+        result("scan_vs_find", t_scan / t_find, "<=2", "x")
         # find -type f reads d_type and never stats; the scan must stat every
         # file for its size. This is the same work done by find, for reference.
         if find_with_sizes_works(big):
@@ -126,7 +128,8 @@ def main() -> int:
         print(f"peak tracemalloc, {n_small:,} files: {peak_small / 1024:.0f} KiB")
         print(f"peak tracemalloc, {n_big:,} files: {peak_big / 1024:.0f} KiB")
         print(f"memory ratio 100k / 10k: {peak_big / peak_small:.2f}  (goal: roughly 1, not 10)")
-        print(f"summary: {result.summary()}")
+        result("scan_memory_100k_vs_10k", peak_big / peak_small, "<=2", "x")  # roughly 1, not 10
+        print(f"summary: {scanned.summary()}")
         t0 = time.perf_counter()
     print(f"removed the trees in {time.perf_counter() - t0:.1f} s")
     return 0

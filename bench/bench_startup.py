@@ -20,6 +20,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from _result import result  # noqa: E402
+
 ROOT = Path(__file__).resolve().parents[1]
 
 BARE = """
@@ -76,6 +78,7 @@ def main() -> None:
     print(f"bare PySide6 window shown: median {b * 1000:6.0f} ms")
     print(f"Labwright main window:     median {o * 1000:6.0f} ms")
     print(f"ratio:                     {o / b:6.2f}   (goal <= 2)")
+    result("startup_ratio", o / b, "<=2", "x")
 
 
 if __name__ == "__main__":

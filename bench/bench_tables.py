@@ -25,6 +25,8 @@ import time
 import tracemalloc
 from pathlib import Path
 
+from _result import result  # noqa: E402
+
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "desktop"))
 
@@ -163,6 +165,9 @@ def detection(folder: Path) -> None:
     )
     print(f"  headers right: {headers_ok}/{headers_all} = {100 * headers_ok / headers_all:.1f} %")
     print(f"  roles right:   {roles_ok}/{roles_all} = {100 * roles_ok / roles_all:.1f} %")
+    result("tables_cells_right", 100 * cells_ok / cells_all, ">=100", "%")
+    result("tables_headers_right", 100 * headers_ok / headers_all, ">=100", "%")
+    result("tables_roles_right", 100 * roles_ok / roles_all, ">=100", "%")
 
 
 def _best(f, n: int = 3) -> float:
@@ -210,6 +215,8 @@ def statistics(folder: Path, rows: int = 1_000_000) -> None:
     print(
         f"  time ratio ours/pandas: {t_ours / t_theirs:.2f}; memory ratio: {m_ours / m_theirs:.2f}"
     )
+    result("tables_stats_vs_pandas", t_ours / t_theirs, None, "x")
+    result("tables_memory_vs_pandas", m_ours / m_theirs, None, "x")
 
 
 def main() -> None:

@@ -344,6 +344,8 @@ def main() -> int:
         f"honest numbers: {honest}, flagged: {false_flags} → false flags "
         f"{false_flags / honest:.2%} (goal <= 2 %)"
     )
+    result("verify_recall", 100 * found / planted, ">=100", "%")
+    result("verify_false_flags", 100 * false_flags / honest, "<=2", "%")
     for item, how in misses[:20]:
         print(f"  missed  [{item.kind}] {item.text}: accepted as {how}")
     for item, sentence in flags[:20]:

@@ -28,6 +28,8 @@ from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
+from _result import result  # noqa: E402
+
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "desktop"))
 
@@ -155,6 +157,7 @@ def main() -> None:
             print(f"    e.g. {e}")
     rate = 100 * total_traced / max(total_run, 1)
     print(f"\nchance rate over all cases: {total_traced}/{total_run} = {rate:.2f} % (goal <= 1 %)")
+    result("verify_chance_rate", rate, "<=1", "%")
 
 
 if __name__ == "__main__":
