@@ -8,6 +8,8 @@ which would flatter the loop). So the difference is what the loop adds: the
 first message (the scan summary, the outline of the data file's tables), parsing
 the answers, guards, tool execution, events, transcript handling, the threads a
 call runs in. Runs interleaved, prints medians and the ratio (goal: <= 1.15).
+Also the ratio of the CPU time each side takes (the process's, all threads, the
+fake server's too): not the goal, but what a busy machine disturbs least.
 
     .venv/bin/python bench/bench_loop.py [repeats]
 """
@@ -46,33 +48,36 @@ def model(body: dict, n: int):
     return tool_calls(call("read_file", {"path": "data.csv", "offset": turn * 50, "limit": 50}))
 
 
-def one_exploration(llm_url: str, folder: Path, out: Path) -> float:
+Timing = tuple[float, float]  # wall seconds, process CPU seconds
+
+
+def one_exploration(llm_url: str, folder: Path, out: Path) -> Timing:
     config = RunConfig(
         folder=folder, out_dir=out, base_url=llm_url, api_key="sk-bench", max_tool_iters=TURNS
     )
     client = LLM(llm_url, "sk-bench", max_retries=0)
     scan = scan_folder(folder)
-    start = time.perf_counter()
+    start, cpu = time.perf_counter(), time.process_time()
     gen = explore(config, client, scan, ToolContext(folder, out, client), Usage())
     try:
         while True:
             next(gen)
     except StopIteration as stop:
         assert stop.value.status == "finished", stop.value.reason
-    elapsed = time.perf_counter() - start
+    elapsed = time.perf_counter() - start, time.process_time() - cpu
     client.close()
     return elapsed
 
 
-def raw_calls(llm_url: str, bodies: list[dict]) -> float:
+def raw_calls(llm_url: str, bodies: list[dict]) -> Timing:
     """The same requests the loop sent (same transcripts, same tools), sent raw, each
     answer received to its end."""
     client = openai.OpenAI(base_url=llm_url, api_key="sk-bench", max_retries=0)
-    start = time.perf_counter()
+    start, cpu = time.perf_counter(), time.process_time()
     for body in bodies:
         with client.chat.completions.with_streaming_response.create(**body) as answer:
             answer.read()
-    elapsed = time.perf_counter() - start
+    elapsed = time.perf_counter() - start, time.process_time() - cpu
     client.close()
     return elapsed
 
@@ -91,7 +96,8 @@ def main() -> None:
             for i in range(repeats):
                 loop_t.append(one_exploration(llm.base_url, folder, Path(tmp) / f"run{i}"))
                 raw_t.append(raw_calls(llm.base_url, bodies))
-    loop_m, raw_m = statistics.median(loop_t), statistics.median(raw_t)
+    loop_m, raw_m = (statistics.median(t[0] for t in ts) for ts in (loop_t, raw_t))
+    loop_c, raw_c = (statistics.median(t[1] for t in ts) for ts in (loop_t, raw_t))
     print(f"turns per run:            {TURNS}")
     print(
         f"exploration loop, median: {loop_m * 1000:8.1f} ms  ({loop_m / TURNS * 1000:.2f} ms/turn)"
@@ -99,6 +105,9 @@ def main() -> None:
     print(f"raw openai calls, median: {raw_m * 1000:8.1f} ms  ({raw_m / TURNS * 1000:.2f} ms/call)")
     print(f"ratio loop/raw:           {loop_m / raw_m:8.3f}   (goal <= {GOAL})")
     result("loop_ratio", loop_m / raw_m, f"<={GOAL}", "x")
+    print(f"CPU time, median:         loop {loop_c * 1000:.1f} ms, raw {raw_c * 1000:.1f} ms")
+    print(f"CPU ratio loop/raw:       {loop_c / raw_c:8.3f}")
+    result("loop_cpu_ratio", loop_c / raw_c, None, "x")
 
 
 if __name__ == "__main__":
