@@ -94,6 +94,26 @@ def offline_template(tmp_path_factory) -> Path:
     return root / "run"
 
 
+@pytest.fixture(scope="session")
+def projectile_skeleton(tmp_path_factory):
+    """The offline report of the projectile-motion material in the lab-en template, its
+    figures and its PDF, made once: the tests that read them (tests/test_offline.py,
+    tests/test_offline_floats.py) compiled the same skeleton each. Read only."""
+    from types import SimpleNamespace
+
+    from labwright.core.material.workspace import scan_folder
+    from labwright.core.report.offline import offline_report
+    from labwright.core.report.templates import load_template
+    from test_offline import _compile
+
+    root = tmp_path_factory.mktemp("projectile-skeleton")
+    folder = root / "projectile-motion"
+    shutil.copytree(PROJECTILE, folder)
+    run = root / "run"
+    report = offline_report(folder, scan_folder(folder), load_template("lab-en"), run / "figures")
+    return SimpleNamespace(folder=folder, run=run, report=report, pdf=_compile(run, report.tex))
+
+
 @pytest.fixture
 def offline_run(offline_template, tmp_path) -> Path:
     """A private copy of that offline run: each test may edit it."""

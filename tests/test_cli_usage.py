@@ -94,7 +94,10 @@ def test_starting_the_app_does_not_build_the_run_help():
 
 def test_verify_into_a_closed_pipe_ends_quietly(offline_run, tmp_path):
     """`labwright verify RUN --json | head -1`: no BrokenPipeError traceback."""
-    numbers = "\n".join(f"Trial {i} gave a period of {7000 + i}.{i % 10}3 s." for i in range(3000))
+    # ~300 KB of JSON after its first line, several pipe buffers (64 KiB): the writer is
+    # still writing when the reader leaves. (3,000 numbers took 17 s: the check is
+    # quadratic in them.)
+    numbers = "\n".join(f"Trial {i} gave a period of {7000 + i}.{i % 10}3 s." for i in range(500))
     tex = (offline_run / "report.tex").read_text(encoding="utf-8")
     tex = tex.replace("\\end{document}", numbers + "\n\\end{document}")
     (offline_run / "report.tex").write_text(tex, encoding="utf-8")

@@ -288,13 +288,9 @@ def test_manual_markdown_english_and_chinese(tmp_path: Path) -> None:
 # --------------------------------------------------------------------------
 
 
-def test_projectile_skeleton_compiles_with_tables_and_plots(
-    projectile: Path, tmp_path: Path
-) -> None:
-    run = tmp_path / "run"
-    report = offline_report(
-        projectile, scan_folder(projectile), load_template("lab-en"), run / "figures"
-    )
+@pytest.mark.xdist_group("projectile_skeleton")  # one worker makes the skeleton once
+def test_projectile_skeleton_compiles_with_tables_and_plots(projectile_skeleton) -> None:
+    run, report = projectile_skeleton.run, projectile_skeleton.report
     tex = report.tex
     assert (
         tex.startswith("%")
@@ -318,7 +314,7 @@ def test_projectile_skeleton_compiles_with_tables_and_plots(
         assert f"figures/{figure['filename']}.pdf" in tex
         assert (run / "figures" / f"{figure['filename']}.json").is_file()
 
-    text = _pdf_text(_compile(run, tex))
+    text = _pdf_text(projectile_skeleton.pdf)
     assert "TODO" in text
     for number in ("0.485", "0.57", "1.095", "2.105", "0.0801324"):
         assert number in text
