@@ -19,7 +19,8 @@ checks, from the report's text and run folder alone:
 
     .venv/bin/python bench/bench_ta.py [--runs DIR] [--keep DIR] [FOLDER ...]
 
-It prints one row per folder and a RESULT line per check; nothing is asserted.
+It prints one row per folder and a RESULT line per check (the share found, no goal);
+nothing is asserted.
 """
 
 from __future__ import annotations
@@ -33,6 +34,8 @@ import subprocess
 import sys
 import tempfile
 from pathlib import Path
+
+from _result import result
 
 ROOT = Path(__file__).resolve().parents[1]
 LABWRIGHT = [sys.executable, "-m", "labwright.cli"]
@@ -183,7 +186,8 @@ def main(argv: list[str]) -> int:
             if "/" in row[c]:
                 h, t = row[c].split("/")
                 hit, total = hit + int(h), total + int(t)
-        print(f"RESULT name=ta_{c.replace(' ', '_')} value={hit}/{total}")
+        print(f"{c}: {hit}/{total}")
+        result(f"ta_{c.replace(' ', '_')}", 100 * hit / total if total else 0.0, None, "%")
     return 0
 
 

@@ -48,6 +48,7 @@ QUICK: dict[str, list[str]] = {
     "bench_paging": ["256"],
     "bench_preview": ["2"],
     "bench_sandbox": ["--runs", "3"],
+    "bench_spelling": ["--keys", "50"],
     "bench_startup": ["3"],
     "bench_verify": ["20"],
     "bench_verify_chance": ["100"],
