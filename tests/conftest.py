@@ -193,9 +193,17 @@ def qloop(qapp):
 @pytest.fixture
 def window_for(qtbot, qloop, monkeypatch):
     """Main windows whose settings point at a fake model server (or at none)."""
+    from PySide6.QtWidgets import QMessageBox
+
     from labwright.core.settings.saved import Settings
     from labwright.gui.main_window import MainWindow
 
+    # "A run is in progress — stop it and quit?": yes (a modal would wait for ever here).
+    # Patched before the test, not after it: when a test fails with its run still going,
+    # pytest-qt closes the window before this fixture's teardown, and the real question
+    # would hang the worker where no timeout reaches (Qt's modal loop). A test that
+    # patches QMessageBox.question itself overrides this.
+    monkeypatch.setattr(QMessageBox, "question", lambda *a, **k: QMessageBox.StandardButton.Yes)
     windows = []
 
     def make(llm=None):
@@ -212,9 +220,7 @@ def window_for(qtbot, qloop, monkeypatch):
         return w
 
     yield make
-    from PySide6.QtWidgets import QMessageBox
-
-    # "A run is in progress — stop it and quit?": yes (a modal would wait for ever here)
+    # a test that answered the question itself ("no": keep the window) is over now
     monkeypatch.setattr(QMessageBox, "question", lambda *a, **k: QMessageBox.StandardButton.Yes)
     for w in windows:
         w.close()  # cancel and join any worker, as a user closing the window would
