@@ -31,6 +31,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "desktop"))
 
+from _result import result  # noqa: E402
 from labwright.core.material.evidence import (  # noqa: E402
     EvidenceNumber,
     evidence_from_folder,
@@ -315,8 +316,8 @@ def main() -> int:
     for _ in range(n_drafts):
         draft = generate(rng, cols, everything)
         dropped += draft.dropped
-        result = verify_report(draft.tex(), records)
-        status = {(c.number.line, c.number.text): c for c in result.checks}
+        checked = verify_report(draft.tex(), records)
+        status = {(c.number.line, c.number.text): c for c in checked.checks}
         for item in draft.items:
             check = status.get((item.line, item.text))
             if check is None:
