@@ -26,7 +26,9 @@ APP_ID = "org.labwright.Labwright"
 # coming back unnoticed, not for the 250 MB goal.
 MAX_MB = 540
 
-pytestmark = [pytest.mark.bundle, pytest.mark.timeout(1800)]
+# One worker builds the bundle and runs every test of it: two builds into the one
+# build/pyinstaller/ would overwrite each other's files.
+pytestmark = [pytest.mark.bundle, pytest.mark.timeout(1800), pytest.mark.xdist_group("bundle")]
 
 
 def _size_mb(folder: Path) -> float:

@@ -36,3 +36,39 @@ def test_docs_links_resolve():
             if not (doc.parent / link).exists():
                 missing.append(f"{doc.name}: {link}")
     assert not missing, missing
+
+
+def _ci_test_command() -> str:
+    """The pytest command .ci/run ends with."""
+    lines = (ROOT / ".ci" / "run").read_text(encoding="utf-8").splitlines()
+    return [line.strip() for line in lines if " -m pytest" in line][-1]
+
+
+def test_readme_and_development_say_the_test_command_ci_runs():
+    command = _ci_test_command()
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    development = (ROOT / "docs" / "development.md").read_text(encoding="utf-8")
+    assert re.search(rf"^{re.escape(command)}$", readme, re.M), command
+    assert f"`{command}`" in development, command
+
+
+def test_tests_that_share_one_thing_run_on_one_worker():
+    """The bundle's build folder, the one llama server and the built wheel are made once
+    and shared by the tests of their module: under pytest-xdist those tests must stay on
+    one worker, which only their xdist_group and --dist loadgroup ensure."""
+    import tomllib
+
+    addopts = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"][
+        "pytest"
+    ]["ini_options"]["addopts"].split()
+    assert "--durations=30" in addopts
+    assert addopts[addopts.index("--dist") :][:2] == ["--dist", "loadgroup"]
+    for module, group in [
+        ("test_bundle", "bundle"),
+        ("test_real_server", "real_server"),
+        ("test_install", "install"),
+    ]:
+        marks = __import__(module).pytestmark
+        marks = marks if isinstance(marks, list) else [marks]
+        groups = [m.args[0] for m in marks if m.name == "xdist_group"]
+        assert groups == [group], module

@@ -22,6 +22,8 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
+# One worker builds the wheel and the venv (module fixtures) for every test here.
+pytestmark = pytest.mark.xdist_group("install")
 RESOURCES = ROOT / "desktop" / "labwright" / "resources"
 
 

@@ -39,7 +39,13 @@ RUN_ARGS = [
 ]
 HARD_TIMEOUT_S = MAX_MINUTES * 60 + 300  # a stage past the budget finishes its call
 
-pytestmark = [pytest.mark.real_server, pytest.mark.timeout(int(HARD_TIMEOUT_S) + 300)]
+# One worker starts the server and runs every test against it: a second llama server
+# (and its model) on the same two cores would slow both past their budgets.
+pytestmark = [
+    pytest.mark.real_server,
+    pytest.mark.timeout(int(HARD_TIMEOUT_S) + 300),
+    pytest.mark.xdist_group("real_server"),
+]
 
 
 @pytest.fixture(scope="module")
