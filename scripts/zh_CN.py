@@ -283,7 +283,6 @@ ZH_CN = {
     "No suggestions": "无拼写建议",
     "Add “{0}” to Dictionary": "将“{0}”加入词典",
     "Ignore “{0}”": "忽略“{0}”",
-    "A token, money or time budget is nearly or fully used.": "词元、费用或时间预算即将或已经用完。",
     "This draft is degraded: {0}": "这份草稿不完整：{0}",
     "Open items remain: {0}.": "仍有待处理事项：{0} 项。",
     "There is no compiled PDF yet: the export holds the LaTeX source only.": "尚无编译好的 PDF：导出内容只包含 LaTeX 源文件。",
