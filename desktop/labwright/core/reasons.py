@@ -5,9 +5,8 @@ run.json "reasons" and the `done` event carry reasons as plain strings (DESIGN.m
 the one place that builds and parses them (`Degrade`, with its structured detail: the
 model error's kind, the count of untraced numbers) and the one place that says in plain
 words what each means. The CLI log prints these sentences as they are; the review banner
-and the export README start from them; the app shows them translated: it passes
-`QCoreApplication.translate` with context `TR_CONTEXT`, and
-scripts/update_translations.py collects `all_texts()` into the .ts file.
+and the export README start from them; the app shows them translated, from the catalogs `REASONS` and
+`GUARDS` (core/catalog.py), under the context `TR_CONTEXT`.
 
 Placeholders ("{failure_limit}") are filled from the run's own guard limits, so a
 configured limit is what the person reads.
@@ -16,20 +15,16 @@ configured limit is what the person reads.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass
 from enum import Enum
 from typing import Any, get_args
 
+from labwright.core.catalog import Catalog, Translate, same
 from labwright.core.events import GuardKind
 from labwright.core.settings.config import GuardLimits
 
 TR_CONTEXT = "Reasons"  # the translation context of every sentence below
-Translate = Callable[[str], str]
-
-
-def _same(text: str) -> str:
-    return text
 
 
 class Reason(str, Enum):
@@ -205,25 +200,38 @@ UNKNOWN_GUARD = "A guard stepped in."
 GUARD_KINDS: tuple[str, ...] = get_args(GuardKind)
 
 
+_UNKNOWN = ""  # the code of the sentence for a reason or guard no version wrote
+REASONS = Catalog(
+    TR_CONTEXT, {**{r.value: t for r, t in REASON_TEXT.items()}, _UNKNOWN: UNKNOWN_REASON}
+)
+GUARDS = Catalog(TR_CONTEXT, {**GUARD_TEXT, _UNKNOWN: UNKNOWN_GUARD})
+
+
 def all_texts() -> list[str]:
-    """Every sentence of the table, for the translation file."""
-    return [*REASON_TEXT.values(), UNKNOWN_REASON, *GUARD_TEXT.values(), UNKNOWN_GUARD]
+    """Every sentence of the tables, for the translation file."""
+    return [*REASONS.all_texts(), *GUARDS.all_texts()]
 
 
-def reason_text(reason: str | Degrade, tr: Translate = _same) -> str:
+def reason_text(reason: str | Degrade, tr: Translate = same) -> str:
     """The plain sentence for one reason (serialized or structured)."""
     parsed = reason if isinstance(reason, Degrade) else Degrade.parse(reason)
     if parsed is None:
-        return tr(UNKNOWN_REASON).format(reason=reason)
-    return tr(REASON_TEXT[parsed.reason]).format(**parsed.fields())
+        return _filled(REASONS, _UNKNOWN, {"reason": reason}, tr)
+    return _filled(REASONS, parsed.reason.value, parsed.fields(), tr)
 
 
-def guard_text(kind: str, limits: GuardLimits | None = None, tr: Translate = _same) -> str:
+def guard_text(kind: str, limits: GuardLimits | None = None, tr: Translate = same) -> str:
     """What a guard event means, with the run's own limits in it."""
-    template = GUARD_TEXT.get(kind)  # type: ignore[call-overload]
-    if template is None:
-        return tr(UNKNOWN_GUARD)
-    return tr(template).format(**asdict(limits or GuardLimits()))
+    code = kind if kind in GUARD_TEXT else _UNKNOWN
+    return _filled(GUARDS, code, asdict(limits or GuardLimits()), tr)
+
+
+def _filled(catalog: Catalog, code: str, params: Mapping[str, Any], tr: Translate) -> str:
+    # a translation that lost a placeholder: the English sentence, never a crash
+    text = catalog.text(code, params, tr)
+    if text is None:
+        text = catalog.text(code, params) or ""
+    return text
 
 
 def limits_of(meta: Mapping[str, Any]) -> GuardLimits:

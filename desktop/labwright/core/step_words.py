@@ -4,8 +4,7 @@ A `Words` is the English sentence itself (a `str`, so the journal, the CLI and e
 that reads it see what they always saw) that also remembers its template's code and the
 params it was filled from. A `tool_result` event whose summary is a `Words`, or a `guard`
 event whose detail is one, carries them as its `words` field ({code, params}); the app
-translates the template with context `TR_CONTEXT` and fills it from the same params, and
-scripts/update_translations.py collects `all_texts()` into the .ts file.
+words them from the catalog `STEPS` (core/catalog.py), under the context `TR_CONTEXT`.
 
 Params hold what the step is about (a path, a call, a count, TeX's own message): those stay
 as they are in every language. A sentence built by adding to a `Words` is a plain `str`
@@ -14,12 +13,12 @@ again: it is shown in English, as before.
 
 from __future__ import annotations
 
-import re
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from typing import Any
 
+from labwright.core.catalog import Catalog, Translate, same
+
 TR_CONTEXT = "Steps"
-Translate = Callable[[str], str]
 
 STEP_TEXT: dict[str, str] = {
     # -- tool results (the timeline's Detail column) --
@@ -280,8 +279,7 @@ PARAM_TEXT: tuple[str, ...] = (
     "fix",
 )
 _WORD_PARAMS = frozenset({"label", "Label", "what", "role"})  # the params PARAM_TEXT fills
-
-_PLACEHOLDER = re.compile(r"\{[A-Za-z_]*\}")
+STEPS = Catalog(TR_CONTEXT, STEP_TEXT, PARAM_TEXT, _WORD_PARAMS)
 
 
 class Words(str):
@@ -291,9 +289,7 @@ class Words(str):
     params: dict[str, str | Words]  # a param that is a Words is worded too
 
     def __new__(cls, code: str, **params: object) -> Words:
-        self = super().__new__(
-            cls, STEP_TEXT[code].format(**{k: str(v) for k, v in params.items()})
-        )
+        self = super().__new__(cls, STEPS.english(code, **params))
         self.code = code
         self.params = {k: v if isinstance(v, Words) else str(v) for k, v in params.items()}
         return self
@@ -332,36 +328,24 @@ def words_of(text: object) -> dict[str, Any] | None:
     return text.to_dict() if isinstance(text, Words) else None
 
 
-def _same(text: str) -> str:
-    return text
-
-
 def all_texts() -> list[str]:
     """The templates with more than their params, and the English params, for the .ts file."""
-    # a colon alone is translated too: Chinese writes it full-width
-    with_words = [t for t in STEP_TEXT.values() if _PLACEHOLDER.sub("", t).strip()]
-    return [*with_words, *PARAM_TEXT]
+    return STEPS.all_texts()
 
 
-def step_text(words: Mapping[str, Any] | None, english: str, tr: Translate = _same) -> str:
+def step_text(words: Mapping[str, Any] | None, english: str, tr: Translate = same) -> str:
     """A step's sentence from its {code, params}, in the words `tr` gives; `english` (the
-    event's own sentence) when it has none or its code is not known (another version)."""
+    event's own sentence) when it has none, its code is not known (another version) or a
+    translation lost a placeholder."""
     if not isinstance(words, Mapping):
         return english
-    template = STEP_TEXT.get(str(words.get("code")))
     params = words.get("params")
-    if template is None or not isinstance(params, Mapping):
+    if not isinstance(params, Mapping):
         return english
-    shown = {k: _param_text(k, v, tr) for k, v in params.items()}
-    try:
-        return tr(template).format(**shown)
-    except (KeyError, IndexError, ValueError):  # a translation that lost a placeholder
-        return english
-
-
-def _param_text(key: str, value: Any, tr: Translate) -> str:
-    if isinstance(value, Mapping):  # a Words inside a Words: its own sentence
-        return step_text(value, step_text(value, ""), tr)
-    if key in _WORD_PARAMS and str(value) in PARAM_TEXT:
-        return tr(str(value))
-    return str(value)
+    # a Words inside a Words: its own sentence
+    shown = {
+        k: step_text(v, step_text(v, ""), tr) if isinstance(v, Mapping) else v
+        for k, v in params.items()
+    }
+    text = STEPS.text(str(words.get("code")), shown, tr)
+    return english if text is None else text

@@ -35,6 +35,7 @@ from pathlib import Path, PurePosixPath
 from typing import IO
 
 from labwright.core.atomic import atomic_writer
+from labwright.core.catalog import Catalog
 from labwright.core.report import word
 from labwright.core.report.review import included_figures, open_items, why_degraded
 from labwright.core.report.review.files import report_language
@@ -79,9 +80,12 @@ REFUSAL_TEXT: dict[str, str] = {
 }
 
 
+REFUSALS = Catalog(TR_CONTEXT, REFUSAL_TEXT)
+
+
 def all_texts() -> list[str]:
     """The refusals' sentences, for the translation file."""
-    return list(REFUSAL_TEXT.values())
+    return REFUSALS.all_texts()
 
 
 class ExportError(ValueError):
@@ -93,7 +97,7 @@ class ExportError(ValueError):
     def __init__(self, code: str, **params: object) -> None:
         self.code = code
         self.params = {k: str(v) for k, v in params.items()}
-        super().__init__(REFUSAL_TEXT[code].format(**self.params))
+        super().__init__(REFUSALS.english(code, **self.params))
 
 
 def export_report(

@@ -1,7 +1,6 @@
 """The words of the review's open items: one English template per code, filled from the item's
 params. `OpenItem.message` is the filled English (the CLI and export README use it); the app
-translates the template with context `TR_CONTEXT` and fills it from the same params, and
-scripts/update_translations.py collects `all_texts()` into the .ts file.
+words the same code and params from the catalog `ITEMS` (core/catalog.py).
 
 Params hold what the item is about (a requirement, a cite key, TeX's own message, a
 path): those stay as they are in every language.
@@ -9,12 +8,12 @@ path): those stay as they are in every language.
 
 from __future__ import annotations
 
-import re
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from typing import Any
 
+from labwright.core.catalog import Catalog, Translate, same
+
 TR_CONTEXT = "OpenItems"
-Translate = Callable[[str], str]
 
 ITEM_TEXT: dict[str, str] = {
     "todo_placeholder": "{word} placeholder: {line}",
@@ -36,23 +35,16 @@ ITEM_TEXT: dict[str, str] = {
     ),
 }
 
-_PLACEHOLDER = re.compile(r"\{[a-z_]*\}")
-
-
-def _same(text: str) -> str:
-    return text
+ITEMS = Catalog(TR_CONTEXT, ITEM_TEXT)
 
 
 def all_texts() -> list[str]:
-    """The templates with more than their params (not just "{text}"), for the translation
-    file: a colon alone is translated too (Chinese writes it full-width)."""
-    return [t for t in ITEM_TEXT.values() if _PLACEHOLDER.sub("", t).strip()]
+    """The templates with more than their params (not just "{text}"), for the .ts file."""
+    return ITEMS.all_texts()
 
 
-def item_text(code: str, params: Mapping[str, Any], tr: Translate = _same) -> str:
-    """An item's sentence from its code and params, in the words `tr` gives."""
-    template = ITEM_TEXT.get(code)
-    if template is None:
-        return str(params.get("message", ""))
-    words = tr(template) if template in all_texts() else template
-    return words.format(**{k: str(v) for k, v in params.items()})
+def item_text(code: str, params: Mapping[str, Any], tr: Translate = same) -> str:
+    """An item's sentence from its code and params, in the words `tr` gives (the item's own
+    message for a code not known)."""
+    text = ITEMS.text(code, params, tr)
+    return str(params.get("message", "")) if text is None else text

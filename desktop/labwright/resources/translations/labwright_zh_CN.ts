@@ -1,4 +1,5 @@
-<?xml version='1.0' encoding='utf-8'?>
+<?xml version="1.0" encoding="utf-8"?>
+<!DOCTYPE TS>
 <TS version="2.1" language="zh_CN">
 <context>
     <name>DiffView</name>
@@ -187,7 +188,7 @@
         <translation>模型服务器拒绝了请求。请在设置中检查模型名称。</translation>
     </message>
     <message>
-        <source>The request is longer than the model's context. Use a model with a longer context.</source>
+        <source>The request is longer than the model&apos;s context. Use a model with a longer context.</source>
         <translation>请求超出了模型的上下文长度。请改用上下文更长的模型。</translation>
     </message>
     <message>
@@ -256,6 +257,53 @@
     <message>
         <source>Export failed</source>
         <translation>导出失败</translation>
+    </message>
+</context>
+<context>
+    <name>ExportRefusals</name>
+    <message>
+        <source>{run_dir} has no report.tex to export.</source>
+        <translation>{run_dir} 中没有可导出的 report.tex。</translation>
+    </message>
+    <message>
+        <source>{dest} is inside the material folder {folder}; Labwright never writes there. Choose another place.</source>
+        <translation>{dest} 位于材料文件夹 {folder} 之内；Labwright 从不写入那里。请另选位置。</translation>
+    </message>
+    <message>
+        <source>{dest} is inside the run directory; choose a place outside it.</source>
+        <translation>{dest} 位于运行文件夹之内；请选择它之外的位置。</translation>
+    </message>
+    <message>
+        <source>{dest} is a folder; give the name of the .zip file to write.</source>
+        <translation>{dest} 是一个文件夹；请给出要写入的 .zip 文件名。</translation>
+    </message>
+    <message>
+        <source>{dest} is a folder; give the name of the .docx file to write.</source>
+        <translation>{dest} 是一个文件夹；请给出要写入的 .docx 文件名。</translation>
+    </message>
+    <message>
+        <source>The folder {parent} does not exist.</source>
+        <translation>文件夹 {parent} 不存在。</translation>
+    </message>
+    <message>
+        <source>{dest} is a file; choose a new or empty folder.</source>
+        <translation>{dest} 是一个文件；请选择新的或空的文件夹。</translation>
+    </message>
+    <message>
+        <source>The folder {dest} is not empty; choose a new or empty folder, so nothing of yours is overwritten.</source>
+        <translation>文件夹 {dest} 不是空的；请选择新的或空的文件夹，以免覆盖你的文件。</translation>
+    </message>
+    <message>
+        <source>A Word document is made with pandoc, which is not installed: install Labwright with its pypandoc-binary package, or pandoc 2.15 or later.</source>
+        <translation>Word 文档由 pandoc 生成，但本机未安装 pandoc：请连同 pypandoc-binary 包一起安装 Labwright，或安装 pandoc 2.15 及以上版本。</translation>
+    </message>
+    <message>
+        <source>pandoc did not finish the Word document within {seconds} s; nothing was written.</source>
+        <translation>pandoc 未能在 {seconds} 秒内生成 Word 文档；未写入任何文件。</translation>
+    </message>
+    <message>
+        <source>pandoc could not convert the report to Word: {detail}</source>
+        <translation>pandoc 无法将报告转换为 Word：{detail}</translation>
     </message>
 </context>
 <context>
@@ -393,7 +441,7 @@
         <translation>显示或隐藏上次编译的错误和警告</translation>
     </message>
     <message>
-        <source>(in {0}, not in the report's source)</source>
+        <source>(in {0}, not in the report&apos;s source)</source>
         <translation>（在 {0} 中，不在报告源文件里）</translation>
     </message>
 </context>
@@ -473,6 +521,61 @@
     </message>
 </context>
 <context>
+    <name>OpenItems</name>
+    <message>
+        <source>{word} placeholder: {line}</source>
+        <translation>{word} 占位：{line}</translation>
+    </message>
+    <message>
+        <source>{word} (comment): {comment}</source>
+        <translation>{word}（注释）：{comment}</translation>
+    </message>
+    <message>
+        <source>{word}: {text}</source>
+        <translation>{word}：{text}</translation>
+    </message>
+    <message>
+        <source>Requirement not supported by the material: {requirement}</source>
+        <translation>材料不支持的要求：{requirement}</translation>
+    </message>
+    <message>
+        <source>Requirement not checked against the material: {requirement}</source>
+        <translation>尚未对照材料核查的要求：{requirement}</translation>
+    </message>
+    <message>
+        <source>Unresolved citation: \cite{{{key}}} has no entry in refs.bib</source>
+        <translation>未解析的引用：\cite{{{key}}} 在 refs.bib 中没有条目</translation>
+    </message>
+    <message>
+        <source>Compile error: {message}</source>
+        <translation>编译错误：{message}</translation>
+    </message>
+    <message>
+        <source>Compile error in {where}: {message}</source>
+        <translation>{where} 中的编译错误：{message}</translation>
+    </message>
+    <message>
+        <source>Compile warning: {warning}</source>
+        <translation>编译警告：{warning}</translation>
+    </message>
+    <message>
+        <source>Figure not in the report: {path}</source>
+        <translation>未用于报告的图：{path}</translation>
+    </message>
+    <message>
+        <source>Figure not in the report: {path} ({caption})</source>
+        <translation>未用于报告的图：{path}（{caption}）</translation>
+    </message>
+    <message>
+        <source>{number} is not in the material that was read.</source>
+        <translation>{number} 不在已读的材料中。</translation>
+    </message>
+    <message>
+        <source>{number} is not in the material that was read (closest in the material: {closest}, {where}).</source>
+        <translation>{number} 不在已读的材料中（材料中最接近的：{closest}，{where}）。</translation>
+    </message>
+</context>
+<context>
     <name>PdfView</name>
     <message>
         <source>Zoom &amp;In</source>
@@ -504,13 +607,180 @@
     </message>
 </context>
 <context>
+    <name>Reasons</name>
+    <message>
+        <source>Offline run: no model read the material. The report is a skeleton built from the data files, with TODOs where prose is needed.</source>
+        <translation>离线运行：没有模型阅读材料。报告是根据数据文件生成的框架，需要文字的地方留有 TODO。</translation>
+    </message>
+    <message>
+        <source>Exploration stopped: the model kept repeating the same calls.</source>
+        <translation>探索已停止：模型一再重复相同的调用。</translation>
+    </message>
+    <message>
+        <source>Exploration stopped: the model went round in a circle of the same few calls.</source>
+        <translation>探索已停止：模型在几次相同的调用之间兜圈子。</translation>
+    </message>
+    <message>
+        <source>Exploration stopped: the model kept making calls that brought nothing new.</source>
+        <translation>探索已停止：模型不断进行没有新信息的调用。</translation>
+    </message>
+    <message>
+        <source>Exploration stopped: the model used all its turns without finishing.</source>
+        <translation>探索已停止：模型用完了所有轮次仍未结束。</translation>
+    </message>
+    <message>
+        <source>The token or money budget ran out.</source>
+        <translation>词元或费用预算已用完。</translation>
+    </message>
+    <message>
+        <source>The run&apos;s time limit ran out; the report was written from what was gathered by then.</source>
+        <translation>本次运行的时间上限已到；报告依据此前收集到的内容写成。</translation>
+    </message>
+    <message>
+        <source>Exploration stopped before the model finished it.</source>
+        <translation>模型完成之前探索就停止了。</translation>
+    </message>
+    <message>
+        <source>Nothing was read: the draft is a skeleton with TODOs.</source>
+        <translation>没有读取任何内容：草稿是带 TODO 的框架。</translation>
+    </message>
+    <message>
+        <source>Exploration stopped because the model failed.</source>
+        <translation>模型出错，探索已停止。</translation>
+    </message>
+    <message>
+        <source>Exploration stopped: the model kept answering in plain text instead of calling tools.</source>
+        <translation>探索已停止：模型一直用文字作答，而不调用工具。</translation>
+    </message>
+    <message>
+        <source>Exploration was cancelled before the model finished it.</source>
+        <translation>模型完成之前探索已被取消。</translation>
+    </message>
+    <message>
+        <source>The write model did not return a usable LaTeX document, even after retries, so this draft is the skeleton filled with the findings; complete its TODOs.</source>
+        <translation>写作模型多次重试后仍未返回可用的 LaTeX 文档，因此这份草稿是填入了发现的框架；请补全其中的 TODO。</translation>
+    </message>
+    <message>
+        <source>The report did not compile; the last PDF that compiled is kept.</source>
+        <translation>报告编译失败；保留上一次编译成功的 PDF。</translation>
+    </message>
+    <message>
+        <source>Numbers of the report not found in the material that was read: {count}. Correct each one or say where it comes from.</source>
+        <translation>报告中有 {count} 个数字在已读材料中找不到。请逐一更正或注明出处。</translation>
+    </message>
+    <message>
+        <source>The model failed ({kind}).</source>
+        <translation>模型出错（{kind}）。</translation>
+    </message>
+    <message>
+        <source>The run was cancelled; the report holds what was done by then.</source>
+        <translation>运行已取消；报告包含到那时为止完成的内容。</translation>
+    </message>
+    <message>
+        <source>Labwright itself failed during the run (error.txt in the run folder has the details); the report holds what was done before that.</source>
+        <translation>Labwright 自身在运行中出错（详情见运行文件夹中的 error.txt）；报告包含此前完成的内容。</translation>
+    </message>
+    <message>
+        <source>Degraded: {reason}.</source>
+        <translation>降级：{reason}。</translation>
+    </message>
+    <message>
+        <source>The model asked for something it already had; it got the earlier answer instead.</source>
+        <translation>模型请求了已有的内容，直接返回了之前的结果。</translation>
+    </message>
+    <message>
+        <source>The model kept repeating itself and was asked to move on or finish.</source>
+        <translation>模型一再重复，已提醒它换个方向或结束。</translation>
+    </message>
+    <message>
+        <source>The model was stuck in a loop; exploration stopped and the report is written from what was read.</source>
+        <translation>模型陷入循环，探索已停止，报告将根据已读内容撰写。</translation>
+    </message>
+    <message>
+        <source>The model re-read lines it had already read.</source>
+        <translation>模型重复读取了已读过的行。</translation>
+    </message>
+    <message>
+        <source>A tool failed {failure_limit} times in a row and was withdrawn.</source>
+        <translation>某个工具连续失败 {failure_limit} 次，已被停用。</translation>
+    </message>
+    <message>
+        <source>The model tried to finish without reading anything; it was refused.</source>
+        <translation>模型未读任何内容就想结束，已被拒绝。</translation>
+    </message>
+    <message>
+        <source>The step budget is used up; the model must finish now.</source>
+        <translation>步数预算已用完，模型必须现在结束。</translation>
+    </message>
+    <message>
+        <source>The model did not finish in time; exploration stopped.</source>
+        <translation>模型未能按时结束，探索已停止。</translation>
+    </message>
+    <message>
+        <source>A token, money or time budget is nearly or fully used.</source>
+        <translation>词元、费用或时间预算即将或已经用完。</translation>
+    </message>
+    <message>
+        <source>The model&apos;s answer was not a usable LaTeX document; it was asked again.</source>
+        <translation>模型的回答不是可用的 LaTeX 文档，已要求重写。</translation>
+    </message>
+    <message>
+        <source>The model asked for a path outside the folder; it was refused.</source>
+        <translation>模型请求了文件夹之外的路径，已被拒绝。</translation>
+    </message>
+    <message>
+        <source>Figure code tried something not allowed; it was refused.</source>
+        <translation>绘图代码尝试了不允许的操作，已被拒绝。</translation>
+    </message>
+    <message>
+        <source>The report did not compile; the model was asked to fix it.</source>
+        <translation>报告编译失败，已要求模型修复。</translation>
+    </message>
+    <message>
+        <source>The model went round in a circle of the same few calls.</source>
+        <translation>模型在几次相同的调用之间兜圈子。</translation>
+    </message>
+    <message>
+        <source>The model kept making calls that brought nothing new.</source>
+        <translation>模型不断进行没有新信息的调用。</translation>
+    </message>
+    <message>
+        <source>A tool failed with the same error {error_storm_at} times in its last {error_storm_window} calls and was withdrawn.</source>
+        <translation>某个工具在最近 {error_storm_window} 次调用中 {error_storm_at} 次报同一错误，已被停用。</translation>
+    </message>
+    <message>
+        <source>A model call took longer than its time limit and was stopped.</source>
+        <translation>一次模型调用超过了时间上限，已被停止。</translation>
+    </message>
+    <message>
+        <source>The model asked for more than {max_calls_per_turn} tools at once; only the first ones ran.</source>
+        <translation>模型一次请求了超过 {max_calls_per_turn} 个工具调用，只执行了前面几个。</translation>
+    </message>
+    <message>
+        <source>The run has made {max_figures} figures, as many as it may; no more are made.</source>
+        <translation>本次运行已生成 {max_figures} 张图，达到上限，不再生成新图。</translation>
+    </message>
+    <message>
+        <source>The model answered in plain text instead of calling a tool; it was told what to do. {no_tool_call_stop_at} such answers in a row end exploration.</source>
+        <translation>模型只用文字作答、没有调用工具；已告诉它该怎么做。连续 {no_tool_call_stop_at} 次这样作答将结束探索。</translation>
+    </message>
+    <message>
+        <source>The model server does not honour a forced tool call; the model was told in words to finish instead.</source>
+        <translation>模型服务器不支持强制工具调用；已改用文字告诉模型结束探索。</translation>
+    </message>
+    <message>
+        <source>A guard stepped in.</source>
+        <translation>防护机制介入了。</translation>
+    </message>
+</context>
+<context>
     <name>ResultTabs</name>
     <message>
         <source>The draft appears here while it is written.</source>
         <translation>草稿会在撰写时显示在这里。</translation>
     </message>
     <message>
-        <source>The report's LaTeX source appears here when the run has written it.</source>
+        <source>The report&apos;s LaTeX source appears here when the run has written it.</source>
         <translation>运行写出报告后，其 LaTeX 源码会显示在这里。</translation>
     </message>
     <message>
@@ -601,7 +871,7 @@
         <translation>在 PDF 中显示此行</translation>
     </message>
     <message>
-        <source>Show the cursor's line in the preview</source>
+        <source>Show the cursor&apos;s line in the preview</source>
         <translation>在预览中显示光标所在行</translation>
     </message>
     <message>
@@ -772,7 +1042,7 @@
         <translation>，</translation>
     </message>
     <message>
-        <source>No operating-system sandbox on this machine: model-written code is held only by Labwright's own checks.</source>
+        <source>No operating-system sandbox on this machine: model-written code is held only by Labwright&apos;s own checks.</source>
         <translation>本机没有操作系统级沙箱：模型编写的代码只受 Labwright 自身检查的约束。</translation>
     </message>
     <message>
@@ -780,7 +1050,7 @@
         <translation>没有沙箱</translation>
     </message>
     <message>
-        <source>This machine offers no operating-system sandbox, so figure code written by the model would be held only by Labwright's own checks.</source>
+        <source>This machine offers no operating-system sandbox, so figure code written by the model would be held only by Labwright&apos;s own checks.</source>
         <translation>本机不提供操作系统级沙箱，模型编写的绘图代码只受 Labwright 自身检查的约束。</translation>
     </message>
     <message>
@@ -800,7 +1070,7 @@
         <translation>另一个服务器</translation>
     </message>
     <message>
-        <source>This run was made with the server {0}. A re-draft sends the run's findings and your API key to the server of your settings: {1}.</source>
+        <source>This run was made with the server {0}. A re-draft sends the run&apos;s findings and your API key to the server of your settings: {1}.</source>
         <translation>这次运行是用服务器 {0} 完成的。重新起草会把运行的发现和你的 API 密钥发送到你设置中的服务器：{1}。</translation>
     </message>
     <message>
@@ -919,6 +1189,61 @@
     <message>
         <source>Cancel</source>
         <translation>取消</translation>
+    </message>
+</context>
+<context>
+    <name>Settings</name>
+    <message>
+        <source>Report &amp;language:</source>
+        <translation>报告语言(&amp;L)：</translation>
+    </message>
+    <message>
+        <source>Automatic</source>
+        <translation>自动</translation>
+    </message>
+    <message>
+        <source>English</source>
+        <translation>English</translation>
+    </message>
+    <message>
+        <source>Chinese</source>
+        <translation>中文</translation>
+    </message>
+    <message>
+        <source>&amp;Reflection rounds:</source>
+        <translation>修订轮数(&amp;R)：</translation>
+    </message>
+    <message>
+        <source>Template default</source>
+        <translation>模板默认</translation>
+    </message>
+    <message>
+        <source>Token &amp;budget per run:</source>
+        <translation>每次运行的词元预算(&amp;B)：</translation>
+    </message>
+    <message>
+        <source>No limit</source>
+        <translation>不限</translation>
+    </message>
+    <message>
+        <source>&amp;Time limit per run:</source>
+        <translation>每次运行的时间上限(&amp;T)：</translation>
+    </message>
+    <message>
+        <source>When the time is up, exploring stops and the report is written from what was gathered; the run ends marked for review.</source>
+        <translation>时间一到，探索即停止，报告根据已收集的内容撰写；本次运行结束时会标记为待审阅。</translation>
+    </message>
+    <message>
+        <source> min</source>
+        <translation> 分钟</translation>
+    </message>
+    <message>
+        <source>&amp;Interface language:</source>
+        <translation>界面语言(&amp;I)：</translation>
+    </message>
+    <message>
+        <source>System language</source>
+        <translation>跟随系统</translation>
     </message>
 </context>
 <context>
@@ -1076,7 +1401,7 @@
         <translation>尚未保存密钥，请在此粘贴你的 API 密钥。</translation>
     </message>
     <message>
-        <source>Enter the server's base URL first.</source>
+        <source>Enter the server&apos;s base URL first.</source>
         <translation>请先填写服务器的基础地址。</translation>
     </message>
     <message>
@@ -1120,12 +1445,595 @@
         <translation>请填写一个用于探索的模型和一个用于写作的模型。</translation>
     </message>
     <message>
-        <source>Enter the server's base URL.</source>
+        <source>Enter the server&apos;s base URL.</source>
         <translation>请填写服务器的基础地址。</translation>
     </message>
     <message>
         <source>Could not save the settings ({reason}).</source>
         <translation>无法保存设置（{reason}）。</translation>
+    </message>
+</context>
+<context>
+    <name>Steps</name>
+    <message>
+        <source>{path}: {count} entries</source>
+        <translation>{path}：{count} 项</translation>
+    </message>
+    <message>
+        <source>{path}: empty</source>
+        <translation>{path}：空</translation>
+    </message>
+    <message>
+        <source>{path}: unreadable</source>
+        <translation>{path}：无法读取</translation>
+    </message>
+    <message>
+        <source>{path}: not a folder</source>
+        <translation>{path}：不是文件夹</translation>
+    </message>
+    <message>
+        <source>{path}: a folder</source>
+        <translation>{path}：是文件夹</translation>
+    </message>
+    <message>
+        <source>{path}: no such file</source>
+        <translation>{path}：没有这个文件</translation>
+    </message>
+    <message>
+        <source>{path}: no such folder</source>
+        <translation>{path}：没有这个文件夹</translation>
+    </message>
+    <message>
+        <source>{path} lines {start}–{end}</source>
+        <translation>{path} 第 {start}–{end} 行</translation>
+    </message>
+    <message>
+        <source>{path} lines {start}–{end} of {total}</source>
+        <translation>{path} 第 {start}–{end} 行（共 {total} 行）</translation>
+    </message>
+    <message>
+        <source>{path} lines {start}–{end} (nothing new)</source>
+        <translation>{path} 第 {start}–{end} 行（没有新内容）</translation>
+    </message>
+    <message>
+        <source>{path} lines {start}–{end} of {total} (nothing new)</source>
+        <translation>{path} 第 {start}–{end} 行（共 {total} 行，没有新内容）</translation>
+    </message>
+    <message>
+        <source>{path}: reading cancelled</source>
+        <translation>{path}：读取已取消</translation>
+    </message>
+    <message>
+        <source>{path}: {why}</source>
+        <translation>{path}：{why}</translation>
+    </message>
+    <message>
+        <source>refused path {quoted}</source>
+        <translation>已拒绝路径 {quoted}</translation>
+    </message>
+    <message>
+        <source>{path}: {facts}</source>
+        <translation>{path}：{facts}</translation>
+    </message>
+    <message>
+        <source>no vision model</source>
+        <translation>没有视觉模型</translation>
+    </message>
+    <message>
+        <source>{path}: vision model failed</source>
+        <translation>{path}：视觉模型出错</translation>
+    </message>
+    <message>
+        <source>figure {name}</source>
+        <translation>图 {name}</translation>
+    </message>
+    <message>
+        <source>{name}: refused</source>
+        <translation>{name}：被拒绝</translation>
+    </message>
+    <message>
+        <source>{name}: failed</source>
+        <translation>{name}：失败</translation>
+    </message>
+    <message>
+        <source>figures disabled (no OS sandbox)</source>
+        <translation>作图已停用（没有系统沙箱）</translation>
+    </message>
+    <message>
+        <source>missing {fields}</source>
+        <translation>缺少 {fields}</translation>
+    </message>
+    <message>
+        <source>finished: {experiment}</source>
+        <translation>已完成：{experiment}</translation>
+    </message>
+    <message>
+        <source>not run: exploration stopped</source>
+        <translation>未运行：探索已停止</translation>
+    </message>
+    <message>
+        <source>same call earlier in this turn</source>
+        <translation>本轮前面已有相同调用</translation>
+    </message>
+    <message>
+        <source>figure limit reached ({limit})</source>
+        <translation>已达作图上限（{limit}）</translation>
+    </message>
+    <message>
+        <source>{tool}: missing required argument &apos;{name}&apos;</source>
+        <translation>{tool}：缺少必需的参数“{name}”</translation>
+    </message>
+    <message>
+        <source>{tool}: argument &apos;{name}&apos; must be a string</source>
+        <translation>{tool}：参数“{name}”必须是字符串</translation>
+    </message>
+    <message>
+        <source>{tool}: argument &apos;{name}&apos; must be an integer</source>
+        <translation>{tool}：参数“{name}”必须是整数</translation>
+    </message>
+    <message>
+        <source>{tool}: argument &apos;{name}&apos; must not be negative</source>
+        <translation>{tool}：参数“{name}”不能为负数</translation>
+    </message>
+    <message>
+        <source>{tool}: argument &apos;{name}&apos; must be a list of paths</source>
+        <translation>{tool}：参数“{name}”必须是路径列表</translation>
+    </message>
+    <message>
+        <source>{tool}: arguments are not valid JSON ({error} at char {pos})</source>
+        <translation>{tool}：参数不是有效的 JSON（第 {pos} 个字符处：{error}）</translation>
+    </message>
+    <message>
+        <source>{tool}: arguments must be a JSON object</source>
+        <translation>{tool}：参数必须是 JSON 对象</translation>
+    </message>
+    <message>
+        <source>{tool}: unknown tool; available: {available}</source>
+        <translation>{tool}：未知的工具；可用的有：{available}</translation>
+    </message>
+    <message>
+        <source>{tool} failed: {error}</source>
+        <translation>{tool} 出错：{error}</translation>
+    </message>
+    <message>
+        <source>{tool} failed {count} times in a row and was withdrawn</source>
+        <translation>{tool} 连续失败 {count} 次，已被撤下</translation>
+    </message>
+    <message>
+        <source>{tool} gave the same error {same} times in its last {window} calls whatever the arguments ({shape}); it was withdrawn</source>
+        <translation>{tool} 在最近 {window} 次调用中无论参数如何都报出同一错误 {same} 次（{shape}）；已被撤下</translation>
+    </message>
+    <message>
+        <source>{call} repeated; earlier result returned</source>
+        <translation>{call} 重复；已返回先前的结果</translation>
+    </message>
+    <message>
+        <source>{call} asked twice in one turn</source>
+        <translation>{call} 在同一轮中被请求两次</translation>
+    </message>
+    <message>
+        <source>{call} was asked {count} times with the same arguments; exploration stopped and the report is drafted from what was read.</source>
+        <translation>{call} 以相同参数被请求了 {count} 次；探索已停止，报告依据已读内容起草。</translation>
+    </message>
+    <message>
+        <source>The calls {block} went round {rounds} times with the same arguments.</source>
+        <translation>调用 {block} 以相同参数循环了 {rounds} 次。</translation>
+    </message>
+    <message>
+        <source>The calls {block} went round {rounds} times with the same arguments; exploration stopped and the report is drafted from what was read.</source>
+        <translation>调用 {block} 以相同参数循环了 {rounds} 次；探索已停止，报告依据已读内容起草。</translation>
+    </message>
+    <message>
+        <source>{tool} not run: figure limit reached ({limit})</source>
+        <translation>{tool} 未运行：已达作图上限（{limit}）</translation>
+    </message>
+    <message>
+        <source>{call} re-read lines {start}–{end} already read</source>
+        <translation>{call} 重读了已读过的第 {start}–{end} 行</translation>
+    </message>
+    <message>
+        <source>{path} was re-read {count} times without new lines; exploration stopped.</source>
+        <translation>{path} 被重读 {count} 次而没有新内容；探索已停止。</translation>
+    </message>
+    <message>
+        <source>{tool} was called again without any file read; exploration ended with nothing gathered (nothing is invented).</source>
+        <translation>在未读任何文件的情况下再次调用了 {tool}；探索结束，未收集到任何内容（不会编造内容）。</translation>
+    </message>
+    <message>
+        <source>{tool} refused ({n}/{of}): nothing has been read yet</source>
+        <translation>{tool} 被拒绝（{n}/{of}）：还什么都没读</translation>
+    </message>
+    <message>
+        <source>{idle} of the last {window} calls brought nothing new (repeats, errors, empty results, lines or listings already seen).</source>
+        <translation>最近 {window} 次调用中有 {idle} 次没有带来新内容（重复、出错、空结果、已看过的行或目录）。</translation>
+    </message>
+    <message>
+        <source>{idle} of the last {window} calls brought nothing new (repeats, errors, empty results, lines or listings already seen); exploration stopped and the report is drafted from what was read.</source>
+        <translation>最近 {window} 次调用中有 {idle} 次没有带来新内容（重复、出错、空结果、已看过的行或目录）；探索已停止，报告依据已读内容起草。</translation>
+    </message>
+    <message>
+        <source>{call} was asked {count} times with the same arguments. The model was asked to move on or finish.</source>
+        <translation>{call} 以相同参数被请求了 {count} 次。已提醒模型换个方向或结束。</translation>
+    </message>
+    <message>
+        <source>{path} was re-read {count} times without new lines. The model was asked to move on or finish.</source>
+        <translation>{path} 被重读 {count} 次而没有新内容。已提醒模型换个方向或结束。</translation>
+    </message>
+    <message>
+        <source>The calls {block} went round {rounds} times with the same arguments. The model was asked to move on or finish.</source>
+        <translation>调用 {block} 以相同参数循环了 {rounds} 次。已提醒模型换个方向或结束。</translation>
+    </message>
+    <message>
+        <source>{idle} of the last {window} calls brought nothing new (repeats, errors, empty results, lines or listings already seen). The model was asked to move on or finish.</source>
+        <translation>最近 {window} 次调用中有 {idle} 次没有带来新内容（重复、出错、空结果、已看过的行或目录）。已提醒模型换个方向或结束。</translation>
+    </message>
+    <message>
+        <source>No finish after {turns} turns and {window} final turns; exploration stopped.</source>
+        <translation>{turns} 轮加 {window} 个收尾轮后仍未结束；探索已停止。</translation>
+    </message>
+    <message>
+        <source>Turn budget of {turns} used; {tool} is now forced.</source>
+        <translation>{turns} 轮的预算已用完；现在必须调用 {tool}。</translation>
+    </message>
+    <message>
+        <source>Turn budget of {turns} used; nothing read yet, tools stay open.</source>
+        <translation>{turns} 轮的预算已用完；还什么都没读，工具仍可使用。</translation>
+    </message>
+    <message>
+        <source>The server rejected the forced tool choice ({error}); the model was told to call {tool} instead.</source>
+        <translation>服务器拒绝了强制的工具选择（{error}）；已改为告诉模型调用 {tool}。</translation>
+    </message>
+    <message>
+        <source>The model ignored the forced tool choice; the model was told to call {tool} instead.</source>
+        <translation>模型忽略了强制的工具选择；已改为告诉模型调用 {tool}。</translation>
+    </message>
+    <message>
+        <source>The model asked for {asked} tool calls in one turn; the first {cap} ran, {dropped} were not run ({names}).</source>
+        <translation>模型在一轮中请求了 {asked} 次工具调用；前 {cap} 次已运行，{dropped} 次未运行（{names}）。</translation>
+    </message>
+    <message>
+        <source>The model answered {count} turns in a row without calling a tool; exploration stopped.</source>
+        <translation>模型连续 {count} 轮回答都没有调用工具；探索已停止。</translation>
+    </message>
+    <message>
+        <source>The model answered in text without calling a tool ({n} of {of} in a row); it was told to call one.</source>
+        <translation>模型用文字回答而没有调用工具（连续第 {n} 次，上限 {of}）；已提醒它调用工具。</translation>
+    </message>
+    <message>
+        <source>{Label} reached ({spent} of {limit}); {what} stopped.</source>
+        <translation>已达{Label}（{spent} / {limit}）；{what}已停止。</translation>
+    </message>
+    <message>
+        <source>{share}% of the {label} used ({spent} of {limit}); the model was told to wrap up.</source>
+        <translation>{label}已用 {share}%（{spent} / {limit}）；已提醒模型收尾。</translation>
+    </message>
+    <message>
+        <source>{role} call cut at {seconds} s</source>
+        <translation>{role}调用在 {seconds} 秒时被截断</translation>
+    </message>
+    <message>
+        <source>{role} output rejected ({problems}); retry {n}/{of}</source>
+        <translation>{role}的输出被拒绝（{problems}）；重试 {n}/{of}</translation>
+    </message>
+    <message>
+        <source>{role}: still not a LaTeX document after {of} retries ({problems})</source>
+        <translation>{role}：重试 {of} 次后仍不是 LaTeX 文档（{problems}）</translation>
+    </message>
+    <message>
+        <source>Compile failed; fix round {n}/{of}</source>
+        <translation>编译失败；修复第 {n}/{of} 轮</translation>
+    </message>
+    <message>
+        <source>Compile failed at line {line}: {message}; fix round {n}/{of}</source>
+        <translation>编译在第 {line} 行失败：{message}；修复第 {n}/{of} 轮</translation>
+    </message>
+    <message>
+        <source>Could not read {path} ({why}); using the default settings.</source>
+        <translation>无法读取 {path}（{why}）；将使用默认设置。</translation>
+    </message>
+    <message>
+        <source>The settings file {path} is damaged ({why}); using the default settings.</source>
+        <translation>设置文件 {path} 已损坏（{why}）；将使用默认设置。</translation>
+    </message>
+    <message>
+        <source>The settings file was damaged ({why}). It was kept as {name} and the default settings are used.</source>
+        <translation>设置文件已损坏（{why}），已另存为 {name}，现使用默认设置。</translation>
+    </message>
+    <message>
+        <source>Unknown provider {name}; choose one of: {names}.</source>
+        <translation>未知的服务商 {name}；可选：{names}。</translation>
+    </message>
+    <message>
+        <source>The custom provider needs the server&apos;s URL: add --base-url URL (or set LABWRIGHT_BASE_URL).</source>
+        <translation>自定义服务商需要服务器的 URL：请在设置中填写（或设置环境变量 LABWRIGHT_BASE_URL）。</translation>
+    </message>
+    <message>
+        <source>price of {model} must be {{&apos;prompt&apos;: USD per 1M, &apos;completion&apos;: USD per 1M}}</source>
+        <translation>{model} 的价格必须写成 {{&apos;prompt&apos;: 每百万词元美元, &apos;completion&apos;: 每百万词元美元}}</translation>
+    </message>
+    <message>
+        <source>price of {model} must be non-negative numbers</source>
+        <translation>{model} 的价格必须是非负数</translation>
+    </message>
+    <message>
+        <source>{name} must be a positive number of seconds</source>
+        <translation>{name} 必须是正的秒数</translation>
+    </message>
+    <message>
+        <source>{name} must be a positive number of minutes</source>
+        <translation>{name} 必须是正的分钟数</translation>
+    </message>
+    <message>
+        <source>max_tokens: unknown role {role} (one of {roles})</source>
+        <translation>max_tokens：未知的角色 {role}（应为 {roles} 之一）</translation>
+    </message>
+    <message>
+        <source>max_tokens of {name} must be a positive integer</source>
+        <translation>{name} 的 max_tokens 必须是正整数</translation>
+    </message>
+    <message>
+        <source>{name} must be positive (leave it unset for no limit)</source>
+        <translation>{name} 必须为正数（不设则不限）</translation>
+    </message>
+    <message>
+        <source>a money budget needs prices for: {models}</source>
+        <translation>费用预算需要以下模型的价格：{models}</translation>
+    </message>
+    <message>
+        <source>Qt platform libraries</source>
+        <translation>Qt 平台库</translation>
+    </message>
+    <message>
+        <source>Display</source>
+        <translation>显示</translation>
+    </message>
+    <message>
+        <source>TeX engine</source>
+        <translation>TeX 引擎</translation>
+    </message>
+    <message>
+        <source>TeX confinement</source>
+        <translation>TeX 隔离</translation>
+    </message>
+    <message>
+        <source>Chinese reports (ctex, CJK font)</source>
+        <translation>中文报告（ctex、CJK 字体）</translation>
+    </message>
+    <message>
+        <source>Keyring</source>
+        <translation>密钥环</translation>
+    </message>
+    <message>
+        <source>Disk space</source>
+        <translation>磁盘空间</translation>
+    </message>
+    <message>
+        <source>Model provider</source>
+        <translation>模型服务商</translation>
+    </message>
+    <message>
+        <source>bundled with PySide6 on this system</source>
+        <translation>在本系统上随 PySide6 附带</translation>
+    </message>
+    <message>
+        <source>Qt&apos;s xcb platform plugin is not there (PySide6 is incomplete)</source>
+        <translation>缺少 Qt 的 xcb 平台插件（PySide6 不完整）</translation>
+    </message>
+    <message>
+        <source>every library of the xcb (X11) plugin is there</source>
+        <translation>xcb（X11）插件所需的库齐全</translation>
+    </message>
+    <message>
+        <source>the xcb (X11) plugin lacks {libs}</source>
+        <translation>xcb（X11）插件缺少 {libs}</translation>
+    </message>
+    <message>
+        <source>the xcb (X11) plugin lacks {libs}; Wayland works</source>
+        <translation>xcb（X11）插件缺少 {libs}；Wayland 可用</translation>
+    </message>
+    <message>
+        <source>the desktop&apos;s own</source>
+        <translation>桌面系统自带</translation>
+    </message>
+    <message>
+        <source>{shown}, but no display server answers there: the window cannot open here; `labwright run FOLDER` works</source>
+        <translation>{shown}，但那里没有显示服务器响应：窗口无法在此打开；命令行 `labwright run FOLDER` 可用</translation>
+    </message>
+    <message>
+        <source>none (DISPLAY and WAYLAND_DISPLAY are unset): the window cannot open here; `labwright run FOLDER` works</source>
+        <translation>无（DISPLAY 和 WAYLAND_DISPLAY 均未设置）：窗口无法在此打开；命令行 `labwright run FOLDER` 可用</translation>
+    </message>
+    <message>
+        <source>no xelatex, lualatex or pdflatex: reports are written as .tex but not compiled to PDF</source>
+        <translation>没有 xelatex、lualatex 或 pdflatex：报告会写成 .tex，但不会编译成 PDF</translation>
+    </message>
+    <message>
+        <source>{engine} ({path}), latexmk</source>
+        <translation>{engine}（{path}），latexmk</translation>
+    </message>
+    <message>
+        <source>{engine} ({path}), no latexmk (the engine is run directly)</source>
+        <translation>{engine}（{path}），没有 latexmk（直接运行引擎）</translation>
+    </message>
+    <message>
+        <source>confined by {layers}: TeX reads only the run&apos;s report.tex, *.bib, figures/ and build/ and the TeX and font trees, and writes only build/</source>
+        <translation>由 {layers} 隔离：TeX 只读取本次运行的 report.tex、*.bib、figures/ 和 build/ 以及 TeX 与字体目录，只写入 build/</translation>
+    </message>
+    <message>
+        <source>no confinement by the operating system here: Labwright refuses absolute, ../ and dot-file names, \write18, ~user/ and $VAR/ names written in the document, and xdvipdfmx specials and fonts outside the run and the TeX and font trees; not fenced: a ~user/ or $VAR/ name the document builds at run time, which TeX reads</source>
+        <translation>本机没有操作系统隔离：Labwright 拒绝绝对路径、../ 和以点开头的文件名、\write18、文档中写出的 ~user/ 和 $VAR/ 文件名，以及指向本次运行和 TeX 与字体目录之外的 xdvipdfmx 特殊命令和字体；未隔离：文档在运行时拼出的 ~user/ 或 $VAR/ 文件名，TeX 会读取它</translation>
+    </message>
+    <message>
+        <source>no confinement by the operating system here, and {engine} instead of XeLaTeX: Labwright refuses absolute, ../ and dot-file names, \write18, and ~user/ and $VAR/ names written in the document; not fenced: a ~user/ or $VAR/ name the document builds at run time, and the images and files {engine} opens itself</source>
+        <translation>本机没有操作系统隔离，且使用 {engine} 而非 XeLaTeX：Labwright 拒绝绝对路径、../ 和以点开头的文件名、\write18，以及文档中写出的 ~user/ 和 $VAR/ 文件名；未隔离：文档在运行时拼出的 ~user/ 或 $VAR/ 文件名，以及 {engine} 自己打开的图片和文件</translation>
+    </message>
+    <message>
+        <source>ctex and a CJK font found</source>
+        <translation>已找到 ctex 和 CJK 字体</translation>
+    </message>
+    <message>
+        <source>no {lacks}: Chinese reports do not compile</source>
+        <translation>缺少 {lacks}：中文报告无法编译</translation>
+    </message>
+    <message>
+        <source>no system keyring: keys typed in Settings cannot be stored</source>
+        <translation>没有系统密钥环：在设置中输入的密钥无法保存</translation>
+    </message>
+    <message>
+        <source>cannot read the free space of {home}: {why}</source>
+        <translation>无法读取 {home} 的可用空间：{why}</translation>
+    </message>
+    <message>
+        <source>{free} MB free for {home}</source>
+        <translation>{home} 有 {free} MB 可用空间</translation>
+    </message>
+    <message>
+        <source>{free} MB free for {home} (runs need at least {need} MB)</source>
+        <translation>{home} 有 {free} MB 可用空间（运行至少需要 {need} MB）</translation>
+    </message>
+    <message>
+        <source>{free} MB free for {home}: enough for a few runs</source>
+        <translation>{home} 有 {free} MB 可用空间：够运行几次</translation>
+    </message>
+    <message>
+        <source>not checked (offline)</source>
+        <translation>未检查（离线）</translation>
+    </message>
+    <message>
+        <source>{provider} at {url}: no API key</source>
+        <translation>{provider}（{url}）：没有 API 密钥</translation>
+    </message>
+    <message>
+        <source>{provider} at {url}: {error}</source>
+        <translation>{provider}（{url}）：{error}</translation>
+    </message>
+    <message>
+        <source>{provider} at {url} answers ({count} models); {probe}</source>
+        <translation>{provider}（{url}）有响应（{count} 个模型）；{probe}</translation>
+    </message>
+    <message>
+        <source>{provider} at {url} answers ({count} models; not listed: {models}); {probe}</source>
+        <translation>{provider}（{url}）有响应（{count} 个模型；未列出：{models}）；{probe}</translation>
+    </message>
+    <message>
+        <source>{model} can call tools</source>
+        <translation>{model} 能调用工具</translation>
+    </message>
+    <message>
+        <source>{model} answered in text without calling the tool (weak tool support)</source>
+        <translation>{model} 用文字回答而没有调用工具（工具调用支持较弱）</translation>
+    </message>
+    <message>
+        <source>{model} answered in text without calling the tool (weak tool support, stopped at {tokens} tokens)</source>
+        <translation>{model} 用文字回答而没有调用工具（工具调用支持较弱，在 {tokens} 个词元处截止）</translation>
+    </message>
+    <message>
+        <source>{model} rejects tools (HTTP {status}): {detail}</source>
+        <translation>{model} 拒绝工具调用（HTTP {status}）：{detail}</translation>
+    </message>
+    <message>
+        <source>the tool-call test of {model} failed: {detail}</source>
+        <translation>{model} 的工具调用测试失败：{detail}</translation>
+    </message>
+    <message>
+        <source>No API key for {provider}. Add one in Settings, set {names}, pass --api-key, or run offline (--offline, or tick “Offline” in the app).</source>
+        <translation>没有 {provider} 的 API 密钥。请在设置中添加，或设置环境变量 {names}，或勾选“离线”。</translation>
+    </message>
+    <message>
+        <source>{run_dir} is not a Labwright run directory.</source>
+        <translation>{run_dir} 不是 Labwright 的运行文件夹。</translation>
+    </message>
+    <message>
+        <source>This run is still running, or it was stopped midway: finish it first (labwright run --resume).</source>
+        <translation>这次运行仍在进行，或中途被停止：请先让它完成。</translation>
+    </message>
+    <message>
+        <source>This run was offline: no model explored the material, so there is nothing to draft from. Start a new run with a model instead.</source>
+        <translation>这次运行是离线的：没有模型探索过材料，因此没有可据以重新起草的内容。请改用模型开始新的运行。</translation>
+    </message>
+    <message>
+        <source>The run stopped before drafting ({stages} did not finish): resume it instead (labwright run --resume).</source>
+        <translation>这次运行在起草前就停止了（{stages} 未完成）：请改为继续这次运行。</translation>
+    </message>
+    <message>
+        <source>The run&apos;s material folder {folder} is gone; it is needed to draft.</source>
+        <translation>这次运行的材料文件夹 {folder} 已不存在；起草需要它。</translation>
+    </message>
+    <message>
+        <source>This run was made with the server {recorded}; your settings use {chosen}. A re-draft goes to your settings&apos; server only when you agree to it.</source>
+        <translation>这次运行是用服务器 {recorded} 完成的；你的设置使用 {chosen}。只有在你同意时，重新起草才会发往你设置中的服务器。</translation>
+    </message>
+    <message>
+        <source>This run was made with the server {recorded}, but your settings use {chosen}. A run folder does not choose where your key and material go: to continue with your own server, add --base-url {chosen} (or --provider NAME); to continue with the run&apos;s server, add --base-url {recorded}, but only if you trust it.</source>
+        <translation>这次运行是用服务器 {recorded} 完成的，但你的设置使用 {chosen}。运行文件夹不能决定你的密钥和材料发往何处：要用你自己的服务器继续，请加上 --base-url {chosen}（或 --provider NAME）；要用这次运行的服务器继续，请加上 --base-url {recorded}，但仅在你信任它时这样做。</translation>
+    </message>
+    <message>
+        <source>token budget</source>
+        <translation>词元预算</translation>
+    </message>
+    <message>
+        <source>money budget</source>
+        <translation>费用预算</translation>
+    </message>
+    <message>
+        <source>time budget</source>
+        <translation>时间预算</translation>
+    </message>
+    <message>
+        <source>exploration token budget</source>
+        <translation>探索词元预算</translation>
+    </message>
+    <message>
+        <source>exploration money budget</source>
+        <translation>探索费用预算</translation>
+    </message>
+    <message>
+        <source>Token budget</source>
+        <translation>词元预算</translation>
+    </message>
+    <message>
+        <source>Money budget</source>
+        <translation>费用预算</translation>
+    </message>
+    <message>
+        <source>Time budget</source>
+        <translation>时间预算</translation>
+    </message>
+    <message>
+        <source>Exploration token budget</source>
+        <translation>探索词元预算</translation>
+    </message>
+    <message>
+        <source>Exploration money budget</source>
+        <translation>探索费用预算</translation>
+    </message>
+    <message>
+        <source>exploration</source>
+        <translation>探索</translation>
+    </message>
+    <message>
+        <source>the run</source>
+        <translation>本次运行</translation>
+    </message>
+    <message>
+        <source>explore</source>
+        <translation>探索</translation>
+    </message>
+    <message>
+        <source>write</source>
+        <translation>写作</translation>
+    </message>
+    <message>
+        <source>reflect</source>
+        <translation>审阅</translation>
+    </message>
+    <message>
+        <source>vision</source>
+        <translation>视觉</translation>
+    </message>
+    <message>
+        <source>fix</source>
+        <translation>修复</translation>
     </message>
 </context>
 <context>
@@ -1339,913 +2247,6 @@
     <message>
         <source>&amp;Help</source>
         <translation>帮助(&amp;H)</translation>
-    </message>
-</context>
-<context>
-    <name>Reasons</name>
-    <message>
-        <source>Offline run: no model read the material. The report is a skeleton built from the data files, with TODOs where prose is needed.</source>
-        <translation>离线运行：没有模型阅读材料。报告是根据数据文件生成的框架，需要文字的地方留有 TODO。</translation>
-    </message>
-    <message>
-        <source>Exploration stopped: the model kept repeating the same calls.</source>
-        <translation>探索已停止：模型一再重复相同的调用。</translation>
-    </message>
-    <message>
-        <source>Exploration stopped: the model went round in a circle of the same few calls.</source>
-        <translation>探索已停止：模型在几次相同的调用之间兜圈子。</translation>
-    </message>
-    <message>
-        <source>Exploration stopped: the model kept making calls that brought nothing new.</source>
-        <translation>探索已停止：模型不断进行没有新信息的调用。</translation>
-    </message>
-    <message>
-        <source>Exploration stopped: the model used all its turns without finishing.</source>
-        <translation>探索已停止：模型用完了所有轮次仍未结束。</translation>
-    </message>
-    <message>
-        <source>The token or money budget ran out.</source>
-        <translation>词元或费用预算已用完。</translation>
-    </message>
-    <message>
-        <source>The run's time limit ran out; the report was written from what was gathered by then.</source>
-        <translation>本次运行的时间上限已到；报告依据此前收集到的内容写成。</translation>
-    </message>
-    <message>
-        <source>Exploration stopped before the model finished it.</source>
-        <translation>模型完成之前探索就停止了。</translation>
-    </message>
-    <message>
-        <source>Nothing was read: the draft is a skeleton with TODOs.</source>
-        <translation>没有读取任何内容：草稿是带 TODO 的框架。</translation>
-    </message>
-    <message>
-        <source>Exploration stopped because the model failed.</source>
-        <translation>模型出错，探索已停止。</translation>
-    </message>
-    <message>
-        <source>Exploration stopped: the model kept answering in plain text instead of calling tools.</source>
-        <translation>探索已停止：模型一直用文字作答，而不调用工具。</translation>
-    </message>
-    <message>
-        <source>Exploration was cancelled before the model finished it.</source>
-        <translation>模型完成之前探索已被取消。</translation>
-    </message>
-    <message>
-        <source>The write model did not return a usable LaTeX document, even after retries, so this draft is the skeleton filled with the findings; complete its TODOs.</source>
-        <translation>写作模型多次重试后仍未返回可用的 LaTeX 文档，因此这份草稿是填入了发现的框架；请补全其中的 TODO。</translation>
-    </message>
-    <message>
-        <source>The report did not compile; the last PDF that compiled is kept.</source>
-        <translation>报告编译失败；保留上一次编译成功的 PDF。</translation>
-    </message>
-    <message>
-        <source>Numbers of the report not found in the material that was read: {count}. Correct each one or say where it comes from.</source>
-        <translation>报告中有 {count} 个数字在已读材料中找不到。请逐一更正或注明出处。</translation>
-    </message>
-    <message>
-        <source>The model failed ({kind}).</source>
-        <translation>模型出错（{kind}）。</translation>
-    </message>
-    <message>
-        <source>The run was cancelled; the report holds what was done by then.</source>
-        <translation>运行已取消；报告包含到那时为止完成的内容。</translation>
-    </message>
-    <message>
-        <source>Labwright itself failed during the run (error.txt in the run folder has the details); the report holds what was done before that.</source>
-        <translation>Labwright 自身在运行中出错（详情见运行文件夹中的 error.txt）；报告包含此前完成的内容。</translation>
-    </message>
-    <message>
-        <source>Degraded: {reason}.</source>
-        <translation>降级：{reason}。</translation>
-    </message>
-    <message>
-        <source>The model asked for something it already had; it got the earlier answer instead.</source>
-        <translation>模型请求了已有的内容，直接返回了之前的结果。</translation>
-    </message>
-    <message>
-        <source>The model kept repeating itself and was asked to move on or finish.</source>
-        <translation>模型一再重复，已提醒它换个方向或结束。</translation>
-    </message>
-    <message>
-        <source>The model was stuck in a loop; exploration stopped and the report is written from what was read.</source>
-        <translation>模型陷入循环，探索已停止，报告将根据已读内容撰写。</translation>
-    </message>
-    <message>
-        <source>The model re-read lines it had already read.</source>
-        <translation>模型重复读取了已读过的行。</translation>
-    </message>
-    <message>
-        <source>A tool failed {failure_limit} times in a row and was withdrawn.</source>
-        <translation>某个工具连续失败 {failure_limit} 次，已被停用。</translation>
-    </message>
-    <message>
-        <source>The model tried to finish without reading anything; it was refused.</source>
-        <translation>模型未读任何内容就想结束，已被拒绝。</translation>
-    </message>
-    <message>
-        <source>The step budget is used up; the model must finish now.</source>
-        <translation>步数预算已用完，模型必须现在结束。</translation>
-    </message>
-    <message>
-        <source>The model did not finish in time; exploration stopped.</source>
-        <translation>模型未能按时结束，探索已停止。</translation>
-    </message>
-    <message>
-        <source>A token, money or time budget is nearly or fully used.</source>
-        <translation>词元、费用或时间预算即将或已经用完。</translation>
-    </message>
-    <message>
-        <source>The model's answer was not a usable LaTeX document; it was asked again.</source>
-        <translation>模型的回答不是可用的 LaTeX 文档，已要求重写。</translation>
-    </message>
-    <message>
-        <source>The model asked for a path outside the folder; it was refused.</source>
-        <translation>模型请求了文件夹之外的路径，已被拒绝。</translation>
-    </message>
-    <message>
-        <source>Figure code tried something not allowed; it was refused.</source>
-        <translation>绘图代码尝试了不允许的操作，已被拒绝。</translation>
-    </message>
-    <message>
-        <source>The report did not compile; the model was asked to fix it.</source>
-        <translation>报告编译失败，已要求模型修复。</translation>
-    </message>
-    <message>
-        <source>The model went round in a circle of the same few calls.</source>
-        <translation>模型在几次相同的调用之间兜圈子。</translation>
-    </message>
-    <message>
-        <source>The model kept making calls that brought nothing new.</source>
-        <translation>模型不断进行没有新信息的调用。</translation>
-    </message>
-    <message>
-        <source>A tool failed with the same error {error_storm_at} times in its last {error_storm_window} calls and was withdrawn.</source>
-        <translation>某个工具在最近 {error_storm_window} 次调用中 {error_storm_at} 次报同一错误，已被停用。</translation>
-    </message>
-    <message>
-        <source>A model call took longer than its time limit and was stopped.</source>
-        <translation>一次模型调用超过了时间上限，已被停止。</translation>
-    </message>
-    <message>
-        <source>The model asked for more than {max_calls_per_turn} tools at once; only the first ones ran.</source>
-        <translation>模型一次请求了超过 {max_calls_per_turn} 个工具调用，只执行了前面几个。</translation>
-    </message>
-    <message>
-        <source>The run has made {max_figures} figures, as many as it may; no more are made.</source>
-        <translation>本次运行已生成 {max_figures} 张图，达到上限，不再生成新图。</translation>
-    </message>
-    <message>
-        <source>The model answered in plain text instead of calling a tool; it was told what to do. {no_tool_call_stop_at} such answers in a row end exploration.</source>
-        <translation>模型只用文字作答、没有调用工具；已告诉它该怎么做。连续 {no_tool_call_stop_at} 次这样作答将结束探索。</translation>
-    </message>
-    <message>
-        <source>The model server does not honour a forced tool call; the model was told in words to finish instead.</source>
-        <translation>模型服务器不支持强制工具调用；已改用文字告诉模型结束探索。</translation>
-    </message>
-    <message>
-        <source>A guard stepped in.</source>
-        <translation>防护机制介入了。</translation>
-    </message>
-</context>
-<context>
-    <name>OpenItems</name>
-    <message>
-        <source>{word} placeholder: {line}</source>
-        <translation>{word} 占位：{line}</translation>
-    </message>
-    <message>
-        <source>{word} (comment): {comment}</source>
-        <translation>{word}（注释）：{comment}</translation>
-    </message>
-    <message>
-        <source>{word}: {text}</source>
-        <translation>{word}：{text}</translation>
-    </message>
-    <message>
-        <source>Requirement not supported by the material: {requirement}</source>
-        <translation>材料不支持的要求：{requirement}</translation>
-    </message>
-    <message>
-        <source>Requirement not checked against the material: {requirement}</source>
-        <translation>尚未对照材料核查的要求：{requirement}</translation>
-    </message>
-    <message>
-        <source>Unresolved citation: \cite{{{key}}} has no entry in refs.bib</source>
-        <translation>未解析的引用：\cite{{{key}}} 在 refs.bib 中没有条目</translation>
-    </message>
-    <message>
-        <source>Compile error: {message}</source>
-        <translation>编译错误：{message}</translation>
-    </message>
-    <message>
-        <source>Compile error in {where}: {message}</source>
-        <translation>{where} 中的编译错误：{message}</translation>
-    </message>
-    <message>
-        <source>Compile warning: {warning}</source>
-        <translation>编译警告：{warning}</translation>
-    </message>
-    <message>
-        <source>Figure not in the report: {path}</source>
-        <translation>未用于报告的图：{path}</translation>
-    </message>
-    <message>
-        <source>Figure not in the report: {path} ({caption})</source>
-        <translation>未用于报告的图：{path}（{caption}）</translation>
-    </message>
-    <message>
-        <source>{number} is not in the material that was read.</source>
-        <translation>{number} 不在已读的材料中。</translation>
-    </message>
-    <message>
-        <source>{number} is not in the material that was read (closest in the material: {closest}, {where}).</source>
-        <translation>{number} 不在已读的材料中（材料中最接近的：{closest}，{where}）。</translation>
-    </message>
-</context>
-<context>
-    <name>ExportRefusals</name>
-    <message>
-        <source>{run_dir} has no report.tex to export.</source>
-        <translation>{run_dir} 中没有可导出的 report.tex。</translation>
-    </message>
-    <message>
-        <source>{dest} is inside the material folder {folder}; Labwright never writes there. Choose another place.</source>
-        <translation>{dest} 位于材料文件夹 {folder} 之内；Labwright 从不写入那里。请另选位置。</translation>
-    </message>
-    <message>
-        <source>{dest} is inside the run directory; choose a place outside it.</source>
-        <translation>{dest} 位于运行文件夹之内；请选择它之外的位置。</translation>
-    </message>
-    <message>
-        <source>{dest} is a folder; give the name of the .zip file to write.</source>
-        <translation>{dest} 是一个文件夹；请给出要写入的 .zip 文件名。</translation>
-    </message>
-    <message>
-        <source>{dest} is a folder; give the name of the .docx file to write.</source>
-        <translation>{dest} 是一个文件夹；请给出要写入的 .docx 文件名。</translation>
-    </message>
-    <message>
-        <source>The folder {parent} does not exist.</source>
-        <translation>文件夹 {parent} 不存在。</translation>
-    </message>
-    <message>
-        <source>{dest} is a file; choose a new or empty folder.</source>
-        <translation>{dest} 是一个文件；请选择新的或空的文件夹。</translation>
-    </message>
-    <message>
-        <source>The folder {dest} is not empty; choose a new or empty folder, so nothing of yours is overwritten.</source>
-        <translation>文件夹 {dest} 不是空的；请选择新的或空的文件夹，以免覆盖你的文件。</translation>
-    </message>
-    <message>
-        <source>A Word document is made with pandoc, which is not installed: install Labwright with its pypandoc-binary package, or pandoc 2.15 or later.</source>
-        <translation>Word 文档由 pandoc 生成，但本机未安装 pandoc：请连同 pypandoc-binary 包一起安装 Labwright，或安装 pandoc 2.15 及以上版本。</translation>
-    </message>
-    <message>
-        <source>pandoc did not finish the Word document within {seconds} s; nothing was written.</source>
-        <translation>pandoc 未能在 {seconds} 秒内生成 Word 文档；未写入任何文件。</translation>
-    </message>
-    <message>
-        <source>pandoc could not convert the report to Word: {detail}</source>
-        <translation>pandoc 无法将报告转换为 Word：{detail}</translation>
-    </message>
-</context>
-<context>
-    <name>Steps</name>
-    <message>
-        <source>{path}: {count} entries</source>
-        <translation>{path}：{count} 项</translation>
-    </message>
-    <message>
-        <source>{path}: empty</source>
-        <translation>{path}：空</translation>
-    </message>
-    <message>
-        <source>{path}: unreadable</source>
-        <translation>{path}：无法读取</translation>
-    </message>
-    <message>
-        <source>{path}: not a folder</source>
-        <translation>{path}：不是文件夹</translation>
-    </message>
-    <message>
-        <source>{path}: a folder</source>
-        <translation>{path}：是文件夹</translation>
-    </message>
-    <message>
-        <source>{path}: no such file</source>
-        <translation>{path}：没有这个文件</translation>
-    </message>
-    <message>
-        <source>{path}: no such folder</source>
-        <translation>{path}：没有这个文件夹</translation>
-    </message>
-    <message>
-        <source>{path} lines {start}–{end}</source>
-        <translation>{path} 第 {start}–{end} 行</translation>
-    </message>
-    <message>
-        <source>{path} lines {start}–{end} of {total}</source>
-        <translation>{path} 第 {start}–{end} 行（共 {total} 行）</translation>
-    </message>
-    <message>
-        <source>{path} lines {start}–{end} (nothing new)</source>
-        <translation>{path} 第 {start}–{end} 行（没有新内容）</translation>
-    </message>
-    <message>
-        <source>{path} lines {start}–{end} of {total} (nothing new)</source>
-        <translation>{path} 第 {start}–{end} 行（共 {total} 行，没有新内容）</translation>
-    </message>
-    <message>
-        <source>{path}: reading cancelled</source>
-        <translation>{path}：读取已取消</translation>
-    </message>
-    <message>
-        <source>{path}: {why}</source>
-        <translation>{path}：{why}</translation>
-    </message>
-    <message>
-        <source>refused path {quoted}</source>
-        <translation>已拒绝路径 {quoted}</translation>
-    </message>
-    <message>
-        <source>{path}: {facts}</source>
-        <translation>{path}：{facts}</translation>
-    </message>
-    <message>
-        <source>no vision model</source>
-        <translation>没有视觉模型</translation>
-    </message>
-    <message>
-        <source>{path}: vision model failed</source>
-        <translation>{path}：视觉模型出错</translation>
-    </message>
-    <message>
-        <source>figure {name}</source>
-        <translation>图 {name}</translation>
-    </message>
-    <message>
-        <source>{name}: refused</source>
-        <translation>{name}：被拒绝</translation>
-    </message>
-    <message>
-        <source>{name}: failed</source>
-        <translation>{name}：失败</translation>
-    </message>
-    <message>
-        <source>figures disabled (no OS sandbox)</source>
-        <translation>作图已停用（没有系统沙箱）</translation>
-    </message>
-    <message>
-        <source>missing {fields}</source>
-        <translation>缺少 {fields}</translation>
-    </message>
-    <message>
-        <source>finished: {experiment}</source>
-        <translation>已完成：{experiment}</translation>
-    </message>
-    <message>
-        <source>not run: exploration stopped</source>
-        <translation>未运行：探索已停止</translation>
-    </message>
-    <message>
-        <source>same call earlier in this turn</source>
-        <translation>本轮前面已有相同调用</translation>
-    </message>
-    <message>
-        <source>figure limit reached ({limit})</source>
-        <translation>已达作图上限（{limit}）</translation>
-    </message>
-    <message>
-        <source>{tool}: missing required argument '{name}'</source>
-        <translation>{tool}：缺少必需的参数“{name}”</translation>
-    </message>
-    <message>
-        <source>{tool}: argument '{name}' must be a string</source>
-        <translation>{tool}：参数“{name}”必须是字符串</translation>
-    </message>
-    <message>
-        <source>{tool}: argument '{name}' must be an integer</source>
-        <translation>{tool}：参数“{name}”必须是整数</translation>
-    </message>
-    <message>
-        <source>{tool}: argument '{name}' must not be negative</source>
-        <translation>{tool}：参数“{name}”不能为负数</translation>
-    </message>
-    <message>
-        <source>{tool}: argument '{name}' must be a list of paths</source>
-        <translation>{tool}：参数“{name}”必须是路径列表</translation>
-    </message>
-    <message>
-        <source>{tool}: arguments are not valid JSON ({error} at char {pos})</source>
-        <translation>{tool}：参数不是有效的 JSON（第 {pos} 个字符处：{error}）</translation>
-    </message>
-    <message>
-        <source>{tool}: arguments must be a JSON object</source>
-        <translation>{tool}：参数必须是 JSON 对象</translation>
-    </message>
-    <message>
-        <source>{tool}: unknown tool; available: {available}</source>
-        <translation>{tool}：未知的工具；可用的有：{available}</translation>
-    </message>
-    <message>
-        <source>{tool} failed: {error}</source>
-        <translation>{tool} 出错：{error}</translation>
-    </message>
-    <message>
-        <source>{tool} failed {count} times in a row and was withdrawn</source>
-        <translation>{tool} 连续失败 {count} 次，已被撤下</translation>
-    </message>
-    <message>
-        <source>{tool} gave the same error {same} times in its last {window} calls whatever the arguments ({shape}); it was withdrawn</source>
-        <translation>{tool} 在最近 {window} 次调用中无论参数如何都报出同一错误 {same} 次（{shape}）；已被撤下</translation>
-    </message>
-    <message>
-        <source>{call} repeated; earlier result returned</source>
-        <translation>{call} 重复；已返回先前的结果</translation>
-    </message>
-    <message>
-        <source>{call} asked twice in one turn</source>
-        <translation>{call} 在同一轮中被请求两次</translation>
-    </message>
-    <message>
-        <source>{call} was asked {count} times with the same arguments; exploration stopped and the report is drafted from what was read.</source>
-        <translation>{call} 以相同参数被请求了 {count} 次；探索已停止，报告依据已读内容起草。</translation>
-    </message>
-    <message>
-        <source>The calls {block} went round {rounds} times with the same arguments.</source>
-        <translation>调用 {block} 以相同参数循环了 {rounds} 次。</translation>
-    </message>
-    <message>
-        <source>The calls {block} went round {rounds} times with the same arguments; exploration stopped and the report is drafted from what was read.</source>
-        <translation>调用 {block} 以相同参数循环了 {rounds} 次；探索已停止，报告依据已读内容起草。</translation>
-    </message>
-    <message>
-        <source>{tool} not run: figure limit reached ({limit})</source>
-        <translation>{tool} 未运行：已达作图上限（{limit}）</translation>
-    </message>
-    <message>
-        <source>{call} re-read lines {start}–{end} already read</source>
-        <translation>{call} 重读了已读过的第 {start}–{end} 行</translation>
-    </message>
-    <message>
-        <source>{path} was re-read {count} times without new lines; exploration stopped.</source>
-        <translation>{path} 被重读 {count} 次而没有新内容；探索已停止。</translation>
-    </message>
-    <message>
-        <source>{tool} was called again without any file read; exploration ended with nothing gathered (nothing is invented).</source>
-        <translation>在未读任何文件的情况下再次调用了 {tool}；探索结束，未收集到任何内容（不会编造内容）。</translation>
-    </message>
-    <message>
-        <source>{tool} refused ({n}/{of}): nothing has been read yet</source>
-        <translation>{tool} 被拒绝（{n}/{of}）：还什么都没读</translation>
-    </message>
-    <message>
-        <source>{idle} of the last {window} calls brought nothing new (repeats, errors, empty results, lines or listings already seen).</source>
-        <translation>最近 {window} 次调用中有 {idle} 次没有带来新内容（重复、出错、空结果、已看过的行或目录）。</translation>
-    </message>
-    <message>
-        <source>{idle} of the last {window} calls brought nothing new (repeats, errors, empty results, lines or listings already seen); exploration stopped and the report is drafted from what was read.</source>
-        <translation>最近 {window} 次调用中有 {idle} 次没有带来新内容（重复、出错、空结果、已看过的行或目录）；探索已停止，报告依据已读内容起草。</translation>
-    </message>
-    <message>
-        <source>{call} was asked {count} times with the same arguments. The model was asked to move on or finish.</source>
-        <translation>{call} 以相同参数被请求了 {count} 次。已提醒模型换个方向或结束。</translation>
-    </message>
-    <message>
-        <source>{path} was re-read {count} times without new lines. The model was asked to move on or finish.</source>
-        <translation>{path} 被重读 {count} 次而没有新内容。已提醒模型换个方向或结束。</translation>
-    </message>
-    <message>
-        <source>The calls {block} went round {rounds} times with the same arguments. The model was asked to move on or finish.</source>
-        <translation>调用 {block} 以相同参数循环了 {rounds} 次。已提醒模型换个方向或结束。</translation>
-    </message>
-    <message>
-        <source>{idle} of the last {window} calls brought nothing new (repeats, errors, empty results, lines or listings already seen). The model was asked to move on or finish.</source>
-        <translation>最近 {window} 次调用中有 {idle} 次没有带来新内容（重复、出错、空结果、已看过的行或目录）。已提醒模型换个方向或结束。</translation>
-    </message>
-    <message>
-        <source>No finish after {turns} turns and {window} final turns; exploration stopped.</source>
-        <translation>{turns} 轮加 {window} 个收尾轮后仍未结束；探索已停止。</translation>
-    </message>
-    <message>
-        <source>Turn budget of {turns} used; {tool} is now forced.</source>
-        <translation>{turns} 轮的预算已用完；现在必须调用 {tool}。</translation>
-    </message>
-    <message>
-        <source>Turn budget of {turns} used; nothing read yet, tools stay open.</source>
-        <translation>{turns} 轮的预算已用完；还什么都没读，工具仍可使用。</translation>
-    </message>
-    <message>
-        <source>The server rejected the forced tool choice ({error}); the model was told to call {tool} instead.</source>
-        <translation>服务器拒绝了强制的工具选择（{error}）；已改为告诉模型调用 {tool}。</translation>
-    </message>
-    <message>
-        <source>The model ignored the forced tool choice; the model was told to call {tool} instead.</source>
-        <translation>模型忽略了强制的工具选择；已改为告诉模型调用 {tool}。</translation>
-    </message>
-    <message>
-        <source>The model asked for {asked} tool calls in one turn; the first {cap} ran, {dropped} were not run ({names}).</source>
-        <translation>模型在一轮中请求了 {asked} 次工具调用；前 {cap} 次已运行，{dropped} 次未运行（{names}）。</translation>
-    </message>
-    <message>
-        <source>The model answered {count} turns in a row without calling a tool; exploration stopped.</source>
-        <translation>模型连续 {count} 轮回答都没有调用工具；探索已停止。</translation>
-    </message>
-    <message>
-        <source>The model answered in text without calling a tool ({n} of {of} in a row); it was told to call one.</source>
-        <translation>模型用文字回答而没有调用工具（连续第 {n} 次，上限 {of}）；已提醒它调用工具。</translation>
-    </message>
-    <message>
-        <source>{Label} reached ({spent} of {limit}); {what} stopped.</source>
-        <translation>已达{Label}（{spent} / {limit}）；{what}已停止。</translation>
-    </message>
-    <message>
-        <source>{share}% of the {label} used ({spent} of {limit}); the model was told to wrap up.</source>
-        <translation>{label}已用 {share}%（{spent} / {limit}）；已提醒模型收尾。</translation>
-    </message>
-    <message>
-        <source>{role} call cut at {seconds} s</source>
-        <translation>{role}调用在 {seconds} 秒时被截断</translation>
-    </message>
-    <message>
-        <source>{role} output rejected ({problems}); retry {n}/{of}</source>
-        <translation>{role}的输出被拒绝（{problems}）；重试 {n}/{of}</translation>
-    </message>
-    <message>
-        <source>{role}: still not a LaTeX document after {of} retries ({problems})</source>
-        <translation>{role}：重试 {of} 次后仍不是 LaTeX 文档（{problems}）</translation>
-    </message>
-    <message>
-        <source>Compile failed; fix round {n}/{of}</source>
-        <translation>编译失败；修复第 {n}/{of} 轮</translation>
-    </message>
-    <message>
-        <source>Compile failed at line {line}: {message}; fix round {n}/{of}</source>
-        <translation>编译在第 {line} 行失败：{message}；修复第 {n}/{of} 轮</translation>
-    </message>
-    <message>
-        <source>Could not read {path} ({why}); using the default settings.</source>
-        <translation>无法读取 {path}（{why}）；将使用默认设置。</translation>
-    </message>
-    <message>
-        <source>The settings file {path} is damaged ({why}); using the default settings.</source>
-        <translation>设置文件 {path} 已损坏（{why}）；将使用默认设置。</translation>
-    </message>
-    <message>
-        <source>The settings file was damaged ({why}). It was kept as {name} and the default settings are used.</source>
-        <translation>设置文件已损坏（{why}），已另存为 {name}，现使用默认设置。</translation>
-    </message>
-    <message>
-        <source>Unknown provider {name}; choose one of: {names}.</source>
-        <translation>未知的服务商 {name}；可选：{names}。</translation>
-    </message>
-    <message>
-        <source>The custom provider needs the server's URL: add --base-url URL (or set LABWRIGHT_BASE_URL).</source>
-        <translation>自定义服务商需要服务器的 URL：请在设置中填写（或设置环境变量 LABWRIGHT_BASE_URL）。</translation>
-    </message>
-    <message>
-        <source>price of {model} must be {{'prompt': USD per 1M, 'completion': USD per 1M}}</source>
-        <translation>{model} 的价格必须写成 {{'prompt': 每百万词元美元, 'completion': 每百万词元美元}}</translation>
-    </message>
-    <message>
-        <source>price of {model} must be non-negative numbers</source>
-        <translation>{model} 的价格必须是非负数</translation>
-    </message>
-    <message>
-        <source>{name} must be a positive number of seconds</source>
-        <translation>{name} 必须是正的秒数</translation>
-    </message>
-    <message>
-        <source>{name} must be a positive number of minutes</source>
-        <translation>{name} 必须是正的分钟数</translation>
-    </message>
-    <message>
-        <source>max_tokens: unknown role {role} (one of {roles})</source>
-        <translation>max_tokens：未知的角色 {role}（应为 {roles} 之一）</translation>
-    </message>
-    <message>
-        <source>max_tokens of {name} must be a positive integer</source>
-        <translation>{name} 的 max_tokens 必须是正整数</translation>
-    </message>
-    <message>
-        <source>{name} must be positive (leave it unset for no limit)</source>
-        <translation>{name} 必须为正数（不设则不限）</translation>
-    </message>
-    <message>
-        <source>a money budget needs prices for: {models}</source>
-        <translation>费用预算需要以下模型的价格：{models}</translation>
-    </message>
-    <message>
-        <source>Qt platform libraries</source>
-        <translation>Qt 平台库</translation>
-    </message>
-    <message>
-        <source>Display</source>
-        <translation>显示</translation>
-    </message>
-    <message>
-        <source>TeX engine</source>
-        <translation>TeX 引擎</translation>
-    </message>
-    <message>
-        <source>TeX confinement</source>
-        <translation>TeX 隔离</translation>
-    </message>
-    <message>
-        <source>Chinese reports (ctex, CJK font)</source>
-        <translation>中文报告（ctex、CJK 字体）</translation>
-    </message>
-    <message>
-        <source>Keyring</source>
-        <translation>密钥环</translation>
-    </message>
-    <message>
-        <source>Disk space</source>
-        <translation>磁盘空间</translation>
-    </message>
-    <message>
-        <source>Model provider</source>
-        <translation>模型服务商</translation>
-    </message>
-    <message>
-        <source>bundled with PySide6 on this system</source>
-        <translation>在本系统上随 PySide6 附带</translation>
-    </message>
-    <message>
-        <source>Qt's xcb platform plugin is not there (PySide6 is incomplete)</source>
-        <translation>缺少 Qt 的 xcb 平台插件（PySide6 不完整）</translation>
-    </message>
-    <message>
-        <source>every library of the xcb (X11) plugin is there</source>
-        <translation>xcb（X11）插件所需的库齐全</translation>
-    </message>
-    <message>
-        <source>the xcb (X11) plugin lacks {libs}</source>
-        <translation>xcb（X11）插件缺少 {libs}</translation>
-    </message>
-    <message>
-        <source>the xcb (X11) plugin lacks {libs}; Wayland works</source>
-        <translation>xcb（X11）插件缺少 {libs}；Wayland 可用</translation>
-    </message>
-    <message>
-        <source>the desktop's own</source>
-        <translation>桌面系统自带</translation>
-    </message>
-    <message>
-        <source>{shown}, but no display server answers there: the window cannot open here; `labwright run FOLDER` works</source>
-        <translation>{shown}，但那里没有显示服务器响应：窗口无法在此打开；命令行 `labwright run FOLDER` 可用</translation>
-    </message>
-    <message>
-        <source>none (DISPLAY and WAYLAND_DISPLAY are unset): the window cannot open here; `labwright run FOLDER` works</source>
-        <translation>无（DISPLAY 和 WAYLAND_DISPLAY 均未设置）：窗口无法在此打开；命令行 `labwright run FOLDER` 可用</translation>
-    </message>
-    <message>
-        <source>no xelatex, lualatex or pdflatex: reports are written as .tex but not compiled to PDF</source>
-        <translation>没有 xelatex、lualatex 或 pdflatex：报告会写成 .tex，但不会编译成 PDF</translation>
-    </message>
-    <message>
-        <source>{engine} ({path}), latexmk</source>
-        <translation>{engine}（{path}），latexmk</translation>
-    </message>
-    <message>
-        <source>{engine} ({path}), no latexmk (the engine is run directly)</source>
-        <translation>{engine}（{path}），没有 latexmk（直接运行引擎）</translation>
-    </message>
-    <message>
-        <source>confined by {layers}: TeX reads only the run's report.tex, *.bib, figures/ and build/ and the TeX and font trees, and writes only build/</source>
-        <translation>由 {layers} 隔离：TeX 只读取本次运行的 report.tex、*.bib、figures/ 和 build/ 以及 TeX 与字体目录，只写入 build/</translation>
-    </message>
-    <message>
-        <source>no confinement by the operating system here: Labwright refuses absolute, ../ and dot-file names, \write18, ~user/ and $VAR/ names written in the document, and xdvipdfmx specials and fonts outside the run and the TeX and font trees; not fenced: a ~user/ or $VAR/ name the document builds at run time, which TeX reads</source>
-        <translation>本机没有操作系统隔离：Labwright 拒绝绝对路径、../ 和以点开头的文件名、\write18、文档中写出的 ~user/ 和 $VAR/ 文件名，以及指向本次运行和 TeX 与字体目录之外的 xdvipdfmx 特殊命令和字体；未隔离：文档在运行时拼出的 ~user/ 或 $VAR/ 文件名，TeX 会读取它</translation>
-    </message>
-    <message>
-        <source>no confinement by the operating system here, and {engine} instead of XeLaTeX: Labwright refuses absolute, ../ and dot-file names, \write18, and ~user/ and $VAR/ names written in the document; not fenced: a ~user/ or $VAR/ name the document builds at run time, and the images and files {engine} opens itself</source>
-        <translation>本机没有操作系统隔离，且使用 {engine} 而非 XeLaTeX：Labwright 拒绝绝对路径、../ 和以点开头的文件名、\write18，以及文档中写出的 ~user/ 和 $VAR/ 文件名；未隔离：文档在运行时拼出的 ~user/ 或 $VAR/ 文件名，以及 {engine} 自己打开的图片和文件</translation>
-    </message>
-    <message>
-        <source>ctex and a CJK font found</source>
-        <translation>已找到 ctex 和 CJK 字体</translation>
-    </message>
-    <message>
-        <source>no {lacks}: Chinese reports do not compile</source>
-        <translation>缺少 {lacks}：中文报告无法编译</translation>
-    </message>
-    <message>
-        <source>no system keyring: keys typed in Settings cannot be stored</source>
-        <translation>没有系统密钥环：在设置中输入的密钥无法保存</translation>
-    </message>
-    <message>
-        <source>cannot read the free space of {home}: {why}</source>
-        <translation>无法读取 {home} 的可用空间：{why}</translation>
-    </message>
-    <message>
-        <source>{free} MB free for {home}</source>
-        <translation>{home} 有 {free} MB 可用空间</translation>
-    </message>
-    <message>
-        <source>{free} MB free for {home} (runs need at least {need} MB)</source>
-        <translation>{home} 有 {free} MB 可用空间（运行至少需要 {need} MB）</translation>
-    </message>
-    <message>
-        <source>{free} MB free for {home}: enough for a few runs</source>
-        <translation>{home} 有 {free} MB 可用空间：够运行几次</translation>
-    </message>
-    <message>
-        <source>not checked (offline)</source>
-        <translation>未检查（离线）</translation>
-    </message>
-    <message>
-        <source>{provider} at {url}: no API key</source>
-        <translation>{provider}（{url}）：没有 API 密钥</translation>
-    </message>
-    <message>
-        <source>{provider} at {url}: {error}</source>
-        <translation>{provider}（{url}）：{error}</translation>
-    </message>
-    <message>
-        <source>{provider} at {url} answers ({count} models); {probe}</source>
-        <translation>{provider}（{url}）有响应（{count} 个模型）；{probe}</translation>
-    </message>
-    <message>
-        <source>{provider} at {url} answers ({count} models; not listed: {models}); {probe}</source>
-        <translation>{provider}（{url}）有响应（{count} 个模型；未列出：{models}）；{probe}</translation>
-    </message>
-    <message>
-        <source>{model} can call tools</source>
-        <translation>{model} 能调用工具</translation>
-    </message>
-    <message>
-        <source>{model} answered in text without calling the tool (weak tool support)</source>
-        <translation>{model} 用文字回答而没有调用工具（工具调用支持较弱）</translation>
-    </message>
-    <message>
-        <source>{model} answered in text without calling the tool (weak tool support, stopped at {tokens} tokens)</source>
-        <translation>{model} 用文字回答而没有调用工具（工具调用支持较弱，在 {tokens} 个词元处截止）</translation>
-    </message>
-    <message>
-        <source>{model} rejects tools (HTTP {status}): {detail}</source>
-        <translation>{model} 拒绝工具调用（HTTP {status}）：{detail}</translation>
-    </message>
-    <message>
-        <source>the tool-call test of {model} failed: {detail}</source>
-        <translation>{model} 的工具调用测试失败：{detail}</translation>
-    </message>
-    <message>
-        <source>No API key for {provider}. Add one in Settings, set {names}, pass --api-key, or run offline (--offline, or tick “Offline” in the app).</source>
-        <translation>没有 {provider} 的 API 密钥。请在设置中添加，或设置环境变量 {names}，或勾选“离线”。</translation>
-    </message>
-    <message>
-        <source>{run_dir} is not a Labwright run directory.</source>
-        <translation>{run_dir} 不是 Labwright 的运行文件夹。</translation>
-    </message>
-    <message>
-        <source>This run is still running, or it was stopped midway: finish it first (labwright run --resume).</source>
-        <translation>这次运行仍在进行，或中途被停止：请先让它完成。</translation>
-    </message>
-    <message>
-        <source>This run was offline: no model explored the material, so there is nothing to draft from. Start a new run with a model instead.</source>
-        <translation>这次运行是离线的：没有模型探索过材料，因此没有可据以重新起草的内容。请改用模型开始新的运行。</translation>
-    </message>
-    <message>
-        <source>The run stopped before drafting ({stages} did not finish): resume it instead (labwright run --resume).</source>
-        <translation>这次运行在起草前就停止了（{stages} 未完成）：请改为继续这次运行。</translation>
-    </message>
-    <message>
-        <source>The run's material folder {folder} is gone; it is needed to draft.</source>
-        <translation>这次运行的材料文件夹 {folder} 已不存在；起草需要它。</translation>
-    </message>
-    <message>
-        <source>This run was made with the server {recorded}; your settings use {chosen}. A re-draft goes to your settings' server only when you agree to it.</source>
-        <translation>这次运行是用服务器 {recorded} 完成的；你的设置使用 {chosen}。只有在你同意时，重新起草才会发往你设置中的服务器。</translation>
-    </message>
-    <message>
-        <source>This run was made with the server {recorded}, but your settings use {chosen}. A run folder does not choose where your key and material go: to continue with your own server, add --base-url {chosen} (or --provider NAME); to continue with the run's server, add --base-url {recorded}, but only if you trust it.</source>
-        <translation>这次运行是用服务器 {recorded} 完成的，但你的设置使用 {chosen}。运行文件夹不能决定你的密钥和材料发往何处：要用你自己的服务器继续，请加上 --base-url {chosen}（或 --provider NAME）；要用这次运行的服务器继续，请加上 --base-url {recorded}，但仅在你信任它时这样做。</translation>
-    </message>
-    <message>
-        <source>token budget</source>
-        <translation>词元预算</translation>
-    </message>
-    <message>
-        <source>money budget</source>
-        <translation>费用预算</translation>
-    </message>
-    <message>
-        <source>time budget</source>
-        <translation>时间预算</translation>
-    </message>
-    <message>
-        <source>exploration token budget</source>
-        <translation>探索词元预算</translation>
-    </message>
-    <message>
-        <source>exploration money budget</source>
-        <translation>探索费用预算</translation>
-    </message>
-    <message>
-        <source>Token budget</source>
-        <translation>词元预算</translation>
-    </message>
-    <message>
-        <source>Money budget</source>
-        <translation>费用预算</translation>
-    </message>
-    <message>
-        <source>Time budget</source>
-        <translation>时间预算</translation>
-    </message>
-    <message>
-        <source>Exploration token budget</source>
-        <translation>探索词元预算</translation>
-    </message>
-    <message>
-        <source>Exploration money budget</source>
-        <translation>探索费用预算</translation>
-    </message>
-    <message>
-        <source>exploration</source>
-        <translation>探索</translation>
-    </message>
-    <message>
-        <source>the run</source>
-        <translation>本次运行</translation>
-    </message>
-    <message>
-        <source>explore</source>
-        <translation>探索</translation>
-    </message>
-    <message>
-        <source>write</source>
-        <translation>写作</translation>
-    </message>
-    <message>
-        <source>reflect</source>
-        <translation>审阅</translation>
-    </message>
-    <message>
-        <source>vision</source>
-        <translation>视觉</translation>
-    </message>
-    <message>
-        <source>fix</source>
-        <translation>修复</translation>
-    </message>
-</context>
-<context>
-    <name>Settings</name>
-    <message>
-        <source>Report &amp;language:</source>
-        <translation>报告语言(&amp;L)：</translation>
-    </message>
-    <message>
-        <source>Automatic</source>
-        <translation>自动</translation>
-    </message>
-    <message>
-        <source>English</source>
-        <translation>English</translation>
-    </message>
-    <message>
-        <source>Chinese</source>
-        <translation>中文</translation>
-    </message>
-    <message>
-        <source>&amp;Reflection rounds:</source>
-        <translation>修订轮数(&amp;R)：</translation>
-    </message>
-    <message>
-        <source>Template default</source>
-        <translation>模板默认</translation>
-    </message>
-    <message>
-        <source>Token &amp;budget per run:</source>
-        <translation>每次运行的词元预算(&amp;B)：</translation>
-    </message>
-    <message>
-        <source>No limit</source>
-        <translation>不限</translation>
-    </message>
-    <message>
-        <source>&amp;Time limit per run:</source>
-        <translation>每次运行的时间上限(&amp;T)：</translation>
-    </message>
-    <message>
-        <source>When the time is up, exploring stops and the report is written from what was gathered; the run ends marked for review.</source>
-        <translation>时间一到，探索即停止，报告根据已收集的内容撰写；本次运行结束时会标记为待审阅。</translation>
-    </message>
-    <message>
-        <source> min</source>
-        <translation> 分钟</translation>
-    </message>
-    <message>
-        <source>&amp;Interface language:</source>
-        <translation>界面语言(&amp;I)：</translation>
-    </message>
-    <message>
-        <source>System language</source>
-        <translation>跟随系统</translation>
     </message>
 </context>
 </TS>
