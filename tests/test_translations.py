@@ -109,3 +109,39 @@ def test_an_edit_made_in_linguist_survives_an_update(script, tmp_path, monkeypat
         == "".join(before[k].find("translation").itertext())
         for k in same
     )
+
+
+# -- plurals: %n with Qt's numerus forms ----------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "lang, one, three",
+    [
+        ("en", "1 file read, 1 model call", "3 files read, 3 model calls"),
+        ("zh_CN", "读了 1 个文件，1 次模型调用", "读了 3 个文件，3 次模型调用"),
+    ],
+)
+def test_a_count_is_said_with_its_number_in_both_languages(qapp, lang, one, three):
+    from labwright.gui.i18n import install_language
+    from labwright.gui.timeline import milestone_summary
+
+    try:
+        install_language(lang)
+        said = [
+            milestone_summary("explore", "done", {"files_read": n, "model_calls": n})
+            for n in (1, 3)
+        ]
+    finally:
+        install_language("en")
+    assert said == [one, three]
+
+
+def test_every_plural_form_holds_its_number():
+    for name in ("labwright_zh_CN.ts", "labwright_en.ts"):
+        root = ET.parse(TRANSLATIONS / name).getroot()
+        plural = [m for m in root.iter("message") if m.get("numerus") == "yes"]
+        assert plural, name
+        for m in plural:
+            forms = [f.text or "" for f in m.find("translation").iter("numerusform")]
+            assert len(forms) == (1 if "zh" in name else 2), m.findtext("source")
+            assert all("%n" in f for f in forms), m.findtext("source")

@@ -865,7 +865,7 @@ class FindBar(QWidget):
                 self.tr("{0} of {1}").format(matches.index(here) + 1, len(matches))
             )
         else:
-            self.count_label.setText(self.tr("{0} matches").format(len(matches)))
+            self.count_label.setText(self.tr("%n match(es)", "", len(matches)))
 
     # --- replacing
 
@@ -903,7 +903,7 @@ class FindBar(QWidget):
         edit.endEditBlock()
         self._recount.stop()
         if count:
-            self.count_label.setText(self.tr("{0} replaced").format(count))
+            self.count_label.setText(self.tr("%n replaced", "", count))
         else:
             self.count_label.setText(self.tr("No matches"))
         return count

@@ -121,9 +121,7 @@ class HistoryList(QListWidget):
                 # reading a PDF costs a little: the recent runs are the ones told apart
                 pages = page_count(run_dir) if n < PAGE_COUNT_ROWS else 0
                 if pages:
-                    line += "  ·  " + (
-                        self.tr("1 page") if pages == 1 else self.tr("{0} pages").format(pages)
-                    )
+                    line += "  ·  " + self.tr("%n page(s)", "", pages)
                 item = QListWidgetItem(f"{STATUS_MARK.get(status, '?')} {folder}\n{line}")
                 from labwright.gui.timeline import reason_explanation  # once a run is listed
 

@@ -7,6 +7,7 @@ parsed XML), so no compiled .qm binaries are generated or shipped.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 from PySide6.QtCore import QCoreApplication, QLibraryInfo, QLocale, QTranslator
@@ -17,15 +18,24 @@ from labwright.core import resources
 LANGUAGES = {"en": "English", "zh_CN": "简体中文"}
 
 
+# Which numerus form a count takes, by the .ts file's language (Qt's plural rules for the
+# languages Labwright ships): Chinese has one form, English "1 file" and "2 files".
+PLURAL_FORM: dict[str, Callable[[int], int]] = {
+    "zh_CN": lambda n: 0,
+    "en": lambda n: 0 if n == 1 else 1,
+}
+
+
 class TsTranslator(QTranslator):
-    """Translations straight from a Qt Linguist .ts file."""
+    """Translations straight from a Qt Linguist .ts file, numerus forms (%n) included."""
 
     def __init__(self, ts_file: Path) -> None:
         import xml.etree.ElementTree as ET  # only when a translation is in use
 
         super().__init__()
-        self._table: dict[tuple[str, str], str] = {}
+        self._table: dict[tuple[str, str], list[str]] = {}
         root = ET.parse(ts_file).getroot()
+        self._form = PLURAL_FORM.get(root.get("language") or "", lambda n: 0)
         for context in root.iter("context"):
             name = context.findtext("name") or ""
             for message in context.iter("message"):
@@ -37,15 +47,20 @@ class TsTranslator(QTranslator):
                     or tr.get("type") in ("unfinished", "obsolete", "vanished")
                 ):
                     continue
-                if tr.text:
-                    self._table[(name, source)] = tr.text
+                forms = [f.text or "" for f in tr.iter("numerusform")] or [tr.text or ""]
+                if all(forms):
+                    self._table[(name, source)] = forms
 
     def translate(
         self, context: str, source: str, disambiguation: str | None = None, n: int = -1
     ) -> str | None:
         # None (a null QString), not "": Qt then keeps the source text, and PySide's tr()
-        # can walk on to base-class contexts instead of taking "" for a translation
-        return self._table.get((context, source))
+        # can walk on to base-class contexts instead of taking "" for a translation.
+        # Qt puts the count in for %n itself, in a translation and in a source alike.
+        forms = self._table.get((context, source))
+        if forms is None:
+            return None
+        return forms[min(self._form(n), len(forms) - 1)] if n >= 0 else forms[0]
 
     def isEmpty(self) -> bool:
         return not self._table
@@ -90,12 +105,13 @@ def install_language(setting: str) -> str:
     for old in _installed:
         app.removeTranslator(old)
     _installed.clear()
-    ts = f"translations/labwright_{lang}.ts"
-    if lang != "en" and resources.exists(ts):
+    ts = f"translations/labwright_{lang}.ts"  # English's holds its plural forms only
+    if resources.exists(ts):
         with resources.path(ts) as real:
             translator = TsTranslator(real)
         app.installTranslator(translator)
         _installed.append(translator)
+    if lang != "en":
         # Qt's own words (OK, Cancel, Yes, the file dialog), from the catalogue PySide6 ships
         qt = QTranslator()
         folder = QLibraryInfo.path(QLibraryInfo.LibraryPath.TranslationsPath)

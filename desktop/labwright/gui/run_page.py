@@ -79,11 +79,11 @@ class RunHeader(QWidget):
         )
         extras = []
         if result.hidden:
-            extras.append(self.tr("{0} hidden").format(len(result.hidden)))
+            extras.append(self.tr("%n hidden", "", len(result.hidden)))
         if result.huge:
-            extras.append(self.tr("{0} too large to read").format(len(result.huge)))
+            extras.append(self.tr("%n too large to read", "", len(result.huge)))
         if result.skipped:
-            extras.append(self.tr("{0} skipped").format(len(result.skipped)))
+            extras.append(self.tr("%n skipped", "", len(result.skipped)))
         self.scan_label.setText(text + (f" ({', '.join(extras)})" if extras else ""))
 
     def clear_scan(self) -> None:

@@ -59,6 +59,14 @@ GUARD_COLOR = QColor(255, 176, 32, 70)  # translucent amber: readable on light a
 ERROR_COLOR = QColor(230, 60, 60, 70)
 
 
+def as_count(value: Any) -> int:
+    """A count of a run's record for a %n message: a record from elsewhere may hold anything."""
+    try:
+        return int(value)
+    except (TypeError, ValueError):
+        return 0
+
+
 def stage_label(stage: str) -> str:
     labels = {
         "scan": QCoreApplication.translate("Timeline", "Scan the folder"),
@@ -366,7 +374,9 @@ class TimelineModel(QAbstractItemModel):
         elif node.kind == "draft" and node.raw is not None:
             version, chars = node.raw
             node.title = QCoreApplication.translate("Timeline", "Draft version {0}").format(version)
-            node.detail = QCoreApplication.translate("Timeline", "{0} characters").format(chars)
+            node.detail = QCoreApplication.translate(
+                "Timeline", "%n character(s)", "", as_count(chars)
+            )
 
     def retranslate(self) -> None:
         """Every row's words again, after a language switch."""
@@ -556,7 +566,7 @@ def milestone_summary(stage: str, status: str, detail: Any) -> str:
     d = detail if isinstance(detail, dict) else {}
     parts: list[str] = []
     if stage == "scan" and "files" in d:
-        parts.append(QCoreApplication.translate("Timeline", "{0} files").format(d["files"]))
+        parts.append(QCoreApplication.translate("Timeline", "%n file(s)", "", as_count(d["files"])))
     elif stage == "explore":
         if d.get("reason") == "offline":
             parts.append(
@@ -565,18 +575,22 @@ def milestone_summary(stage: str, status: str, detail: Any) -> str:
         else:
             if "files_read" in d:
                 parts.append(
-                    QCoreApplication.translate("Timeline", "{0} files read").format(d["files_read"])
+                    QCoreApplication.translate(
+                        "Timeline", "%n file(s) read", "", as_count(d["files_read"])
+                    )
                 )
             if d.get("model_calls"):
                 parts.append(
-                    QCoreApplication.translate("Timeline", "{0} model calls").format(
-                        d["model_calls"]
+                    QCoreApplication.translate(
+                        "Timeline", "%n model call(s)", "", as_count(d["model_calls"])
                     )
                 )
             if d.get("status") not in (None, "finished"):  # stopped early: say why
                 parts.append(reason_explanation(explore_reason(d.get("reason"))))
     elif stage == "figures" and "count" in d:
-        parts.append(QCoreApplication.translate("Timeline", "{0} figures").format(d["count"]))
+        parts.append(
+            QCoreApplication.translate("Timeline", "%n figure(s)", "", as_count(d["count"]))
+        )
     elif stage == "gap" and "requirements" in d:
         unmet = d.get("unmet")
         n_unmet = len(unmet) if isinstance(unmet, list) else int(unmet or 0)
@@ -597,8 +611,11 @@ def milestone_summary(stage: str, status: str, detail: Any) -> str:
         if isinstance(numbers, dict) and numbers.get("unmatched"):
             parts.append(
                 QCoreApplication.translate(
-                    "Timeline", "{0} numbers not found in the material"
-                ).format(numbers["unmatched"])
+                    "Timeline",
+                    "%n number(s) not found in the material",
+                    "",
+                    as_count(numbers["unmatched"]),
+                )
             )
     elif stage == "reflect" and "round" in d:
         parts.append(
@@ -619,12 +636,14 @@ def milestone_summary(stage: str, status: str, detail: Any) -> str:
         elif d.get("converged"):
             parts.append(QCoreApplication.translate("Timeline", "the draft no longer changes"))
     elif stage == "bib" and "entries" in d:
-        parts.append(QCoreApplication.translate("Timeline", "{0} references").format(d["entries"]))
+        parts.append(
+            QCoreApplication.translate("Timeline", "%n reference(s)", "", as_count(d["entries"]))
+        )
         unresolved = d.get("unresolved")
         if unresolved:
             n = len(unresolved) if isinstance(unresolved, list) else int(unresolved)
             parts.append(
-                QCoreApplication.translate("Timeline", "{0} citations unresolved").format(n)
+                QCoreApplication.translate("Timeline", "%n citation(s) unresolved", "", as_count(n))
             )
     elif stage == "compile" and "ok" in d:
         if d["ok"]:
@@ -633,7 +652,9 @@ def milestone_summary(stage: str, status: str, detail: Any) -> str:
             parts.append(QCoreApplication.translate("Timeline", "did not compile"))
         if d.get("fix_rounds"):
             parts.append(
-                QCoreApplication.translate("Timeline", "{0} fix rounds").format(d["fix_rounds"])
+                QCoreApplication.translate(
+                    "Timeline", "%n fix round(s)", "", as_count(d["fix_rounds"])
+                )
             )
     elif isinstance(detail, str):
         parts.append(detail)

@@ -348,13 +348,17 @@
         <source>{0} of {1}</source>
         <translation>第 {0} 个，共 {1} 个</translation>
     </message>
-    <message>
-        <source>{0} matches</source>
-        <translation>{0} 个匹配</translation>
+    <message numerus="yes">
+        <source>%n match(es)</source>
+        <translation>
+            <numerusform>%n 个匹配</numerusform>
+        </translation>
     </message>
-    <message>
-        <source>{0} replaced</source>
-        <translation>已替换 {0} 处</translation>
+    <message numerus="yes">
+        <source>%n replaced</source>
+        <translation>
+            <numerusform>已替换 %n 处</numerusform>
+        </translation>
     </message>
 </context>
 <context>
@@ -370,13 +374,11 @@
         <source>cannot be opened</source>
         <translation>无法打开</translation>
     </message>
-    <message>
-        <source>1 page</source>
-        <translation>1 页</translation>
-    </message>
-    <message>
-        <source>{0} pages</source>
-        <translation>{0} 页</translation>
+    <message numerus="yes">
+        <source>%n page(s)</source>
+        <translation>
+            <numerusform>%n 页</numerusform>
+        </translation>
     </message>
     <message>
         <source>done</source>
@@ -1096,17 +1098,23 @@
         <source>{0} files: {1} documents, {2} images, {3} data, {4} other</source>
         <translation>{0} 个文件：{1} 个文档，{2} 张图片，{3} 个数据文件，{4} 个其他文件</translation>
     </message>
-    <message>
-        <source>{0} hidden</source>
-        <translation>{0} 个隐藏</translation>
+    <message numerus="yes">
+        <source>%n hidden</source>
+        <translation>
+            <numerusform>%n 个隐藏</numerusform>
+        </translation>
     </message>
-    <message>
-        <source>{0} too large to read</source>
-        <translation>{0} 个过大无法读取</translation>
+    <message numerus="yes">
+        <source>%n too large to read</source>
+        <translation>
+            <numerusform>%n 个过大无法读取</numerusform>
+        </translation>
     </message>
-    <message>
-        <source>{0} skipped</source>
-        <translation>{0} 个已跳过</translation>
+    <message numerus="yes">
+        <source>%n skipped</source>
+        <translation>
+            <numerusform>%n 个已跳过</numerusform>
+        </translation>
     </message>
 </context>
 <context>
@@ -2070,6 +2078,12 @@
         <source>Compile the PDF</source>
         <translation>编译 PDF</translation>
     </message>
+    <message numerus="yes">
+        <source>%n character(s)</source>
+        <translation>
+            <numerusform>%n 个字符</numerusform>
+        </translation>
+    </message>
     <message>
         <source> (earlier result)</source>
         <translation>（之前的结果）</translation>
@@ -2086,25 +2100,57 @@
         <source>writing… {0} tokens · {1} s</source>
         <translation>撰写中… {0} 个词元 · {1} 秒</translation>
     </message>
-    <message>
-        <source>{0} files</source>
-        <translation>{0} 个文件</translation>
+    <message numerus="yes">
+        <source>%n file(s)</source>
+        <translation>
+            <numerusform>%n 个文件</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n file(s) read</source>
+        <translation>
+            <numerusform>读了 %n 个文件</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n model call(s)</source>
+        <translation>
+            <numerusform>%n 次模型调用</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n figure(s)</source>
+        <translation>
+            <numerusform>%n 张图</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n number(s) not found in the material</source>
+        <translation>
+            <numerusform>%n 个数字在材料中找不到</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n reference(s)</source>
+        <translation>
+            <numerusform>%n 条参考文献</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n citation(s) unresolved</source>
+        <translation>
+            <numerusform>%n 处引用未解析</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n fix round(s)</source>
+        <translation>
+            <numerusform>修复 %n 轮</numerusform>
+        </translation>
     </message>
     <message>
         <source>Offline: no model read the material</source>
         <translation>离线：没有模型阅读材料</translation>
-    </message>
-    <message>
-        <source>{0} files read</source>
-        <translation>读了 {0} 个文件</translation>
-    </message>
-    <message>
-        <source>{0} model calls</source>
-        <translation>{0} 次模型调用</translation>
-    </message>
-    <message>
-        <source>{0} figures</source>
-        <translation>{0} 张图</translation>
     </message>
     <message>
         <source>{0} requirements, {1} not yet met</source>
@@ -2117,10 +2163,6 @@
     <message>
         <source>a skeleton with TODOs</source>
         <translation>带待补充标记的框架</translation>
-    </message>
-    <message>
-        <source>{0} numbers not found in the material</source>
-        <translation>{0} 个数字在材料中找不到</translation>
     </message>
     <message>
         <source>round {0} of {1}</source>
@@ -2139,24 +2181,12 @@
         <translation>草稿已不再变化</translation>
     </message>
     <message>
-        <source>{0} references</source>
-        <translation>{0} 条参考文献</translation>
-    </message>
-    <message>
-        <source>{0} citations unresolved</source>
-        <translation>{0} 处引用未解析</translation>
-    </message>
-    <message>
         <source>compiled</source>
         <translation>已编译</translation>
     </message>
     <message>
         <source>did not compile</source>
         <translation>未能编译</translation>
-    </message>
-    <message>
-        <source>{0} fix rounds</source>
-        <translation>修复 {0} 轮</translation>
     </message>
     <message>
         <source>, </source>
@@ -2169,10 +2199,6 @@
     <message>
         <source>Draft version {0}</source>
         <translation>草稿第 {0} 版</translation>
-    </message>
-    <message>
-        <source>{0} characters</source>
-        <translation>{0} 个字符</translation>
     </message>
     <message>
         <source>Step</source>
