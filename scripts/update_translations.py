@@ -37,12 +37,13 @@ sys.path.insert(0, str(ROOT / "desktop"))
 
 def core_messages() -> list[tuple[str, str]]:
     """(context, English text) of every sentence the GUI translates from the core's tables."""
-    from labwright.core import reasons, step_words
+    from labwright.core import error_words, reasons, step_words
     from labwright.core.report import export, item_words
     from labwright.core.settings import config, schema
 
     catalogs = [reasons.REASONS, reasons.GUARDS, step_words.STEPS, item_words.ITEMS]
-    catalogs += [export.REFUSALS]  # a new core/catalog.py Catalog is added here
+    catalogs += [export.REFUSALS, error_words.FAILURE_BRIEF, error_words.ERROR_TEXT]
+    # a new Catalog (core/catalog.py) is added to this list
     out = [(c.context, text) for c in catalogs for text in c.all_texts()]
     out += [(schema.TR_CONTEXT, text) for text in config.SCHEMA.texts()]
     return list(dict.fromkeys(out))

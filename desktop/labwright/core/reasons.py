@@ -204,7 +204,9 @@ _UNKNOWN = ""  # the code of the sentence for a reason or guard no version wrote
 REASONS = Catalog(
     TR_CONTEXT, {**{r.value: t for r, t in REASON_TEXT.items()}, _UNKNOWN: UNKNOWN_REASON}
 )
-GUARDS = Catalog(TR_CONTEXT, {**GUARD_TEXT, _UNKNOWN: UNKNOWN_GUARD})
+GUARDS = Catalog(
+    TR_CONTEXT, {**{str(k): t for k, t in GUARD_TEXT.items()}, _UNKNOWN: UNKNOWN_GUARD}
+)
 
 
 def all_texts() -> list[str]:

@@ -14,8 +14,7 @@ from PySide6.QtGui import QDesktopServices
 from PySide6.QtWidgets import QFileDialog, QMessageBox, QWidget
 
 from labwright.core.report.export import (
-    REFUSAL_TEXT,
-    TR_CONTEXT,
+    REFUSALS,
     ExportError,
     export_report,
     export_warnings,
@@ -23,7 +22,7 @@ from labwright.core.report.export import (
 from labwright.core.report.review import open_items, why_degraded
 from labwright.core.rundir import fence
 from labwright.core.rundir.files import try_load_run
-from labwright.gui.i18n import current_language
+from labwright.gui.i18n import catalog_text, current_language
 from labwright.gui.timeline import reason_explanation
 
 
@@ -141,8 +140,8 @@ def export_with_dialogs(
 def refusal_words(e: BaseException) -> str:
     """Why an export was refused, in the interface language (the core's ExportError
     says it as a code and params); other failures (a full disk) as the system said them."""
-    if isinstance(e, ExportError) and e.code in REFUSAL_TEXT:
-        return QCoreApplication.translate(TR_CONTEXT, REFUSAL_TEXT[e.code]).format(**e.params)
+    if isinstance(e, ExportError):
+        return catalog_text(REFUSALS, e.code, e.params, str(e))
     return str(e)
 
 

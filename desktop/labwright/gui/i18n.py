@@ -7,13 +7,15 @@ parsed XML), so no compiled .qm binaries are generated or shipped.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
+from typing import Any
 
 from PySide6.QtCore import QCoreApplication, QLibraryInfo, QLocale, QTranslator
 from PySide6.QtGui import QFont, QFontDatabase, QGuiApplication
 
 from labwright.core import resources
+from labwright.core.catalog import Catalog, Translate
 
 LANGUAGES = {"en": "English", "zh_CN": "简体中文"}
 
@@ -67,6 +69,18 @@ class TsTranslator(QTranslator):
 
     def __len__(self) -> int:
         return len(self._table)
+
+
+def translator(context: str) -> Translate:
+    """The `tr` the core's wording functions take: Qt's translation under `context`."""
+    return lambda text: QCoreApplication.translate(context, text)
+
+
+def catalog_text(catalog: Catalog, code: str, params: Mapping[str, Any], english: str) -> str:
+    """A core sentence given as a code and its params (core/catalog.py), in the interface
+    language; `english` when the code is not known (a record of another version)."""
+    text = catalog.text(code, params, translator(catalog.context))
+    return english if text is None else text
 
 
 def resolve_language(setting: str) -> str:

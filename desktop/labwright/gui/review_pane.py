@@ -17,7 +17,7 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from PySide6.QtCore import QCoreApplication, Qt, QTimer, Signal
+from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtGui import (
     QAction,
     QKeySequence,
@@ -41,8 +41,7 @@ from PySide6.QtWidgets import (
 
 from labwright.core.report import review, synctex
 from labwright.core.report.export import export_report
-from labwright.core.report.item_words import TR_CONTEXT as ITEMS_CONTEXT
-from labwright.core.report.item_words import item_text
+from labwright.core.report.item_words import ITEMS
 from labwright.core.report.review.files import report_language
 from labwright.core.rundir.files import try_load_run
 from labwright.core.rundir.records import RunRecord
@@ -58,6 +57,7 @@ from labwright.gui.exporting import (
     export_with_dialogs,
     refusal_words,
 )
+from labwright.gui.i18n import catalog_text
 from labwright.gui.pdf_view import PdfView, with_keys
 
 if TYPE_CHECKING:
@@ -557,7 +557,7 @@ def item_words(item: review.OpenItem) -> str:
     """An open item's sentence in the interface language, from its code and params."""
     if not item.code:
         return item.message
-    words = item_text(item.code, item.params, partial(QCoreApplication.translate, ITEMS_CONTEXT))
+    words = catalog_text(ITEMS, item.code, item.params, item.message)
     return words if len(words) <= ITEM_CHARS else words[: ITEM_CHARS - 1] + "…"
 
 

@@ -23,7 +23,7 @@ import os
 import threading
 from typing import Any
 
-from PySide6.QtCore import QCoreApplication, QObject, QStringListModel, Qt, Signal, Slot
+from PySide6.QtCore import QObject, QStringListModel, Qt, Signal, Slot
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QCheckBox,
@@ -64,6 +64,7 @@ from labwright.core.settings.saved import (
     set_api_key,
 )
 from labwright.core.settings.schema import TR_CONTEXT, Setting
+from labwright.gui.i18n import translator
 
 # A connection test should answer quickly or say why not; no retries behind the user's back.
 TEST_TIMEOUT_S = 15.0
@@ -113,8 +114,7 @@ def _probe(
     relay.finished.emit(models, message, tools)
 
 
-def _tr(text: str) -> str:
-    return QCoreApplication.translate(TR_CONTEXT, text)
+_tr = translator(TR_CONTEXT)  # the widgets' texts of the settings schema
 
 
 class _SettingField:

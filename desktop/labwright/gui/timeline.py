@@ -20,6 +20,7 @@ from PySide6.QtCore import (
 )
 from PySide6.QtGui import QBrush, QColor
 
+from labwright.core.error_words import ERROR_TEXT, FAILURE_BRIEF
 from labwright.core.events import (
     Done,
     Draft,
@@ -43,6 +44,7 @@ from labwright.core.reasons import (
 from labwright.core.settings.config import GuardLimits
 from labwright.core.step_words import TR_CONTEXT as STEPS_CONTEXT
 from labwright.core.step_words import step_text
+from labwright.gui.i18n import catalog_text, current_language, translator
 
 if TYPE_CHECKING:
     from typing import TypeAlias
@@ -81,14 +83,13 @@ def stage_label(stage: str) -> str:
     return labels.get(stage, stage)
 
 
-def _tr_reason(text: str) -> str:
-    return QCoreApplication.translate(TR_CONTEXT, text)
+_tr_reason = translator(TR_CONTEXT)
 
 
 def step_words(words: Any, english: str) -> str:
     """A tool result's or guard's sentence in the UI language, from the event's `words`
     (core/step_words.py); its English when it has none (an older run)."""
-    return step_text(words, english, lambda t: QCoreApplication.translate(STEPS_CONTEXT, t))
+    return step_text(words, english, translator(STEPS_CONTEXT))
 
 
 def guard_explanation(kind: str, limits: GuardLimits | None = None) -> str:
@@ -109,74 +110,18 @@ def reason_explanation(reason: str) -> str:
 
 def model_failure(kind: str) -> str:
     """A model failure's kind (LLMError.kind) in a few translated words."""
-    words = {
-        "auth": QCoreApplication.translate("Errors", "the API key was refused"),
-        "unreachable": QCoreApplication.translate("Errors", "the server could not be reached"),
-        "rate_limit": QCoreApplication.translate("Errors", "rate limit or quota"),
-        "server": QCoreApplication.translate("Errors", "a server error"),
-        "bad_request": QCoreApplication.translate("Errors", "the request was rejected"),
-        "context_length": QCoreApplication.translate("Errors", "too long for the model"),
-        "not_found": QCoreApplication.translate("Errors", "no such model or endpoint"),
-        "tools_unsupported": QCoreApplication.translate("Errors", "the model cannot call tools"),
-        "bad_response": QCoreApplication.translate("Errors", "an answer that could not be used"),
-        "deadline": QCoreApplication.translate("Errors", "out of time"),
-    }
-    return words.get(kind, QCoreApplication.translate("Errors", "an unexpected failure"))
+    return catalog_text(FAILURE_BRIEF, kind, {}, catalog_text(FAILURE_BRIEF, "", {}, kind))
 
 
 def error_words(kind: str, message: str, words: Any = None) -> str:
     """An error event for a person. In English the core's own message (it names the server,
     the status, what to do); in another language its `words` translated, else the
     translated sentence for its kind, or the message when the kind is not known."""
-    from labwright.gui.i18n import current_language
-
     if current_language() == "en":
         return message
     if words is not None:
         return step_words(words, message)
-    words = {
-        "auth": QCoreApplication.translate(
-            "Errors", "The model server refused the API key. Check the key in Settings."
-        ),
-        "unreachable": QCoreApplication.translate(
-            "Errors",
-            "Cannot reach the model server. Check its address in Settings and your connection, or tick “Offline”.",
-        ),
-        "rate_limit": QCoreApplication.translate(
-            "Errors",
-            "The model server kept refusing for its rate limit or quota. Wait a little or check your plan.",
-        ),
-        "server": QCoreApplication.translate(
-            "Errors", "The model server failed, even after retries. Try again later."
-        ),
-        "bad_request": QCoreApplication.translate(
-            "Errors", "The model server rejected the request. Check the model name in Settings."
-        ),
-        "context_length": QCoreApplication.translate(
-            "Errors",
-            "The request is longer than the model's context. Use a model with a longer context.",
-        ),
-        "not_found": QCoreApplication.translate(
-            "Errors",
-            "The model server has no such model or endpoint. Check the model name and the address (it usually ends in /v1) in Settings.",
-        ),
-        "tools_unsupported": QCoreApplication.translate(
-            "Errors",
-            "The model rejects tool calls, which exploring the folder needs. Choose a model that supports tool calls in Settings.",
-        ),
-        "bad_response": QCoreApplication.translate(
-            "Errors", "The model server sent an answer that could not be used."
-        ),
-        "deadline": QCoreApplication.translate(
-            "Errors", "A model call took longer than its time limit and was stopped."
-        ),
-        "error": QCoreApplication.translate("Errors", "A model call failed."),
-        "internal": QCoreApplication.translate(
-            "Errors",
-            "Labwright itself failed during the run; error.txt in the run folder has the details.",
-        ),
-    }
-    return words.get(kind, message)
+    return catalog_text(ERROR_TEXT, kind, {}, message)
 
 
 @dataclass(eq=False)  # nodes are identities: comparing field by field would walk subtrees
