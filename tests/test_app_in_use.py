@@ -573,7 +573,7 @@ def _english_patterns() -> list[re.Pattern[str]]:
         source, translation = m.findtext("source") or "", m.findtext("translation") or ""
         if source == translation or not any(c.isalpha() for c in source):
             continue
-        pattern = re.sub(r"\\\{[^}]*\\\}", ".+", re.escape(source.replace("&", "")))
+        pattern = re.sub(r"\\\{[^}]*\\\}|%n", ".+", re.escape(source.replace("&", "")))
         out.append(re.compile(pattern, re.DOTALL))
     return out
 

@@ -120,13 +120,14 @@ _WORD = re.compile(r"[A-Za-z]{2,}")
 
 
 def _translation_patterns() -> list[re.Pattern[str]]:
-    """Every Chinese text of the .ts file, as a pattern ({0}, {name} match anything)."""
+    """Every Chinese text of the .ts file, as a pattern ({0}, {name}, %n match anything)."""
     root = ET.parse(TS).getroot()
     out = []
     for m in root.iter("message"):
-        translation = (m.findtext("translation") or "").replace("&", "")
-        if translation:
-            pattern = re.sub(r"\\\{[^}]*\\\}", ".+", re.escape(translation))
+        tr = m.find("translation")
+        forms = [f.text or "" for f in tr.iter("numerusform")] or [tr.text or ""]
+        for translation in (f.replace("&", "") for f in forms if f):
+            pattern = re.sub(r"\\\{[^}]*\\\}|%n", ".+", re.escape(translation))
             out.append(re.compile(pattern, re.DOTALL))
     return out
 
