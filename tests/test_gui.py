@@ -153,7 +153,7 @@ def test_the_running_step_shows_how_far_the_model_got(qtbot, window_for, materia
             assert w.timeline.index(row, 0).data(StatusRole) == "running"
     # once the call and the step are over, the row says what the step did instead
     assert "thinking" not in (w.timeline.index(row, 1).data() or "")
-    assert "files read" in w.timeline.index(row, 1).data()
+    assert "1 file read" in w.timeline.index(row, 1).data()  # one file: said in the singular
 
 
 def test_no_key_says_what_to_do(qtbot, window_for, material, monkeypatch):

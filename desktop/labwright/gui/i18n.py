@@ -109,6 +109,13 @@ def current_language() -> str:
     return _current
 
 
+def ensure_language() -> None:
+    """The language in use installed, if nothing installed one yet: English needs its .ts
+    too, for its plural forms ("1 file", "2 files" from "%n file(s)")."""
+    if not _installed and QCoreApplication.instance() is not None:
+        install_language(_current)
+
+
 def install_language(setting: str) -> str:
     """Switch the application's translators and UI font; returns the language now in use."""
     global _current

@@ -36,6 +36,7 @@ from PySide6.QtWidgets import (
 from labwright.core.settings.saved import Settings, load_settings, save_settings
 from labwright.gui.gcguard import collect_in_gui_thread
 from labwright.gui.history import HistoryDock
+from labwright.gui.i18n import ensure_language
 from labwright.gui.menus import WindowMenus
 from labwright.gui.state import remember_splitter, ui_state
 from labwright.gui.welcome import WelcomePage
@@ -97,6 +98,7 @@ class MainWindow(QMainWindow):
         self, loop: asyncio.AbstractEventLoop | None = None, settings: Settings | None = None
     ) -> None:
         super().__init__()
+        ensure_language()  # a window made without app.start() (a test, a script) counts too
         self.loop = loop
         self.settings = settings or load_settings()
         self.folder: Path | None = None
