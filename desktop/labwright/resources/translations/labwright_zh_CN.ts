@@ -78,6 +78,14 @@
         <source>Closing when the checks answer…</source>
         <translation>检查完成后关闭…</translation>
     </message>
+    <message>
+        <source>Offline reports work; reports written by a model need: {0}.</source>
+        <translation type="vanished">可以生成离线报告；由模型撰写的报告还需要：{0}。</translation>
+    </message>
+    <message>
+        <source>Labwright can make reports. Warnings: {0}.</source>
+        <translation type="vanished">Labwright 可以生成报告。警告：{0}。</translation>
+    </message>
 </context>
 <context>
     <name>DropZone</name>
@@ -258,6 +266,10 @@
         <source>Export failed</source>
         <translation>导出失败</translation>
     </message>
+    <message>
+        <source>Choose another place</source>
+        <translation type="vanished">请另选位置</translation>
+    </message>
 </context>
 <context>
     <name>ExportRefusals</name>
@@ -400,6 +412,34 @@
         <source>stopped midway</source>
         <translation>中途停止</translation>
     </message>
+    <message>
+        <source>&amp;Reopen Run</source>
+        <translation type="vanished">重新打开运行(&amp;R)</translation>
+    </message>
+    <message>
+        <source>&amp;Delete Run…</source>
+        <translation type="vanished">删除运行(&amp;D)…</translation>
+    </message>
+    <message>
+        <source>Delete the chosen run (moved to the trash where the system has one)</source>
+        <translation type="vanished">删除选中的运行（系统有回收站时移入回收站）</translation>
+    </message>
+    <message>
+        <source>Choose a run in History first</source>
+        <translation type="vanished">请先在历史记录中选择一次运行</translation>
+    </message>
+    <message>
+        <source>{0} #{1}</source>
+        <translation type="vanished">{0} #{1}</translation>
+    </message>
+    <message>
+        <source>Delete the run for good?</source>
+        <translation type="vanished">永久删除这次运行？</translation>
+    </message>
+    <message>
+        <source>There is no trash for {0} on this system. Delete the run “{1}” and everything in its folder for good? This cannot be undone.</source>
+        <translation type="vanished">本系统没有可存放 {0} 的回收站。要永久删除运行“{1}”及其文件夹中的所有内容吗？此操作无法撤销。</translation>
+    </message>
 </context>
 <context>
     <name>LatexEditor</name>
@@ -520,6 +560,34 @@
     <message>
         <source>This run cannot be opened: {0}</source>
         <translation>无法打开这次运行：{0}</translation>
+    </message>
+    <message>
+        <source>“{0}” is still going: cancel it before deleting it.</source>
+        <translation type="vanished">“{0}”仍在运行：请先取消，再删除。</translation>
+    </message>
+    <message>
+        <source>“{0}” could not be deleted: {1}</source>
+        <translation type="vanished">无法删除“{0}”：{1}</translation>
+    </message>
+    <message>
+        <source>“{0}” was moved to the trash.</source>
+        <translation type="vanished">“{0}”已移入回收站。</translation>
+    </message>
+    <message>
+        <source>“{0}” was deleted.</source>
+        <translation type="vanished">“{0}”已删除。</translation>
+    </message>
+    <message>
+        <source>Start a run on this folder</source>
+        <translation type="vanished">对这个文件夹开始运行</translation>
+    </message>
+    <message>
+        <source>No file manager could be opened. The export is at: {0}</source>
+        <translation type="vanished">无法打开文件管理器。导出的文件在：{0}</translation>
+    </message>
+    <message>
+        <source>Copy Path</source>
+        <translation type="vanished">复制路径</translation>
     </message>
 </context>
 <context>
@@ -1116,6 +1184,30 @@
             <numerusform>%n 个已跳过</numerusform>
         </translation>
     </message>
+    <message>
+        <source>run {0}</source>
+        <translation type="vanished">运行 {0}</translation>
+    </message>
+    <message>
+        <source>Run folder: {0}</source>
+        <translation type="vanished">运行文件夹：{0}</translation>
+    </message>
+    <message>
+        <source>This folder holds nothing Labwright reads: its {0} hidden and {1} skipped entries are left out. Add your measurements, the lab manual or photos, or open another folder.</source>
+        <translation type="vanished">这个文件夹里没有 Labwright 会读取的内容：其中 {0} 个隐藏项和 {1} 个跳过项不计入。请放入测量数据、实验讲义或照片，或打开另一个文件夹。</translation>
+    </message>
+    <message>
+        <source>This folder is empty: there is nothing to read. Add your measurements, the lab manual or photos, or open another folder.</source>
+        <translation type="vanished">这个文件夹是空的，没有可读取的内容。请放入测量数据、实验讲义或照片，或打开另一个文件夹。</translation>
+    </message>
+    <message>
+        <source>{0} ({1})</source>
+        <translation type="vanished">{0}（{1}）</translation>
+    </message>
+    <message>
+        <source>, </source>
+        <translation type="vanished">，</translation>
+    </message>
 </context>
 <context>
     <name>RunMeter</name>
@@ -1459,6 +1551,106 @@
     <message>
         <source>Could not save the settings ({reason}).</source>
         <translation>无法保存设置（{reason}）。</translation>
+    </message>
+    <message>
+        <source>A key typed here replaces the stored one when you press OK, kept where you choose below.</source>
+        <translation type="vanished">在此输入的密钥会在按“确定”后替换已保存的密钥，并保存在你在下方选择的位置。</translation>
+    </message>
+    <message>
+        <source>Where to keep the key</source>
+        <translation type="vanished">密钥的保存位置</translation>
+    </message>
+    <message>
+        <source>Choose where to keep the key…</source>
+        <translation type="vanished">选择密钥的保存位置…</translation>
+    </message>
+    <message>
+        <source>Select a model, then choose its role with the buttons or the right-click menu; a double-click uses it for writing.</source>
+        <translation type="vanished">选中一个模型，再用按钮或右键菜单选择它的用途；双击则把它用于写作。</translation>
+    </message>
+    <message>
+        <source>Use for exploring</source>
+        <translation type="vanished">用于探索</translation>
+    </message>
+    <message>
+        <source>Use for writing</source>
+        <translation type="vanished">用于写作</translation>
+    </message>
+    <message>
+        <source>Use for vision</source>
+        <translation type="vanished">用于视觉</translation>
+    </message>
+    <message>
+        <source>Keep in the system keyring ({0})</source>
+        <translation type="vanished">保存在系统钥匙串中（{0}）</translation>
+    </message>
+    <message>
+        <source>Keep in a file only I can read</source>
+        <translation type="vanished">保存在只有我能读取的文件中</translation>
+    </message>
+    <message>
+        <source>Keep for this session only</source>
+        <translation type="vanished">仅在本次会话中保留</translation>
+    </message>
+    <message>
+        <source>The system keyring ({0}) keeps the key encrypted, unlocked when you log in.</source>
+        <translation type="vanished">系统钥匙串（{0}）加密保存密钥，在你登录时解锁。</translation>
+    </message>
+    <message>
+        <source>Saved in {0}, which only your user account can read (as gh keeps its token).</source>
+        <translation type="vanished">保存在 {0}，只有你的用户账户能读取（gh 也这样保存令牌）。</translation>
+    </message>
+    <message>
+        <source>Kept in memory until Labwright closes; nothing is written to disk.</source>
+        <translation type="vanished">只保留在内存中，直到 Labwright 关闭；不写入磁盘。</translation>
+    </message>
+    <message>
+        <source>This computer has no system keyring (no Secret Service). Labwright can keep the key in a file only you can read, or for this session only.</source>
+        <translation type="vanished">这台电脑没有系统钥匙串（没有 Secret Service）。Labwright 可以把密钥保存在只有你能读取的文件中，或仅在本次会话中保留。</translation>
+    </message>
+    <message>
+        <source>Choose where to keep the key: in a file only you can read, or for this session only.</source>
+        <translation type="vanished">请选择密钥的保存位置：只有你能读取的文件，或仅限本次会话。</translation>
+    </message>
+    <message>
+        <source>stored: {key} (file)</source>
+        <translation type="vanished">已保存：{key}（文件）</translation>
+    </message>
+    <message>
+        <source>stored: {key} (this session)</source>
+        <translation type="vanished">已保存：{key}（本次会话）</translation>
+    </message>
+    <message>
+        <source>Start Ollama with {0}, then download the model with {1}.</source>
+        <translation type="vanished">用 {0} 启动 Ollama，再用 {1} 下载模型。</translation>
+    </message>
+    <message>
+        <source>Start LM Studio&apos;s server (its Developer tab, or {0}), then download and load the model: {1}, {2}.</source>
+        <translation type="vanished">启动 LM Studio 的服务器（在其“开发者”页，或运行 {0}），再下载并加载模型：{1}，{2}。</translation>
+    </message>
+    <message>
+        <source>Start the server with your model file: {0} (--jinja lets the model call tools).</source>
+        <translation type="vanished">用你的模型文件启动服务器：{0}（--jinja 让模型能调用工具）。</translation>
+    </message>
+    <message>
+        <source>Start vLLM with tool calls turned on: {0}</source>
+        <translation type="vanished">启动 vLLM 并打开工具调用：{0}</translation>
+    </message>
+    <message>
+        <source>Model for exploring set to {0}.</source>
+        <translation type="vanished">探索模型已设为 {0}。</translation>
+    </message>
+    <message>
+        <source>Model for writing set to {0}.</source>
+        <translation type="vanished">写作模型已设为 {0}。</translation>
+    </message>
+    <message>
+        <source>Model for vision set to {0}.</source>
+        <translation type="vanished">视觉模型已设为 {0}。</translation>
+    </message>
+    <message>
+        <source>tick “Offline” in the main window</source>
+        <translation type="vanished">在主窗口勾选“离线”</translation>
     </message>
 </context>
 <context>
@@ -2042,6 +2234,58 @@
     <message>
         <source>fix</source>
         <translation>修复</translation>
+    </message>
+    <message>
+        <source>API key</source>
+        <translation type="vanished">API 密钥</translation>
+    </message>
+    <message>
+        <source>in the system keyring ({keyring})</source>
+        <translation type="vanished">保存在系统钥匙串中（{keyring}）</translation>
+    </message>
+    <message>
+        <source>in a file only you can read</source>
+        <translation type="vanished">保存在只有你能读取的文件中</translation>
+    </message>
+    <message>
+        <source>{provider}: from the environment variable {var}</source>
+        <translation type="vanished">{provider}：来自环境变量 {var}</translation>
+    </message>
+    <message>
+        <source>{provider}: kept for this session only (forgotten when Labwright closes)</source>
+        <translation type="vanished">{provider}：仅在本次会话中保留（Labwright 关闭后即忘记）</translation>
+    </message>
+    <message>
+        <source>{provider}: in the system keyring ({keyring})</source>
+        <translation type="vanished">{provider}：保存在系统钥匙串中（{keyring}）</translation>
+    </message>
+    <message>
+        <source>{provider}: in the file {path} (only you can read it)</source>
+        <translation type="vanished">{provider}：保存在文件 {path} 中（只有你能读取）</translation>
+    </message>
+    <message>
+        <source>{provider}: in the file {path}, which others can read too</source>
+        <translation type="vanished">{provider}：保存在文件 {path} 中，但其他人也能读取它</translation>
+    </message>
+    <message>
+        <source>a key file Labwright does not use: {problem}</source>
+        <translation type="vanished">Labwright 不使用的密钥文件：{problem}</translation>
+    </message>
+    <message>
+        <source>{provider}: none needed (the server runs on this computer)</source>
+        <translation type="vanished">{provider}：无需密钥（服务器运行在本机）</translation>
+    </message>
+    <message>
+        <source>{provider}: none yet; Settings keeps keys in the system keyring ({keyring})</source>
+        <translation type="vanished">{provider}：尚无密钥；设置会把密钥保存在系统钥匙串中（{keyring}）</translation>
+    </message>
+    <message>
+        <source>{provider}: none yet; with no system keyring here, Settings keeps keys in a file only you can read, in {path}</source>
+        <translation type="vanished">{provider}：尚无密钥；本机没有系统钥匙串，设置会把密钥保存在只有你能读取的文件中，位于 {path}</translation>
+    </message>
+    <message>
+        <source>{provider} at {url}: no API key yet. Offline reports work; for reports written by a model, add one in Settings (kept {store})</source>
+        <translation type="vanished">{provider}（{url}）：尚无 API 密钥。离线报告可以生成；要由模型撰写报告，请在设置中添加密钥（{store}）</translation>
     </message>
 </context>
 <context>
