@@ -135,7 +135,7 @@ class _Smoke:
 
     def qt(self) -> str:
         from PySide6 import __version__ as pyside_version
-        from PySide6.QtCore import qInstallMessageHandler
+        from PySide6.QtCore import QCoreApplication, qInstallMessageHandler
 
         from labwright.core.settings.saved import Settings
         from labwright.gui.app import create_app
@@ -147,6 +147,8 @@ class _Smoke:
         if install_language("zh_CN") != "zh_CN":
             raise RuntimeError("the Chinese translation did not load")
         install_language("en")
+        if QCoreApplication.translate("Timeline", "%n file(s)", "", 2) != "2 files":
+            raise RuntimeError("the English plural forms did not load")
         self.window = window = MainWindow(None, Settings())
         window.show()
         app.processEvents()
