@@ -160,7 +160,9 @@ class LogPane(QWidget):
         elif not self._entries:
             text = self.tr("Compile log: no errors or warnings")
         else:
-            text = self.tr("Compile log: {0} error(s), {1} warning(s)").format(errors, warnings)
+            text = self.tr("Compile log: {0}, {1}").format(
+                self.tr("%n error(s)", "", errors), self.tr("%n warning(s)", "", warnings)
+            )
         self.header.setText(text)
         self.header.setToolTip(self.tr("Show or hide the errors and warnings of the last compile"))
 

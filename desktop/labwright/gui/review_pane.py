@@ -440,9 +440,7 @@ class ReviewPane(QWidget):
         else:
             n = len(result.errors)
             self._set_status(
-                lambda: self.tr("{0} compile error(s): the preview shows the last good PDF").format(
-                    n
-                )
+                lambda: self.tr("%n compile error(s): the preview shows the last good PDF", "", n)
             )
         self.refresh(result)
         self.compiled.emit(result.ok)

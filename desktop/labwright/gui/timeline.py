@@ -539,17 +539,13 @@ def milestone_summary(stage: str, status: str, detail: Any) -> str:
     elif stage == "gap" and "requirements" in d:
         unmet = d.get("unmet")
         n_unmet = len(unmet) if isinstance(unmet, list) else int(unmet or 0)
-        parts.append(
-            QCoreApplication.translate("Timeline", "{0} requirements, {1} not yet met").format(
-                d["requirements"], n_unmet
-            )
-        )
+        requirements = as_count(d["requirements"])
+        parts.append(QCoreApplication.translate("Timeline", "%n requirement(s)", "", requirements))
+        parts.append(QCoreApplication.translate("Timeline", "%n not yet met", "", n_unmet))
     elif stage == "draft" and "version" in d:
-        parts.append(
-            QCoreApplication.translate("Timeline", "version {0}, {1} characters").format(
-                d["version"], d.get("chars", 0)
-            )
-        )
+        parts.append(QCoreApplication.translate("Timeline", "version {0}").format(d["version"]))
+        chars = as_count(d.get("chars", 0))
+        parts.append(QCoreApplication.translate("Timeline", "%n character(s)", "", chars))
         if d.get("skeleton"):
             parts.append(QCoreApplication.translate("Timeline", "a skeleton with TODOs"))
         numbers = d.get("numbers")

@@ -29,6 +29,33 @@
     </message>
 </context>
 <context>
+    <name>LogPane</name>
+    <message numerus="yes">
+        <source>%n error(s)</source>
+        <translation>
+            <numerusform>%n error</numerusform>
+            <numerusform>%n errors</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n warning(s)</source>
+        <translation>
+            <numerusform>%n warning</numerusform>
+            <numerusform>%n warnings</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
+    <name>ReviewPane</name>
+    <message numerus="yes">
+        <source>%n compile error(s): the preview shows the last good PDF</source>
+        <translation>
+            <numerusform>%n compile error: the preview shows the last good PDF</numerusform>
+            <numerusform>%n compile errors: the preview shows the last good PDF</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
     <name>RunHeader</name>
     <message numerus="yes">
         <source>%n hidden</source>
@@ -87,6 +114,20 @@
         <translation>
             <numerusform>%n figure</numerusform>
             <numerusform>%n figures</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n requirement(s)</source>
+        <translation>
+            <numerusform>%n requirement</numerusform>
+            <numerusform>%n requirements</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n not yet met</source>
+        <translation>
+            <numerusform>%n not yet met</numerusform>
+            <numerusform>%n not yet met</numerusform>
         </translation>
     </message>
     <message numerus="yes">

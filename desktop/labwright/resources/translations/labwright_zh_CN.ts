@@ -475,8 +475,20 @@
         <translation>编译日志：没有错误或警告</translation>
     </message>
     <message>
-        <source>Compile log: {0} error(s), {1} warning(s)</source>
-        <translation>编译日志：{0} 个错误，{1} 个警告</translation>
+        <source>Compile log: {0}, {1}</source>
+        <translation>编译日志：{0}，{1}</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n error(s)</source>
+        <translation>
+            <numerusform>%n 个错误</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n warning(s)</source>
+        <translation>
+            <numerusform>%n 个警告</numerusform>
+        </translation>
     </message>
     <message>
         <source>Show or hide the errors and warnings of the last compile</source>
@@ -1040,9 +1052,11 @@
         <source>Compiled in {0:.1f} s</source>
         <translation>编译用时 {0:.1f} 秒</translation>
     </message>
-    <message>
-        <source>{0} compile error(s): the preview shows the last good PDF</source>
-        <translation>{0} 个编译错误：预览显示的是上一次成功的 PDF</translation>
+    <message numerus="yes">
+        <source>%n compile error(s): the preview shows the last good PDF</source>
+        <translation>
+            <numerusform>%n 个编译错误：预览显示的是上一次成功的 PDF</numerusform>
+        </translation>
     </message>
     <message>
         <source>SyncTeX has no position for this line.</source>
@@ -2369,6 +2383,22 @@
         </translation>
     </message>
     <message numerus="yes">
+        <source>%n requirement(s)</source>
+        <translation>
+            <numerusform>%n 项要求</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n not yet met</source>
+        <translation>
+            <numerusform>%n 项尚未满足</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>version {0}</source>
+        <translation>第 {0} 版</translation>
+    </message>
+    <message numerus="yes">
         <source>%n number(s) not found in the material</source>
         <translation>
             <numerusform>%n 个数字在材料中找不到</numerusform>
@@ -2395,14 +2425,6 @@
     <message>
         <source>Offline: no model read the material</source>
         <translation>离线：没有模型阅读材料</translation>
-    </message>
-    <message>
-        <source>{0} requirements, {1} not yet met</source>
-        <translation>{0} 项要求，{1} 项尚未满足</translation>
-    </message>
-    <message>
-        <source>version {0}, {1} characters</source>
-        <translation>第 {0} 版，{1} 个字符</translation>
     </message>
     <message>
         <source>a skeleton with TODOs</source>
