@@ -3,6 +3,7 @@ kept as evidence, a report number traced to the line that printed it (DESIGN.md)
 
 from __future__ import annotations
 
+import hashlib
 import json
 import math
 import shutil
@@ -104,6 +105,11 @@ def test_a_fitted_slope_in_the_draft_traces_to_the_analysis_line_that_printed_it
     (analysis,) = [r for r in records if r["kind"] == "analysis_output"]
     assert analysis["path"].startswith("analysis/g-from-the-t-2-l-fit-")
     assert analysis["inputs"] == ["data/periods.csv"] and "fit(df" in analysis["code"]
+    data = (pendulum / "data" / "periods.csv").read_bytes()
+    digest = hashlib.sha256(data).hexdigest()
+    assert analysis["input_files"] == [
+        {"path": "data/periods.csv", "sha256": digest, "bytes": len(data)}
+    ]
     assert analysis["purpose"] == "g from the T^2-L fit"
     shown = {r["name"]: r for r in analysis["results"]}
     assert math.isclose(shown["slope"]["value"], slope, rel_tol=1e-9)

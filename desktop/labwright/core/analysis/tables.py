@@ -83,9 +83,7 @@ def prepare(folder: Path, paths: Iterable[str], *, max_cells: int = MAX_CELLS) -
     """The payload of `load` for these files (relative to `folder`): {"files": {rel: entry}}."""
     files: dict[str, Any] = {}
     budget = max_cells
-    for rel in dict.fromkeys(
-        p.strip().lstrip("./") if p.startswith("./") else p.strip() for p in paths
-    ):
+    for rel in dict.fromkeys(p.strip().removeprefix("./") for p in paths):
         if not rel or rel in files:
             continue
         found = scan_tables(folder, rel, max_rows=MAX_ROWS)

@@ -177,6 +177,17 @@ def _analysis_names(job: dict, results: list) -> dict:
     return dict(module.predefined(analysis.get("tables") or {}, PurePath(job["data_dir"]), results))
 
 
+def _helpers(job: dict, results: list, analysis_mode: bool) -> dict:
+    """The analysis names; a figure goes on without them if the library cannot load
+    (its code then meets a NameError only if it uses them), an analysis cannot."""
+    if analysis_mode:
+        return _analysis_names(job, results)
+    try:
+        return _analysis_names(job, results)
+    except Exception:  # noqa: BLE001 - the figure does not need them
+        return {}
+
+
 def _realpath_roots(paths: list[str]) -> tuple[str, ...]:
     out: list[str] = []
     for p in paths:
@@ -851,13 +862,13 @@ def main(argv: list[str]) -> int:
         os.write(channel_fd, (json.dumps(record, default=str) + "\n").encode("utf-8"))
 
     results: list = []  # what show() printed, for the parent to check against stdout
+    analysis_mode = job.get("mode") == "analysis"
     try:
         _trusted_imports(job["preimport"] + _analysis_imports(job))
-        helpers = _analysis_names(job, results)
+        helpers = _helpers(job, results, analysis_mode)
     except Exception as exc:  # noqa: BLE001 - a broken installation, not the user's fault
         emit({"event": "result", "status": "setup_error", "error": f"{type(exc).__name__}: {exc}"})
         return 1
-    analysis_mode = job.get("mode") == "analysis"
     try:
         code = compile(job["code"], "<figure>", "exec", dont_inherit=True)
     except (SyntaxError, ValueError) as exc:

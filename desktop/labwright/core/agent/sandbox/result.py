@@ -40,6 +40,7 @@ class AnalysisResult:
     results — what show() printed, one {name, value, u, unit, text, line} each: checked
               by the parent (each line is in stdout), never trusted beyond plain values.
     code_error — the code itself raised (the model's to fix), not the sandbox failing.
+    inputs  — the declared input files as they were when it ran (SHA-256 and size).
     """
 
     ok: bool
@@ -48,3 +49,4 @@ class AnalysisResult:
     stdout: str = ""
     results: list[dict[str, Any]] = field(default_factory=list)
     code_error: bool = False
+    inputs: list[dict[str, Any]] = field(default_factory=list)  # {path, sha256, bytes} each

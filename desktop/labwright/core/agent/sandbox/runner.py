@@ -1010,12 +1010,13 @@ def _judge_analysis(
             False, failed.denied, failed.message, stdout=failed.stdout, code_error=code_error
         )
     shown = _shown_results(result.get("results"), stdout)
+    hashes = [{"path": f.rel, "sha256": f.sha256, "bytes": f.size} for f in inputs]
     if not stdout.strip():
         text = (
             "Your code ran but printed nothing. print() the values you computed, or "
             "show('name', value, 'unit') each result (value ± uncertainty)."
         )
-        return AnalysisResult(True, False, text, stdout="", results=[])
+        return AnalysisResult(True, False, text, stdout="", results=[], inputs=hashes)
     text = "Printed output:\n" + _clip(stdout.strip(), MAX_ANALYSIS_MESSAGE)
     refusals = [r for r in outcome.records if r.get("event") == "refused"]
     if refusals:
@@ -1024,7 +1025,7 @@ def _judge_analysis(
     warnings = str(result.get("stderr", "")).strip()
     if warnings:
         text += f"\nWarnings:\n{_head(warnings, 300)}"
-    return AnalysisResult(True, False, text, stdout=stdout, results=shown)
+    return AnalysisResult(True, False, text, stdout=stdout, results=shown, inputs=hashes)
 
 
 def _shown_results(raw: object, stdout: str) -> list[dict]:

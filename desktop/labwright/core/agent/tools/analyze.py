@@ -113,6 +113,7 @@ class Analyze(Tool):
             "kind": EVIDENCE_KIND,
             "text": result.stdout,
             "inputs": inputs,
+            "input_files": result.inputs,  # each with its SHA-256 when the code ran
             "purpose": purpose,
             "code": code,
             "results": result.results,
