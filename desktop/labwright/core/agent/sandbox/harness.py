@@ -137,8 +137,8 @@ def _trusted_imports(modules: list[str]) -> None:
             sys.modules["pandas"].set_option("mode.max_threads", 1)
 
 
-# The analysis library as the child knows it: loaded from its folder under this name,
-# so nothing else of labwright is imported (or importable) here.
+# The analysis library as the child knows it: loaded from its folder under this name, so
+# nothing else of labwright is imported here (the package's __init__ files never run).
 _ANALYSIS_MODULE = "labwright_analysis"
 
 
