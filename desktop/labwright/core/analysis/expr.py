@@ -198,7 +198,7 @@ def _call(node: ast.Call, names: list[str], text: str) -> _Node:
 
 
 def _has_uncertainty(value: Value) -> bool:
-    from uncertainties import UFloat
+    from uncertainties import UFloat  # type: ignore[import-untyped]
 
     if isinstance(value, UFloat):
         return True

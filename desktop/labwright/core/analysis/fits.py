@@ -61,7 +61,7 @@ class Fit:
     params: dict[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
-        from uncertainties import correlated_values, ufloat
+        from uncertainties import correlated_values, ufloat  # type: ignore[import-untyped]
 
         if np.all(np.isfinite(self.cov)):
             values = correlated_values(self.values, self.cov, tags=list(self.names))

@@ -89,7 +89,7 @@ def predefined(
     payload: Payload, data_dir: PurePath | None, results: list[dict[str, Any]]
 ) -> dict[str, Any]:
     """load, fit, show, ufloat, unumpy, umath, and the library's helpers (EXTRA_NAMES)."""
-    from uncertainties import ufloat, umath, unumpy
+    from uncertainties import ufloat, umath, unumpy  # type: ignore[import-untyped]
 
     loader = Loader(payload, data_dir)
     return {

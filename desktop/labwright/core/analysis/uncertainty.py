@@ -92,7 +92,7 @@ def measure(
     u_A from the spread (with Student's t when `confidence` is given), u_B = Δ/√3 from the
     instrument's limit of error `limit` (or the `distribution`'s divisor). A single
     reading has only its type B uncertainty."""
-    from uncertainties import ufloat
+    from uncertainties import ufloat  # type: ignore[import-untyped]
 
     x = _values(values)
     if len(x) == 0:
