@@ -86,16 +86,16 @@ def test_planck_regression_gives_h_within_5_percent(corpus_folder):
 
 
 def test_planck_in_the_sandbox_prints_h_as_the_ta_writes_it(corpus_folder, tmp_path):
+    """analyze on the real folder: load() gives the sideways table as the detector reads
+    it (points as rows), the fit and h come out as the TA writes them."""
     from labwright.core.agent.tools.analyze import Analyze
     from labwright.core.agent.tools.base import ToolContext
 
     folder = corpus_folder("zh-photoelectric-planck")
     code = (
-        "import numpy as np, openpyxl\n"
-        "ws = openpyxl.load_workbook(DATA_DIR / 'Plank_data.xlsx', data_only=True)['Sheet1']\n"
-        "nu = np.array([ws[c + '7'].value for c in 'CDEFG'], float) * 1e14\n"
-        "U = np.array([ws[c + '8'].value for c in 'CDEFG'], float)\n"
-        "f = fit(nu, U)\n"
+        "df = load('Plank_data.xlsx')\n"
+        "print(len(df), df.attrs['units']['波长'])\n"
+        "f = fit(df['频率'] * 1e14, df['截止电压 手动'])\n"
         "show('b', f.slope, 'V s')\n"
         "print(f'r = {f.r:.5f}')\n"
         "h = 1.602176634e-19 * f.slope\n"
@@ -108,11 +108,25 @@ def test_planck_in_the_sandbox_prints_h_as_the_ta_writes_it(corpus_folder, tmp_p
     )
     assert out.ok, out.content
     assert out.evidence["text"].splitlines() == [
+        "5 nm",
         "b = (4.342 ± 0.079) × 10^-15 V s",
         "r = 0.99951",
         "h = (6.96 ± 0.13) × 10^-34 J s",
         "eta = 5.0 ± 1.9 %",
     ]
+
+
+def test_geiger_counting_statistics_through_load_leave_the_sum_rows_out(corpus_folder):
+    """load() hands out data rows only: the 20 rates of Part B, not the sum (C53) and the
+    'ave rate' (C54) under them — the issue's "mean 74.44" where the sheet says 39.08."""
+    from labwright.core.analysis.tables import load_table
+
+    folder = corpus_folder("en-geiger-radioactivity")
+    part_b = load_table(folder, "1MP1 - Radioactivity.xlsx", table="A32:D52")
+    assert len(part_b) == 20
+    mean = measure(part_b["Rate"])
+    assert close(mean.nominal_value, 39.083333333333336, 1e-9)
+    assert close(mean.std_dev, 0.22806713898113623, 1e-6)
 
 
 # -- en-geiger-radioactivity: ln R against absorber thickness, weighted by Poisson ----------
