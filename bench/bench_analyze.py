@@ -19,6 +19,7 @@ import sys
 import time
 from pathlib import Path
 
+from _result import result  # noqa: E402
 from labwright.core.agent.sandbox.runner import run_analysis
 from labwright.core.confine import support
 
@@ -61,6 +62,8 @@ def main() -> None:
     print(f"analyze (run_analysis): median {s * 1000:.0f} ms over {runs} runs")
     print(f"plain python, same computation: median {p * 1000:.0f} ms")
     print(f"ratio: {s / p:.2f}")
+    result("analyze_ratio", s / p, None, "x")  # no goal yet: a figure to watch
+    result("analyze_median_ms", s * 1000, None, "ms")
 
 
 if __name__ == "__main__":
