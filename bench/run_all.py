@@ -41,6 +41,7 @@ REAL_TIMEOUT_S = 2400
 
 # The smaller counts --quick passes (benchmarks without a count run as they are).
 QUICK: dict[str, list[str]] = {
+    "bench_analyze": ["--runs", "3"],
     "bench_compile": ["--runs", "2"],
     "bench_gui_events": ["2000"],
     "bench_inflight": ["--runs", "5"],

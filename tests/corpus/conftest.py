@@ -26,3 +26,19 @@ def corpus() -> Path:
             "its data files are never committed"
         )
     return root
+
+
+@pytest.fixture
+def corpus_folder():
+    """corpus_folder("zh-photoelectric-planck") → that folder's material/, or a skip."""
+
+    def find(name: str) -> Path:
+        folder = corpus_root() / name / "material"
+        if not folder.is_dir():
+            pytest.skip(
+                f"the TA corpus folder {name} is not here ({folder}); set LABWRIGHT_CORPUS to "
+                "the corpus (its files are private and never committed)"
+            )
+        return folder
+
+    return find

@@ -29,6 +29,12 @@ dynattr ones with every layer on ("tool-full"). Every figure run is waited for w
 bound (its time limit plus a margin): a hung run fails the test instead of hanging it.
 Two whole runs against the fake model server end too.
 
+The analyze tool runs model code in the same child (with load, fit and show predefined
+and no figure to save): a representative subset of the corpus runs through it as well —
+the first payloads of every class with the static check off ("analyze"), the FULL ones
+with every layer ("analyze-full"), and the first dynattr ones through the analyze tool
+itself ("analyze-tool") — judged by the same effects.
+
 Some probes are batched into one child per class where the probes fail softly (a
 PermissionError from Landlock or the hook) and each probe's outcome is printed on
 its own line; those lines are checked one by one. (The former
@@ -62,6 +68,7 @@ from canary import CANARY, SECRET_KEY, leaks
 from labwright.core import confine
 from labwright.core.agent.sandbox import FigureResult, check_code, child_files, run_figure
 from labwright.core.agent.sandbox import runner as sandbox_runner
+from labwright.core.agent.sandbox.runner import run_analysis
 
 CAP_BYTES = sandbox_runner.MAX_FILE_MB * 1024 * 1024
 PASSWD_MARKERS = (":x:0:0:", "/bin/bash", "/usr/sbin/nologin", "daemon:")
@@ -78,7 +85,8 @@ def _listing(folder: str | Path) -> set[str]:
 
 def _persistence_state() -> dict[str, set[str]]:
     """Where a payload would plant code for later runs: site-packages, the stdlib,
-    their __pycache__ folders, and every shared matplotlib cache of this user."""
+    their __pycache__ folders, every shared matplotlib cache of this user, and the
+    analysis library the child loads."""
     state = {}
     for d in [*SITE_DIRS, STDLIB_DIR]:
         state[d] = _listing(d)
@@ -88,6 +96,8 @@ def _persistence_state() -> dict[str, set[str]]:
     for pkg in ("numpy", "matplotlib"):
         for d in SITE_DIRS:
             state[f"{d}/{pkg}"] = _listing(os.path.join(d, pkg))
+    # the analysis library every figure and analysis child loads from its source folder
+    state[str(sandbox_runner.ANALYSIS_PACKAGE)] = _listing(sandbox_runner.ANALYSIS_PACKAGE)
     return state
 
 
@@ -1582,6 +1592,30 @@ FULL = {
 }
 
 
+# How many payloads of each class also run through analyze (see the module docstring).
+ANALYZE_PER_CLASS = 3
+ANALYZE_TOOL_DYNATTR = 5
+
+
+def _analyze_cases() -> list:
+    taken: dict[str, int] = {}
+    cases = []
+    for p in PAYLOADS:
+        if p.via_tool:
+            continue
+        if taken.get(p.cls, 0) < ANALYZE_PER_CLASS or p.id in FULL:
+            taken[p.cls] = taken.get(p.cls, 0) + 1
+            cases.append(pytest.param(p, "analyze", id=f"{p.cls}-{p.id}-analyze"))
+    cases += [
+        pytest.param(p, "analyze-full", id=f"{p.cls}-{p.id}-analyze-full")
+        for p in PAYLOADS
+        if p.id in FULL
+    ]
+    dynattr = [p for p in PAYLOADS if p.cls == "dynattr"][:ANALYZE_TOOL_DYNATTR]
+    cases += [pytest.param(p, "analyze-tool", id=f"{p.cls}-{p.id}-analyze-tool") for p in dynattr]
+    return cases
+
+
 def _cases() -> list:
     direct = [p for p in PAYLOADS if not p.via_tool]
     cases = [pytest.param(p, "layer2", id=f"{p.cls}-{p.id}") for p in direct]
@@ -1596,11 +1630,16 @@ def _cases() -> list:
             cases.append(pytest.param(p, "tool-nohook-files", id=f"{p.cls}-{p.id}-files"))
         if p.static and p.cls == "dynattr":
             cases.append(pytest.param(p, "tool-full", id=f"{p.cls}-{p.id}-tool-full"))
-    return cases
+    return cases + _analyze_cases()
 
 
 def _expected(payload: Payload, mode: str) -> tuple[str, str]:
     """(outcome, text in the message) a payload must end with in `mode`."""
+    if mode == "analyze-full" and payload.static:
+        return "denied", "static check"
+    if mode.startswith("analyze") and payload.expect != "denied":
+        # an analysis needs no figure: code that got nowhere and drew nothing may end "ok"
+        return "any", ""
     if mode in ("full", "tool-full") and payload.static:
         return "denied", "static check" if mode == "tool-full" else payload.expect_in_message
     if mode == "tool-nohook-files":
@@ -1680,12 +1719,14 @@ def _run_payload(
     if payload.staged_mb is not None:
         monkeypatch.setattr(sandbox_runner, "MAX_STAGED_MB", payload.staged_mb, raising=False)
     code = scene.render(payload.code)
-    if mode in ("layer2", "tool", "tool-nohook", "tool-nohook-files"):
+    if mode in ("layer2", "tool", "tool-nohook", "tool-nohook-files", "analyze", "analyze-tool"):
         # The child hides the builtin open; with the static check off the attacker has
         # it back (`import builtins`): give it, so each payload tries the real thing.
         code = "from builtins import open\n" + code
     if mode.startswith("tool"):
         return _run_tool(code, payload, mode, scene, monkeypatch)
+    if mode.startswith("analyze"):
+        return _run_analyze(code, payload, mode, scene, monkeypatch)
     started = time.monotonic()
     if mode == "full":
         result = _bounded(lambda: run_figure(code, **kwargs), payload.timeout_s, scene.work_root)
@@ -1754,6 +1795,46 @@ def _run_tool(
     started = time.monotonic()
     outcome = _bounded(lambda: MakeFigure().run(args, ctx), TOOL_TIMEOUT_S, scene.work_root)
     result = FigureResult(outcome.ok, outcome.denied == "sandbox_denied", outcome.content)
+    return result, time.monotonic() - started
+
+
+def _run_analyze(
+    code: str, payload: Payload, mode: str, scene: Scene, monkeypatch: pytest.MonkeyPatch
+) -> tuple[FigureResult, float]:
+    """The payload as analysis code: through the runner (static check off, or every layer
+    on) or as an analyze call in a run; its outcome in FigureResult's shape for the checks."""
+    from labwright.core.agent.tools.analyze import Analyze
+    from labwright.core.agent.tools.base import ToolContext
+
+    inputs = list(payload.inputs) or None
+    started = time.monotonic()
+    if mode == "analyze-tool":
+        monkeypatch.setattr(sandbox_runner, "violations_of", lambda tree: [])
+        args: dict[str, Any] = {"code": code, "purpose": "escape attempt"}
+        if inputs:
+            args["inputs"] = inputs
+        ctx = ToolContext(root=scene.data, run_dir=scene.figures.parent)
+        outcome = _bounded(lambda: Analyze().run(args, ctx), TOOL_TIMEOUT_S, scene.work_root)
+        stdout = (outcome.evidence or {}).get("text", "")
+        result = FigureResult(
+            outcome.ok, outcome.denied == "sandbox_denied", outcome.content, stdout=stdout
+        )
+        return result, time.monotonic() - started
+    kwargs = dict(
+        data_dir=scene.data,
+        inputs=inputs,
+        timeout_s=payload.timeout_s,
+        memory_mb=payload.memory_mb,
+    )
+    if mode == "analyze-full":
+        done = _bounded(lambda: run_analysis(code, **kwargs), payload.timeout_s, scene.work_root)
+    else:
+        done = _bounded(
+            lambda: sandbox_runner._run_analysis(code, static_check=False, **kwargs),
+            payload.timeout_s,
+            scene.work_root,
+        )
+    result = FigureResult(done.ok, done.denied, done.message, stdout=done.stdout)
     return result, time.monotonic() - started
 
 

@@ -117,6 +117,8 @@ def _collapsed(paths: list[str], tables: Outline) -> list[str]:
 def _first_messages(config: RunConfig, scan: ScanResult, tools: Toolbox) -> list[dict]:
     figures = any(t.traits.figure for t in tools.values())
     figure_hint = message("figure_hint_make" if figures else "figure_hint_later")
+    analysis = any(t.traits.analysis for t in tools.values())
+    analysis_hint = message("analysis_hint") + "\n" if analysis else ""
     # The tables in the data files, so the model reads the right ranges; a series of
     # files alike (31 spectra) is one line in both the listing and the outline.
     tables = outline(config.folder, scan.sample.get("data", []), max_lines=MAX_OUTLINE_LINES)
@@ -130,7 +132,10 @@ def _first_messages(config: RunConfig, scan: ScanResult, tools: Toolbox) -> list
         {
             "role": "system",
             "content": prompt(
-                "explore_system", figure_hint=figure_hint, max_iters=config.max_tool_iters
+                "explore_system",
+                figure_hint=figure_hint,
+                analysis_hint=analysis_hint,
+                max_iters=config.max_tool_iters,
             ),
         },
         {

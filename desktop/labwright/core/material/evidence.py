@@ -1,9 +1,11 @@
 """Evidence with its sources: every number the material showed, and where it stood.
 
 Exploration keeps each productive read as a record {"path", "kind", "offset",
-"end", "text", "spans"} (evidence.jsonl; `record_of_page`) and each figure's
+"end", "text", "spans"} (evidence.jsonl; `record_of_page`), each figure's
 printed output as {"path": "figures/x.pdf", "kind": "figure_output", "text":
-stdout, "inputs"}. This module turns those records into `EvidenceNumber`s: the
+stdout, "inputs"} and each analysis's as {"path": "analysis/<name>", "kind":
+"analysis_output", "text": stdout, "inputs", "purpose", "code", "results"} (a
+report number traces to the line that printed it; `results` are show()'s values). This module turns those records into `EvidenceNumber`s: the
 value as written, its unit when the material states one (a column header
 "Range, m", "length_m", or a unit right after the number), and a `Source` a
 reviewer can follow: file, sheet and cell, table and row, line, page or
@@ -492,6 +494,7 @@ class _Reader:
         self.header: dict[int, str] = {}
         self.after_numbers = False
         self.delim = self._delimiter(str(record.get("text", "")))
+        self.results = _results_by_line(record)
 
     def _delimiter(self, text: str) -> str | None:
         if self.kind == "xlsx":
@@ -552,6 +555,8 @@ class _Reader:
         cell = f"{_col_letter(col)}{row}" if sheet is not None and row and col is not None else None
         if self.kind == "figure_output":
             location = "printed by the figure's code"
+        elif self.kind == ANALYSIS_OUTPUT:
+            location = f"line {reader_line + 1} printed by the analysis"
         elif self.kind == "image":
             location = "answer about the image"
         elif sheet is not None:
@@ -586,12 +591,31 @@ class _Reader:
         )
 
 
+def _results_by_line(record: dict[str, Any]) -> dict[int, dict[str, Any]]:
+    """show()'s results of an analysis record, by the line of its output they stand on."""
+    found = record.get("results")
+    if record.get("kind") != ANALYSIS_OUTPUT or not isinstance(found, list):
+        return {}
+    out: dict[int, dict[str, Any]] = {}
+    for r in found:
+        if (
+            isinstance(r, dict)
+            and isinstance(r.get("line"), int)
+            and not isinstance(r["line"], bool)
+        ):
+            out.setdefault(r["line"], r)
+    return out
+
+
 def _clip(text: str, n: int) -> str:
     text = " ".join(text.split())
     return text if len(text) <= n else text[: n - 1] + "…"
 
 
 def _numbers_of_line(reader: _Reader, i: int, line: str) -> Iterator[EvidenceNumber]:
+    if reader.kind == ANALYSIS_OUTPUT:
+        yield from _analysis_numbers(reader, i, line)
+        return
     span = reader.place(i)
     if span is not None and span.marker:
         return  # the reader's own heading, not the material
@@ -614,6 +638,52 @@ def _numbers_of_line(reader: _Reader, i: int, line: str) -> Iterator[EvidenceNum
             yield EvidenceNumber(
                 number_value(m.group(1), m.group(2) or m.group(3)), m.group(0), unit, src
             )
+
+
+# -- what analysis code printed (the analyze tool) -------------------------------------
+
+ANALYSIS_OUTPUT = "analysis_output"  # agent/tools/analyze.py EVIDENCE_KIND
+_REAL = r"[-+−]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?"
+# "(4.342 ± 0.079) × 10^-15": a value and its uncertainty under one power of ten
+_SCALED = re.compile(
+    rf"\(\s*({_REAL})\s*(?:±|\+/-|\+-)\s*({_REAL})\s*\)\s*[×x*]\s*10\s*\^\s*\(?([-+−]?\d+)\)?"
+)
+
+
+def _as_float(text: str) -> float:
+    return float(text.replace("−", "-"))
+
+
+def _analysis_numbers(reader: _Reader, i: int, line: str) -> Iterator[EvidenceNumber]:
+    """A printed line's numbers: as written ("4.342", a report's "(4.342 \\pm 0.079)\\times
+    10^{-15}"), and a value under a shared power of ten also whole (4.342e-15, the
+    \\SI{4.342(79)e-15}{...} form). A line show() printed gives its result exactly, with
+    its unit."""
+    src = reader.source(i, line, None, None)
+    shown = reader.results.get(i)
+    unit = parse_unit(shown["unit"]) if shown and shown.get("unit") else None
+    rest = line
+    for m in _SCALED.finditer(line):
+        power = 10.0 ** int(m.group(3).replace("−", "-"))
+        for k in (1, 2):
+            written = m.group(k)
+            yield EvidenceNumber(abs(_as_float(written)), written, None, src)
+            whole = abs(_as_float(written)) * power
+            yield EvidenceNumber(whole, f"{whole:.6g}", unit, src)
+        rest = rest.replace(m.group(0), " " * len(m.group(0)))
+    if shown is not None:
+        for key in ("value", "u"):
+            value = shown.get(key)
+            if isinstance(value, (int, float)) and math.isfinite(value) and value:
+                yield EvidenceNumber(abs(float(value)), f"{value:.6g}", unit, src, derived=None)
+    _, sep, after = rest.partition("=")
+    for m in NUMBER.finditer(rest):
+        if shown is not None and sep and m.start() > len(rest) - len(after):
+            continue  # a show() line's value: yielded above, exactly
+        found = _inline_unit(rest, m.end()) if unit is None else unit
+        yield EvidenceNumber(
+            number_value(m.group(1), m.group(2) or m.group(3)), m.group(0), found, src
+        )
 
 
 _STATISTIC_ROLES = ("measured", "uncertainty")  # tables/roles.py STATISTIC_ROLES

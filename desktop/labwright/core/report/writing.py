@@ -232,6 +232,9 @@ def evidence_text(evidence: list[dict[str, Any]], limit: int = EVIDENCE_CHARS) -
             where += f" (lines {e['offset']}–{e['end']})"
         if e.get("kind") == "image":
             where += f" (image; asked: {e.get('question', '')})"
+        if e.get("kind") == "analysis_output":  # what analyze printed, and what it computed
+            inputs = ", ".join(str(p) for p in e.get("inputs") or []) or "no data file named"
+            where += f" (printed by the analysis: {e.get('purpose', '')}; data: {inputs})"
         body = e.get("text", "")[:EXCERPT_CHARS]
         block = f"## {where}\n{body}\n"
         if used + len(block) > limit:

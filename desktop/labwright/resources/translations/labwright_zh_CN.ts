@@ -1754,6 +1754,18 @@
         <translation>作图已停用（没有系统沙箱）</translation>
     </message>
     <message>
+        <source>analysis {name}</source>
+        <translation>分析 {name}</translation>
+    </message>
+    <message>
+        <source>{name}: printed nothing</source>
+        <translation>{name}：没有输出</translation>
+    </message>
+    <message>
+        <source>analysis disabled (no OS sandbox)</source>
+        <translation>数据分析已停用（没有系统沙箱）</translation>
+    </message>
+    <message>
         <source>missing {fields}</source>
         <translation>缺少 {fields}</translation>
     </message>

@@ -3,7 +3,9 @@
 Started by runner.py as ``python -I harness.py JOB.json`` in a fresh temporary
 directory with a scrubbed environment. It must import nothing from labwright: the
 parent passes every policy value in the job file, so this file is the whole of
-the child's trusted code.
+the child's trusted code — but for the analysis library (core/analysis: load, fit,
+show ...), which it loads from the folder the job names, under a name of its own,
+before the hook goes up (`_analysis_names`).
 
 Order matters:
 1. resource limits (memory, CPU, file size, core dumps, process count);
@@ -133,6 +135,57 @@ def _trusted_imports(modules: list[str]) -> None:
         # (Older pandas has no such option.)
         with contextlib.suppress(Exception):
             sys.modules["pandas"].set_option("mode.max_threads", 1)
+
+
+# The analysis library as the child knows it: loaded from its folder under this name, so
+# nothing else of labwright is imported here (the package's __init__ files never run).
+_ANALYSIS_MODULE = "labwright_analysis"
+
+
+def _analysis_imports(job: dict) -> list[str]:
+    """What load, fit and show need, imported while the process is still trusted.
+
+    scipy itself always (the hook's list of files allowed to generate code is taken from
+    it); for an analysis also pandas and the scipy parts every fit and t factor use."""
+    if not job.get("analysis"):
+        return []
+    names = ["scipy", "uncertainties", "uncertainties.umath", "uncertainties.unumpy"]
+    if job.get("mode") == "analysis":
+        names += ["pandas", "scipy.optimize", "scipy.stats"]
+    return names
+
+
+def _analysis_names(job: dict, results: list) -> dict:
+    """load, fit, show, ufloat ... for the user code (core/analysis/namespace.py)."""
+    import importlib.util
+    from pathlib import PurePath
+
+    analysis = job.get("analysis")
+    if not analysis:
+        return {}
+    package = analysis["package"]
+    spec = importlib.util.spec_from_file_location(
+        _ANALYSIS_MODULE,
+        os.path.join(package, "__init__.py"),
+        submodule_search_locations=[package],
+    )
+    if spec is None or spec.loader is None:
+        raise ImportError(f"the analysis library is not at {package}")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[_ANALYSIS_MODULE] = module
+    spec.loader.exec_module(module)
+    return dict(module.predefined(analysis.get("tables") or {}, PurePath(job["data_dir"]), results))
+
+
+def _helpers(job: dict, results: list, analysis_mode: bool) -> dict:
+    """The analysis names; a figure goes on without them if the library cannot load
+    (its code then meets a NameError only if it uses them), an analysis cannot."""
+    if analysis_mode:
+        return _analysis_names(job, results)
+    try:
+        return _analysis_names(job, results)
+    except Exception:  # noqa: BLE001 - the figure does not need them
+        return {}
 
 
 def _realpath_roots(paths: list[str]) -> tuple[str, ...]:
@@ -805,10 +858,14 @@ def main(argv: list[str]) -> int:
     _scrub_environment()
 
     def emit(record: dict) -> None:
-        os.write(channel_fd, (json.dumps(record) + "\n").encode("utf-8"))
+        # default=str: show()'s records hold what the code passed it
+        os.write(channel_fd, (json.dumps(record, default=str) + "\n").encode("utf-8"))
 
+    results: list = []  # what show() printed, for the parent to check against stdout
+    analysis_mode = job.get("mode") == "analysis"
     try:
-        _trusted_imports(job["preimport"])
+        _trusted_imports(job["preimport"] + _analysis_imports(job))
+        helpers = _helpers(job, results, analysis_mode)
     except Exception as exc:  # noqa: BLE001 - a broken installation, not the user's fault
         emit({"event": "result", "status": "setup_error", "error": f"{type(exc).__name__}: {exc}"})
         return 1
@@ -826,9 +883,10 @@ def main(argv: list[str]) -> int:
 
     work = os.path.realpath(job["work_dir"])
     staging = os.path.realpath(job["staging_dir"])
+    library = [job["analysis"]["package"]] if job.get("analysis") else []
     read_roots = _realpath_roots(
         [job["data_dir"], job["mpl_cache_dir"], *_library_roots(), *_zoneinfo_roots()]
-        + [os.path.dirname(plt.matplotlib.get_data_path())]
+        + [os.path.dirname(plt.matplotlib.get_data_path()), *library]
     )
     read_files = frozenset(
         _realpath_roots(
@@ -841,6 +899,7 @@ def main(argv: list[str]) -> int:
     stdout = _CappedText(int(job["max_output_chars"]))
     stderr = _CappedText(int(job["max_output_chars"]))
     user_globals = {
+        **helpers,
         "__name__": "__main__",
         "__builtins__": _user_builtins(job["hidden_builtins"]),
         "DATA_DIR": Path(job["data_dir"]),
@@ -883,12 +942,12 @@ def main(argv: list[str]) -> int:
     except BaseException as exc:  # noqa: BLE001 - report every failure to the model
         status, tb_text = "error", _traceback_tail(exc, int(job["max_traceback_chars"]))
     saved = opened = 0
-    if status == "ok":
+    if status == "ok" and not analysis_mode:  # an analysis keeps no figure
         try:
             saved, opened = _save_figures(staging, int(job["max_figures"]), int(job["dpi"]))
         except BaseException as exc:  # noqa: BLE001
             status, tb_text = "error", _traceback_tail(exc, int(job["max_traceback_chars"]))
-    if status == "ok" and saved == 0:
+    if status == "ok" and saved == 0 and not analysis_mode:
         status = "no_figure"
     emit(
         {
@@ -899,6 +958,7 @@ def main(argv: list[str]) -> int:
             "open_figures": opened,
             "stdout": stdout.getvalue(),
             "stderr": stderr.getvalue(),
+            "results": results,
         }
     )
     return 0

@@ -17,7 +17,9 @@ here and only then copied into figures_dir.
 
 from __future__ import annotations
 
+import ast
 import contextlib
+import importlib.util
 import json
 import os
 import selectors
@@ -34,15 +36,27 @@ from typing import IO
 
 from labwright.core import confine
 from labwright.core.agent.sandbox import child_files, provenance
-from labwright.core.agent.sandbox.result import FigureResult
+from labwright.core.agent.sandbox.result import AnalysisResult, FigureResult
 from labwright.core.agent.sandbox.static_check import (
     FORBIDDEN_NAMES,
     imported_modules,
+    load_paths,
     parse,
     violations_of,
 )
 
 HARNESS = Path(__file__).with_name("harness.py")
+
+
+def _analysis_package() -> Path:
+    """The analysis library's folder (load, fit, show ...), which the child loads from its
+    source: found without importing the library here (it imports numpy)."""
+    spec = importlib.util.find_spec("labwright.core.analysis")
+    assert spec is not None and spec.submodule_search_locations
+    return Path(next(iter(spec.submodule_search_locations))).resolve()
+
+
+ANALYSIS_PACKAGE = _analysis_package()
 EXIT_DENIED = 86  # keep in sync with harness._EXIT_DENIED
 
 MAX_FIGURES = 8
@@ -82,6 +96,12 @@ _FIXES = {
 }
 _DEFAULT_FIX = "use only numpy, pandas, scipy and matplotlib on the files under DATA_DIR."
 
+UNCONFINED_ANALYSIS_MESSAGE = (
+    "Analysis code is disabled on this machine (no OS sandbox): Labwright will not run "
+    "model-written code without operating-system confinement unless the user allows it "
+    "(--allow-unconfined). Do not call analyze again; quote the numbers the material states "
+    "and leave the computations to the report's own fits of the tables."
+)
 UNCONFINED_MESSAGE = (
     "Figures are disabled on this machine (no OS sandbox): Labwright will not run "
     "model-written code without operating-system confinement unless the user allows it "
@@ -169,6 +189,53 @@ def _run(
         return FigureResult(False, False, UNCONFINED_MESSAGE)
     try:
         stem = provenance.safe_stem(filename)
+    except provenance.InputError as exc:
+        return FigureResult(False, True, f"Refused: {exc}")
+    ready = _prepare(code, data_dir, inputs, static_check)
+    if isinstance(ready, FigureResult):
+        return ready
+    work = _make_work_dir()
+    try:
+        staging = work / "staging"
+        staging.mkdir()
+        outcome = _run_child(
+            code=code,
+            preimport=imported_modules(ready.tree),
+            data_dir=Path(os.path.realpath(data_dir)),
+            work=work,
+            staging=staging,
+            timeout_s=timeout_s,
+            memory_mb=memory_mb,
+            analysis=_analysis_job(data_dir, ready),
+        )
+        return _judge(
+            outcome,
+            staging,
+            figures_dir,
+            stem,
+            code,
+            caption,
+            ready.inputs,
+            timeout_s,
+            memory_mb,
+        )
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+@dataclass(frozen=True)
+class _Prepared:
+    """Code that parsed and passed the static check, with its declared inputs resolved."""
+
+    tree: ast.Module
+    inputs: list[provenance.InputFile]
+
+
+def _prepare(
+    code: str, data_dir: Path, inputs: list[str] | None, static_check: bool
+) -> _Prepared | FigureResult:
+    """The checks before any process starts: the data folder, the inputs, parse, layer 1."""
+    try:
         if not data_dir.is_dir():
             return FigureResult(False, False, f"The data folder {data_dir} does not exist.")
         input_files = provenance.resolve_inputs(data_dir, inputs)
@@ -187,23 +254,76 @@ def _run(
             more = f"\n(and {len(violations) - 12} more)" if len(violations) > 12 else ""
             text = f"Refused before running (static check):\n{shown}{more}"
             return FigureResult(False, True, _clip(text))
+    return _Prepared(tree, input_files)
 
+
+def _analysis_job(data_dir: Path, ready: _Prepared) -> dict:
+    """What the child needs for load, fit and show: where the analysis library is, and the
+    tables of the declared inputs and of the files the code names in load("...") calls,
+    found by the table detector here in the parent (child code never runs it)."""
+    from labwright.core.agent.sandbox.tables import tables_for
+
+    rels = [f.rel for f in ready.inputs] + load_paths(ready.tree)
+    return {"package": str(ANALYSIS_PACKAGE), "tables": tables_for(data_dir, rels)}
+
+
+def run_analysis(
+    code: str,
+    *,
+    data_dir: Path,
+    inputs: list[str] | None = None,
+    timeout_s: float = 60.0,
+    memory_mb: int = 1536,
+    allow_unconfined: bool = False,
+) -> AnalysisResult:
+    """Run model-written analysis code (analyze) in the same sandbox as a figure.
+
+    The same checks, confinement and limits as run_figure; the code finds load, fit,
+    show and the `uncertainties` names predefined, and what it printed (and showed) is the
+    result. No figure is kept."""
+    return _run_analysis(
+        code,
+        data_dir=Path(data_dir),
+        inputs=inputs,
+        timeout_s=timeout_s,
+        memory_mb=memory_mb,
+        static_check=True,
+        allow_unconfined=allow_unconfined,
+    )
+
+
+def _run_analysis(
+    code: str,
+    *,
+    data_dir: Path,
+    inputs: list[str] | None,
+    timeout_s: float,
+    memory_mb: int,
+    static_check: bool,
+    allow_unconfined: bool = False,
+) -> AnalysisResult:
+    """run_analysis with a switch for the static layer (the escape corpus runs both tools)."""
+    if not figures_allowed(allow_unconfined):
+        return AnalysisResult(False, False, UNCONFINED_ANALYSIS_MESSAGE)
+    ready = _prepare(code, data_dir, inputs, static_check)
+    if isinstance(ready, FigureResult):
+        return AnalysisResult(ready.ok, ready.denied, ready.message)
     work = _make_work_dir()
     try:
         staging = work / "staging"
         staging.mkdir()
         outcome = _run_child(
             code=code,
-            preimport=imported_modules(tree),
+            preimport=imported_modules(ready.tree),
             data_dir=Path(os.path.realpath(data_dir)),
             work=work,
             staging=staging,
             timeout_s=timeout_s,
             memory_mb=memory_mb,
+            analysis=_analysis_job(data_dir, ready),
+            mode="analysis",
         )
-        return _judge(
-            outcome, staging, figures_dir, stem, code, caption, input_files, timeout_s, memory_mb
-        )
+        return _judge_analysis(outcome, code, ready.inputs, timeout_s, memory_mb)
     finally:
         shutil.rmtree(work, ignore_errors=True)
 
@@ -361,11 +481,14 @@ def _run_child(
     staging: Path,
     timeout_s: float,
     memory_mb: int,
+    analysis: dict | None = None,
+    mode: str = "figure",
 ) -> _ChildOutcome:
     mpl_cache = _mpl_cache_dir(work)
     use_pipe = USE_PIPES
     confined = confine.support().any
-    pol = _policy(read=[data_dir, HARNESS.resolve(), mpl_cache], write=[work])
+    library = [ANALYSIS_PACKAGE] if analysis is not None else []  # its source, read-only
+    pol = _policy(read=[data_dir, HARNESS.resolve(), mpl_cache, *library], write=[work])
     if confined and pol.namespaces:
         # Inside its own user namespace the limit counts the child's tasks only.
         nproc_limit: int | None = NPROC_IN_NAMESPACE
@@ -393,6 +516,8 @@ def _run_child(
             "dpi": PNG_DPI,
             "channel_fd": streams.channel_fd if use_pipe else None,
             "channel_path": None if use_pipe else str(work / _CHANNEL_FILE),
+            "mode": mode,  # "figure": save the open figures; "analysis": the printed results
+            "analysis": analysis,
         }
         job_path = work / "job.json"
         job_path.write_text(json.dumps(job), encoding="utf-8")
@@ -713,29 +838,36 @@ def _head(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[:limit].rstrip() + " [...]"
 
 
-def _judge(
+def _result_record(outcome: _ChildOutcome) -> dict:
+    results = [r for r in outcome.records if r.get("event") == "result"]
+    return results[-1] if results else {}
+
+
+def _stdout_of(outcome: _ChildOutcome, result: dict) -> str:
+    denied = any(r.get("event") == "denied" for r in outcome.records)
+    return str(result.get("stdout", ""))[:MAX_OUTPUT_CHARS] if not denied else ""
+
+
+def _failure(
     outcome: _ChildOutcome,
-    staging: Path,
-    figures_dir: Path,
-    stem: str,
     code: str,
-    caption: str,
-    inputs: list[provenance.InputFile],
     timeout_s: float,
     memory_mb: int,
-) -> FigureResult:
+    fixes: dict[str, str] | None = None,
+) -> FigureResult | None:
+    """What went wrong in the child, as the model reads it; None when the code ran to its
+    end (a figure's or an analysis's own judging goes on from there)."""
     denials = [r for r in outcome.records if r.get("event") == "denied"]
     refusals = [r for r in outcome.records if r.get("event") == "refused"]
-    results = [r for r in outcome.records if r.get("event") == "result"]
-    result = results[-1] if results else {}
+    result = _result_record(outcome)
     status = result.get("status")
-    stdout = str(result.get("stdout", ""))[:MAX_OUTPUT_CHARS] if not denials else ""
+    stdout = _stdout_of(outcome, result)
 
     if denials or outcome.returncode == EXIT_DENIED or (refusals and status != "ok"):
         first = (denials or refusals or [{}])[0]
         rule = str(first.get("rule", "a forbidden operation"))
         detail = str(first.get("detail", ""))
-        fix = _FIXES.get(rule, _DEFAULT_FIX)
+        fix = (fixes or {}).get(rule) or _FIXES.get(rule, _DEFAULT_FIX)
         text = f"Refused by the sandbox (rule: {rule}"
         text += f"; attempted: {detail[:200]})." if detail else ")."
         text += " The run was stopped." if denials or outcome.returncode == EXIT_DENIED else ""
@@ -745,8 +877,10 @@ def _judge(
             False,
             False,
             f"Your code was stopped because {outcome.over_disk} (the sandbox allows "
-            f"{MAX_DISK_MB} MB and {MAX_DISK_FILES} files). A figure needs no files: leave it "
-            "open and the harness saves it.",
+            f"{MAX_DISK_MB} MB and {MAX_DISK_FILES} files). "
+            + (fixes or {}).get(
+                "disk", "A figure needs no files: leave it open and the harness saves it."
+            ),
         )
     if outcome.returncode == confine.EXIT_CONFINE_FAILED and status is None:
         return FigureResult(
@@ -784,6 +918,27 @@ def _judge(
         return FigureResult(
             False, False, _clip(f"Your code raised an error:\n{tb}{hint}{printed}"), stdout=stdout
         )
+    return None
+
+
+def _judge(
+    outcome: _ChildOutcome,
+    staging: Path,
+    figures_dir: Path,
+    stem: str,
+    code: str,
+    caption: str,
+    inputs: list[provenance.InputFile],
+    timeout_s: float,
+    memory_mb: int,
+) -> FigureResult:
+    failed = _failure(outcome, code, timeout_s, memory_mb)
+    if failed is not None:
+        return failed
+    result = _result_record(outcome)
+    status = result.get("status")
+    stdout = _stdout_of(outcome, result)
+    refusals = [r for r in outcome.records if r.get("event") == "refused"]
     if status == "no_figure":
         return FigureResult(
             False,
@@ -826,6 +981,85 @@ def _judge(
         meta=published.meta,
         stdout=stdout,
     )
+
+
+# What a refusal tells analysis code to do instead (the figure wording speaks of saving).
+_ANALYSIS_FIXES = {
+    "writing outside the figure output": "do not save or write files: print() or show() the results.",
+    "creating special files": "do not create files: print() or show() the results.",
+    "disk": "An analysis needs no files: print() or show() what it computes.",
+}
+MAX_ANALYSIS_MESSAGE = 4000  # what the model reads of the printed output
+MAX_RESULT_TEXT = 300
+MAX_RESULTS = 200
+
+
+def _judge_analysis(
+    outcome: _ChildOutcome,
+    code: str,
+    inputs: list[provenance.InputFile],
+    timeout_s: float,
+    memory_mb: int,
+) -> AnalysisResult:
+    failed = _failure(outcome, code, timeout_s, memory_mb, _ANALYSIS_FIXES)
+    result = _result_record(outcome)
+    stdout = _stdout_of(outcome, result)
+    if failed is not None:
+        code_error = not failed.denied and result.get("status") == "error"
+        return AnalysisResult(
+            False, failed.denied, failed.message, stdout=failed.stdout, code_error=code_error
+        )
+    shown = _shown_results(result.get("results"), stdout)
+    hashes = [{"path": f.rel, "sha256": f.sha256, "bytes": f.size} for f in inputs]
+    if not stdout.strip():
+        text = (
+            "Your code ran but printed nothing. print() the values you computed, or "
+            "show('name', value, 'unit') each result (value ± uncertainty)."
+        )
+        return AnalysisResult(True, False, text, stdout="", results=[], inputs=hashes)
+    text = "Printed output:\n" + _clip(stdout.strip(), MAX_ANALYSIS_MESSAGE)
+    refusals = [r for r in outcome.records if r.get("event") == "refused"]
+    if refusals:
+        refused = "; ".join(str(r.get("detail", ""))[:120] for r in refusals[:3])
+        text += f"\nNote: the sandbox refused reading {refused} (outside the data folder)."
+    warnings = str(result.get("stderr", "")).strip()
+    if warnings:
+        text += f"\nWarnings:\n{_head(warnings, 300)}"
+    return AnalysisResult(True, False, text, stdout=stdout, results=shown, inputs=hashes)
+
+
+def _shown_results(raw: object, stdout: str) -> list[dict]:
+    """show()'s records as plain values, each kept only if its line is in the printed output
+    (the child is untrusted: a result it did not print is no evidence)."""
+    if not isinstance(raw, list):
+        return []
+    lines = stdout.split("\n")
+    where: dict[str, int] = {}
+    for i, line in enumerate(lines):
+        where.setdefault(line.rstrip(), i)
+    out: list[dict] = []
+    for item in raw[:MAX_RESULTS]:
+        if not isinstance(item, dict):
+            continue
+        text = item.get("text")
+        if not isinstance(text, str) or text.rstrip() not in where:
+            continue
+        value, u = item.get("value"), item.get("u")
+        if not isinstance(value, (int, float)) or isinstance(value, bool):
+            continue
+        if u is not None and (not isinstance(u, (int, float)) or isinstance(u, bool)):
+            continue
+        out.append(
+            {
+                "name": str(item.get("name", ""))[:80],
+                "value": float(value),
+                "u": None if u is None else float(u),
+                "unit": str(item.get("unit", ""))[:40],
+                "text": text[:MAX_RESULT_TEXT],
+                "line": where[text.rstrip()],
+            }
+        )
+    return out
 
 
 def _tampered_message(refused: list[str]) -> str:

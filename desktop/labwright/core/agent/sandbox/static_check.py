@@ -25,6 +25,7 @@ ALLOWED_MODULES: frozenset[str] = frozenset(
         "matplotlib",
         "mpl_toolkits",
         "openpyxl",
+        "uncertainties",  # value ± u through formulas (analyze predefines ufloat, umath, unumpy)
         "math",
         "cmath",
         "statistics",
@@ -640,3 +641,36 @@ def imported_modules(tree: ast.Module) -> list[str]:
             add([node.module])
             add(f"{node.module}.{alias.name}" for alias in node.names if alias.name != "*")
     return found
+
+
+def load_paths(tree: ast.Module) -> list[str]:
+    """The files the code hands `load` as plain text: load("a.csv"), load(DATA_DIR / "d" / "a.csv").
+
+    The parent prepares their tables before the child starts (the table detector never
+    runs in the child); a path built at run time must be named in `inputs`."""
+    found: list[str] = []
+    for node in ast.walk(tree):
+        if (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Name)
+            and node.func.id == "load"
+            and node.args
+        ):
+            path = _literal_path(node.args[0])
+            if path and path not in found:
+                found.append(path)
+    return found
+
+
+def _literal_path(node: ast.expr) -> str | None:
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return node.value
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Div):
+        right = _literal_path(node.right)
+        if right is None:
+            return None
+        if isinstance(node.left, ast.Name) and node.left.id == "DATA_DIR":
+            return right
+        left = _literal_path(node.left)
+        return f"{left}/{right}" if left is not None else None
+    return None

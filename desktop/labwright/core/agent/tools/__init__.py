@@ -3,7 +3,7 @@
 Names and argument names are a stable interface (DESIGN.md): recorded
 transcripts and replays depend on them. A tool is one class here: its name,
 its schema and its traits (`ToolTraits`: runs in parallel, counts as reading,
-is the way out, lists a folder, makes a figure). The loop and the guards ask
+is the way out, lists a folder, makes a figure, computes the analysis). The loop and the guards ask
 the traits, never a tool's name, so a new tool is added by writing its class
 and listing it in `TOOL_TYPES`.
 """
@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from labwright.core.agent.tools.analyze import Analyze
 from labwright.core.agent.tools.base import Tool, ToolContext, ToolOutcome, ToolTraits
 from labwright.core.agent.tools.finish import FINISH, FinishExploration
 from labwright.core.agent.tools.list_dir import ListDir
@@ -20,7 +21,14 @@ from labwright.core.agent.tools.read_file import ReadFile
 from labwright.core.agent.tools.read_image import ReadImage
 
 # Every tool, in the order they are offered.
-TOOL_TYPES: tuple[type[Tool], ...] = (ListDir, ReadFile, ReadImage, MakeFigure, FinishExploration)
+TOOL_TYPES: tuple[type[Tool], ...] = (
+    ListDir,
+    ReadFile,
+    ReadImage,
+    MakeFigure,
+    Analyze,
+    FinishExploration,
+)
 _TRAITS = {t.name: t.traits for t in TOOL_TYPES}
 UNKNOWN = ToolTraits()  # a name no tool has: nothing counts for it
 

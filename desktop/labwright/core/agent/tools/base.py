@@ -62,6 +62,7 @@ class ToolTraits:
     finishing: bool = False  # the way out: forced in the final window, never counted
     lists: bool = False  # a listing: the same listing under another spelling is nothing new
     figure: bool = False  # makes a figure: counted against max_figures
+    analysis: bool = False  # computes the analysis in the sandbox: the prompt asks for one
 
 
 class Tool:

@@ -14,6 +14,8 @@ from labwright.core.report.verify.structure import _Report, _structure
 
 _TEX_NUMBER = re.compile(
     r"(?P<mant>\d{1,3}(?:(?:,|\{,\}|\\,)\d{3})+(?:\.\d+)?(?!\d)|\d+(?:\.\d+)?|\.\d+)"
+    # siunitx's compact uncertainty before the exponent: \SI{6.96(13)e-34}{...}
+    r"(?:\((?P<unc0>\d{1,3})\)(?=[eE][-+]?\d))?"
     r"(?:[eE](?P<e1>[-+]?\d+)"
     r"|\s*(?:\\times|\\cdot|×|·|x)\s*10\s*\^\s*(?:\{\s*(?P<e2>[-+−]?\s*\d+)\s*\}|(?P<e3>[-+−]?\d+))"
     r"|\s*[x×]\s*10(?P<e4>[⁻⁺]?[⁰¹²³⁴⁵⁶⁷⁸⁹]+))?"
@@ -59,15 +61,16 @@ def _number(m: re.Match[str], offset: int, tex: str) -> ReportNumber:
 
 
 def _uncertainty_in_parens(m: re.Match[str], n: ReportNumber, offset: int) -> ReportNumber:
-    """9.81(2): the 2 is in units of the last digit."""
-    digits = m.group("unc")
+    """9.81(2), 6.96(13)e-34: the 2 (the 13) is in units of the last digit."""
+    group = "unc" if m.group("unc") else "unc0"
+    digits = m.group(group)
     step = n.tol * 2
     return ReportNumber(
         text=digits,
         value=int(digits) * step,
         tol=step / 2,
-        start=offset + m.start("unc"),
-        end=offset + m.end("unc"),
+        start=offset + m.start(group),
+        end=offset + m.end(group),
         line=n.line,
         role="uncertainty",
     )
@@ -138,7 +141,7 @@ def _parse(tex: str) -> _Report:
         n = _number(m, 0, tex)
         n.unit = _unit_after(text, n.end)
         numbers.append(n)
-        if m.group("unc"):
+        if m.group("unc") or m.group("unc0"):
             u = _uncertainty_in_parens(m, n, 0)
             u.unit = n.unit
             numbers.append(u)
@@ -192,7 +195,7 @@ def _siunitx(m: re.Match[str], text: str, tex: str) -> list[ReportNumber]:
             if re.search(r"(?:±|\\pm)\s*$", inner[: num.start()]):
                 n.role = "uncertainty"
             out.append(n)
-            if num.group("unc"):
+            if num.group("unc") or num.group("unc0"):
                 u = _uncertainty_in_parens(num, n, a)
                 u.unit = unit
                 out.append(u)

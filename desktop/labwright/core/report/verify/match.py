@@ -50,7 +50,11 @@ def _same_dims(a: Unit | None, b: Unit | None) -> bool:
 
 
 def _rank(n: ReportNumber, e: EvidenceNumber, how_rank: int) -> tuple[float, ...]:
-    data_first = 0 if e.source.kind in ("csv", "tsv", "xlsx", "figure_output", "text") else 1
+    data_first = (
+        0
+        if e.source.kind in ("csv", "tsv", "xlsx", "figure_output", "analysis_output", "text")
+        else 1
+    )
     # a value whose stated unit agrees beats one whose unit is unknown
     agrees = 0 if _same_dims(n.unit, e.unit) or n.percent and e.unit is PERCENT else 1
     # a measured value beats a set point of the same value: only the former is evidence
