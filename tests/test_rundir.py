@@ -27,9 +27,9 @@ from labwright.core.rundir.records import (
     EvidenceRecord,
     GapRecord,
     NoteRecord,
-    RoleUsage,
     RunFileError,
     RunRecord,
+    UsageRecord,
 )
 from labwright.core.rundir.store import RunDirError
 
@@ -59,7 +59,7 @@ def _record(**changes) -> RunRecord:
         template="lab-en",
         started=1.5,
         finished=9.0,
-        usage={"write": RoleUsage(calls=2, prompt_tokens=10, completion_tokens=5, ms=30)},
+        usage={"write": UsageRecord(calls=2, prompt_tokens=10, completion_tokens=5, ms=30)},
         calls={"write": 2},
         total_tokens=15,
         gaps=[GapRecord("a plot", False, "no figure")],

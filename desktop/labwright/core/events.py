@@ -12,7 +12,7 @@ import json
 from dataclasses import asdict, dataclass, field, fields
 from typing import Any, ClassVar, Literal
 
-Stage = str
+StageName = str  # a stage of the plan (run/stages.py)
 MilestoneStatus = Literal["start", "end", "skipped"]
 GuardKind = Literal[
     "dedup",
@@ -55,7 +55,7 @@ class Event:
 @dataclass(frozen=True)
 class Milestone(Event):
     type: ClassVar[str] = "milestone"
-    stage: Stage
+    stage: StageName
     index: int
     total: int
     status: MilestoneStatus

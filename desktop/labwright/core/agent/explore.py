@@ -18,7 +18,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
-from labwright.core.agent.guards import Budget, Record, RunClock
+from labwright.core.agent.guards import Budget, CallRecord, RunClock
 from labwright.core.agent.ledger import Ledger
 from labwright.core.agent.tools import Tool, Toolbox, ToolContext, ToolOutcome, build_tools
 from labwright.core.agent.tools.base import Refused, error
@@ -335,7 +335,7 @@ def _mistake(name: str, e: ValueError) -> ToolOutcome:
 class _Slot:
     """A call of this turn on its way: its record and, once it ran, the tool's outcome."""
 
-    record: Record
+    record: CallRecord
     tool: Tool | None
     outcome: ToolOutcome | None = None
 

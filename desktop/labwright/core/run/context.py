@@ -23,7 +23,7 @@ from labwright.core.report.templates import load_template
 from labwright.core.report.writing import Writer
 from labwright.core.run.stages import Handoff, plan_pipeline
 from labwright.core.rundir.files import last_draft, load_run, save_run
-from labwright.core.rundir.records import NoteRecord, RoleUsage, RunRecord
+from labwright.core.rundir.records import NoteRecord, RunRecord, UsageRecord
 from labwright.core.rundir.store import RunDirError, RunStore, prepare_run_dir, read_journal
 from labwright.core.secrets import hide_secrets
 from labwright.core.settings.config import RunConfig
@@ -160,7 +160,7 @@ class RunContext:
             engines=self.engines.to_dict(),
             started=self.started,
             finished=time.time() if status != "running" else None,
-            usage={role: RoleUsage(**u) for role, u in usage.to_dict().items()},
+            usage={role: UsageRecord(**u) for role, u in usage.to_dict().items()},
             calls={role: u.calls for role, u in usage.by_role.items()},
             total_tokens=usage.total_tokens,
             cost_usd=round(spent_usd(self.config, usage), 6) if self.config.prices else None,

@@ -130,7 +130,7 @@ class Stage:
 # -- scan -----------------------------------------------------------------------
 
 
-class Scan(Stage):
+class ScanStage(Stage):
     name = "scan"  # reads the material folder only; the result is the milestone's detail
 
     def run(self, run: RunContext) -> Iterator[Event]:
@@ -167,7 +167,7 @@ def _confinement(allow_unconfined: bool) -> dict[str, Any]:
 # -- explore ------------------------------------------------------------------------
 
 
-class Explore(Stage):
+class ExploreStage(Stage):
     name = "explore"
     writes = ("findings.json", "evidence.jsonl", "figures/")
 
@@ -244,7 +244,7 @@ class Explore(Stage):
 # -- figures, gap ---------------------------------------------------------------------
 
 
-class Figures(Stage):
+class FiguresStage(Stage):
     name = "figures"
     reads = ("findings.json",)  # the figures the model made while exploring
     writes = ("figures.json", "figures/")
@@ -276,7 +276,7 @@ class Figures(Stage):
         run.h.figures = [f.to_dict() for f in load_figures(run.dir) or []]
 
 
-class Gap(Stage):
+class GapStage(Stage):
     name = "gap"
     reads = ("findings.json", "evidence.jsonl", "figures.json")
     writes = ("gaps.json", "run.json:gaps", "run.json:notes")
@@ -328,7 +328,7 @@ def _requirements(run: RunContext) -> list[str]:
 # -- draft, reflect ---------------------------------------------------------------------
 
 
-class Draft(Stage):
+class DraftStage(Stage):
     name = "draft"
     reads = ("findings.json", "evidence.jsonl", "figures.json", "gaps.json")
     writes = ("report.tex", "drafts/", "numbers.json", "run.json:skeleton", "run.json:numbers")
@@ -428,7 +428,7 @@ def _check_numbers(run: RunContext, tex: str) -> Verification | None:
     return result
 
 
-class Reflect(Stage):
+class ReflectStage(Stage):
     name = "reflect"
     reads = ("report.tex", "evidence.jsonl")
     writes = ("report.tex", "drafts/", "numbers.json", "run.json:numbers", "run.json:converged")
@@ -476,7 +476,7 @@ class Reflect(Stage):
 # -- bib, compile -----------------------------------------------------------------------
 
 
-class Bib(Stage):
+class BibStage(Stage):
     name = "bib"
     reads = ("report.tex",)
     writes = (
@@ -518,7 +518,7 @@ class Bib(Stage):
             run.h.unresolved_citations = run.prior.unresolved_citations
 
 
-class Compile(Stage):
+class CompileStage(Stage):
     name = "compile"
     reads = ("report.tex", "refs.bib", "figures/")
     writes = ("report.pdf", "report.tex", "drafts/", "run.json:compile")
@@ -596,5 +596,15 @@ class Compile(Stage):
 
 
 STAGES: dict[str, Stage] = {
-    s.name: s for s in (Scan(), Explore(), Figures(), Gap(), Draft(), Reflect(), Bib(), Compile())
+    s.name: s
+    for s in (
+        ScanStage(),
+        ExploreStage(),
+        FiguresStage(),
+        GapStage(),
+        DraftStage(),
+        ReflectStage(),
+        BibStage(),
+        CompileStage(),
+    )
 }

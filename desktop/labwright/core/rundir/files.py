@@ -24,10 +24,10 @@ from labwright.core.rundir.records import (
     SCHEMA_VERSION,
     EvidenceRecord,
     FigureRecord,
+    FileRecord,
     FindingsRecord,
     GapRecord,
     NumbersRecord,
-    Record,
     RunFileError,
     RunRecord,
     _Bad,
@@ -42,7 +42,7 @@ GAPS_JSON = "gaps.json"
 NUMBERS_JSON = "numbers.json"
 RUN_FILES = (RUN_JSON, FINDINGS_JSON, EVIDENCE_JSONL, FIGURES_JSON, GAPS_JSON, NUMBERS_JSON)
 
-R = TypeVar("R", bound=Record)
+R = TypeVar("R", bound=FileRecord)
 
 
 def _raw(path: Path) -> Any:

@@ -31,11 +31,11 @@ class _Bad(Exception):
         self.where, self.what = where, what
 
 
-R = TypeVar("R", bound="Record")
+R = TypeVar("R", bound="FileRecord")
 
 
 @dataclass
-class Record:
+class FileRecord:
     """Base of the records: a dataclass with a checked JSON form.
 
     `_OMIT_NONE` names the fields written only when set (keys that an older run.json
@@ -63,7 +63,7 @@ class Record:
 
 
 def _plain(value: Any) -> Any:
-    if isinstance(value, Record):
+    if isinstance(value, FileRecord):
         return value.to_dict()
     if isinstance(value, list):
         return [_plain(v) for v in value]
@@ -151,7 +151,7 @@ def _check(value: Any, tp: Any, where: str) -> Any:
             raise _Bad(where, f"holds {_kind(value)} where an object was expected")
         _, item = get_args(tp)
         return {str(k): _check(v, item, _key(where, str(k))) for k, v in value.items()}
-    if isinstance(tp, type) and is_dataclass(tp) and issubclass(tp, Record):
+    if isinstance(tp, type) and is_dataclass(tp) and issubclass(tp, FileRecord):
         return _record(tp, value, where)
     if tp is float and isinstance(value, (int, float)) and not isinstance(value, bool):
         return float(value) if isinstance(value, int) else value
@@ -167,7 +167,7 @@ def _check(value: Any, tp: Any, where: str) -> Any:
 
 
 @dataclass
-class RoleUsage(Record):
+class UsageRecord(FileRecord):
     _OMIT_NONE: ClassVar[frozenset[str]] = frozenset({"reasoning_tokens"})
     calls: int = 0
     prompt_tokens: int = 0
@@ -179,7 +179,7 @@ class RoleUsage(Record):
 
 
 @dataclass
-class CompileRecord(Record):
+class CompileRecord(FileRecord):
     """The last compile: the pipeline's, or the review pane's (by="review")."""
 
     _OMIT_NONE: ClassVar[frozenset[str]] = frozenset({"by"})
@@ -193,7 +193,7 @@ class CompileRecord(Record):
 
 
 @dataclass
-class GapRecord(Record):
+class GapRecord(FileRecord):
     """One requirement of the assignment, and whether the material supports it."""
 
     requirement: str
@@ -203,7 +203,7 @@ class GapRecord(Record):
 
 
 @dataclass
-class NoteRecord(Record):
+class NoteRecord(FileRecord):
     """Something that went wrong in a stage without stopping it."""
 
     stage: str
@@ -211,7 +211,7 @@ class NoteRecord(Record):
 
 
 @dataclass
-class RunRecord(Record):
+class RunRecord(FileRecord):
     """run.json. The stage fields (gaps to compile) are absent until their stage ran."""
 
     _OMIT_NONE: ClassVar[frozenset[str]] = frozenset(
@@ -237,7 +237,7 @@ class RunRecord(Record):
     engines: dict[str, Any] = field(default_factory=dict)
     started: float | None = None
     finished: float | None = None
-    usage: dict[str, RoleUsage] = field(default_factory=dict)
+    usage: dict[str, UsageRecord] = field(default_factory=dict)
     calls: dict[str, int] = field(default_factory=dict)
     total_tokens: int = 0
     cost_usd: float | None = None
@@ -280,7 +280,7 @@ class RunRecord(Record):
 
 
 @dataclass
-class FindingsRecord(Record):
+class FindingsRecord(FileRecord):
     """findings.json: what the exploration concluded, or only what it gathered."""
 
     status: str = "cut_short"  # "finished" | "cut_short" | "no_evidence" | "cancelled"
@@ -314,7 +314,7 @@ class FindingsRecord(Record):
 
 
 @dataclass
-class FigureRecord(Record):
+class FigureRecord(FileRecord):
     """A figure the report may include (figures/<filename>.pdf and .png)."""
 
     filename: str
@@ -325,7 +325,7 @@ class FigureRecord(Record):
 
 
 @dataclass
-class EvidenceRecord(Record):
+class EvidenceRecord(FileRecord):
     """One line of evidence.jsonl: text the model was shown, and where it came from."""
 
     _OMIT_NONE: ClassVar[frozenset[str]] = frozenset({"kind", "offset", "end"})
@@ -338,7 +338,7 @@ class EvidenceRecord(Record):
 
 
 @dataclass
-class NumbersRecord(Record):
+class NumbersRecord(FileRecord):
     """numbers.json: every number of report.tex, traced to the evidence or not."""
 
     report: str = "report.tex"

@@ -38,7 +38,7 @@ class ReportNumber:
 
 
 @dataclass
-class Check:
+class NumberCheck:
     number: ReportNumber
     status: str  # matched | derived | cited | unmatched | skipped
     how: str = ""
@@ -70,18 +70,18 @@ class Check:
 
 @dataclass
 class Verification:
-    checks: list[Check] = field(default_factory=list)
+    checks: list[NumberCheck] = field(default_factory=list)
     evidence_numbers: int = 0
 
-    def by_status(self, *statuses: str) -> list[Check]:
+    def by_status(self, *statuses: str) -> list[NumberCheck]:
         return [c for c in self.checks if c.status in statuses]
 
     @property
-    def unmatched(self) -> list[Check]:
+    def unmatched(self) -> list[NumberCheck]:
         return self.by_status("unmatched")
 
     @property
-    def matched(self) -> list[Check]:
+    def matched(self) -> list[NumberCheck]:
         return self.by_status("matched", "derived", "cited")
 
     @property
