@@ -129,3 +129,75 @@ def test_a_compiled_and_redrafted_run_journals_the_same_milestones(material, tmp
         (rundir / "run.json").write_text(json.dumps(meta))
         list(redraft(rundir, note="use SI units", api_key="sk-test", base_url=llm.base_url))
     _compare("redrafted_run", _lines(rundir, tmp_path))
+
+
+# -- the journal reads back typed -------------------------------------------------------
+
+
+def test_the_journal_reads_back_as_typed_events_with_one_detail_type_per_stage(material, tmp_path):
+    from labwright.core.events import (
+        BibDetail,
+        Done,
+        DraftDetail,
+        Event,
+        ExploreSkipped,
+        FiguresDetail,
+        GapDetail,
+        Milestone,
+        ScanDetail,
+        ScanPlan,
+    )
+    from labwright.core.rundir.store import read_journal
+
+    with FakeLLM(route(EXPLORE)) as llm:
+        run(config_for(llm, material, tmp_path / "run", offline=True))
+    events = read_journal(tmp_path / "run")
+    lines = (tmp_path / "run" / "events.jsonl").read_text(encoding="utf-8").splitlines()
+    assert all(isinstance(e, Event) for e in events) and isinstance(events[-1], Done)
+    assert [e.to_json() for e in events] == lines  # typed, and nothing lost on the way
+    details = {
+        (e.stage, e.status): type(e.detail)
+        for e in events
+        if isinstance(e, Milestone) and e.detail is not None
+    }
+    assert details == {
+        ("scan", "start"): ScanPlan,
+        ("scan", "end"): ScanDetail,
+        ("explore", "skipped"): ExploreSkipped,
+        ("figures", "end"): FiguresDetail,
+        ("gap", "end"): GapDetail,
+        ("draft", "end"): DraftDetail,
+        ("bib", "end"): BibDetail,
+    }
+
+
+def test_a_journal_from_another_labwright_still_reads(tmp_path):
+    """Lines of a newer type, a detail of another shape, an older one with fewer keys, a
+    torn line: the journal still reads (the history replays it), nothing is invented."""
+    from labwright.core.events import Milestone, RawDetail, RedraftDetail, ScanPlan
+    from labwright.core.rundir.store import read_journal
+
+    run_dir = tmp_path / "run"
+    run_dir.mkdir()
+    lines = [
+        {"type": "milestone", "stage": "scan", "index": 1, "total": 2, "status": "start",
+         "detail": {"folder": "/m", "run_dir": "/r", "plan": ["scan", "draft"]}},
+        {"type": "thought", "text": "a type this Labwright does not know"},
+        {"type": "milestone", "stage": "scan", "index": 1, "total": 2, "status": "end",
+         "detail": "3 files"},
+        {"type": "milestone", "stage": "draft", "index": 2, "total": 2, "status": "start",
+         "detail": {"redraft": True, "note": None}},
+        {"type": "milestone", "stage": "draft", "index": 2, "total": 2, "status": "end",
+         "detail": {"version": "two"}},
+        {"type": "milestone", "stage": "draft"},
+    ]  # fmt: skip
+    text = "".join(json.dumps(line) + "\n" for line in lines) + '{"type": "milest'
+    (run_dir / "events.jsonl").write_text(text, encoding="utf-8")
+    events = read_journal(run_dir)
+    assert [type(e) for e in events] == [Milestone] * 4
+    start, end, redraft_start, draft_end = events
+    assert isinstance(start.detail, ScanPlan) and start.detail.plan == ["scan", "draft"]
+    assert start.detail.confinement is None  # older journals had none: none is made up
+    assert end.detail == RawDetail("3 files") and end.to_dict()["detail"] == "3 files"
+    assert redraft_start.redraft == RedraftDetail(None)
+    assert draft_end.detail == RawDetail({"version": "two"})  # kept as it came
