@@ -31,7 +31,7 @@ directory and `write_numbers` stores numbers.json for the review pane.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -45,6 +45,9 @@ from labwright.core.report.verify.match import _FRACTION_WORDS, _Index, _nearest
 from labwright.core.report.verify.match import match_evidence as match_evidence
 from labwright.core.report.verify.model import NumberCheck, ReportNumber, Verification
 from labwright.core.report.verify.structure import _Report
+from labwright.core.rundir.layout import RunDir
+from labwright.core.rundir.names import REPORT_TEX
+from labwright.core.rundir.records import EvidenceRecord, NumbersRecord
 
 __all__ = [
     "NumberCheck",
@@ -131,7 +134,7 @@ def _chance_guard(
 
 
 def verify_report(
-    tex: str, records: Iterable[dict[str, Any]], folder: Path | None = None
+    tex: str, records: Iterable[EvidenceRecord | Mapping[str, Any]], folder: Path | None = None
 ) -> Verification:
     """Check every number of the report against the evidence records (see the module doc)."""
     report = _parse(tex)
@@ -184,9 +187,7 @@ def verify_report(
 
 def run_folder(run_dir: Path) -> Path | None:
     """The material folder a run read (for workbook cell names), from its run.json."""
-    from labwright.core.rundir.files import try_load_run
-
-    meta = try_load_run(run_dir)
+    meta = RunDir(run_dir).try_load_run()
     folder = meta.folder if meta is not None else None
     return folder if folder is not None and folder.is_dir() else None
 
@@ -195,15 +196,10 @@ def verify_run(run_dir: Path, tex: str | None = None) -> Verification:
     """The check of a run directory's report.tex (or `tex`) against its evidence.
 
     Nothing is read through a link (core/rundir/fence.py): RunLinkError instead."""
-    from labwright.core.rundir import fence
-
     if tex is None:
-        tex = fence.read_text(run_dir, "report.tex")
+        tex = RunDir(run_dir).read_report()
     return verify_report(tex, load_run_evidence(run_dir), run_folder(run_dir))
 
 
-def write_numbers(run_dir: Path, verification: Verification, report: str = "report.tex") -> Path:
-    from labwright.core.rundir.files import save_numbers
-    from labwright.core.rundir.records import NumbersRecord
-
-    return save_numbers(run_dir, NumbersRecord.from_dict(verification.to_dict(report)))
+def write_numbers(run_dir: Path, verification: Verification, report: str = REPORT_TEX) -> Path:
+    return RunDir(run_dir).save_numbers(NumbersRecord.from_dict(verification.to_dict(report)))
