@@ -104,6 +104,12 @@ def _dispatch_on_strings(path: Path) -> list[str]:
             hit = node.left.attr == "type" and bool(strings)
         elif isinstance(node, ast.FormattedValue) and isinstance(node.value, ast.Attribute):
             hit = node.value.attr == "type"  # getattr(self, f"_on_{event.type}")
+        elif isinstance(node, ast.Assign) and isinstance(node.value, ast.Attribute):
+            hit = node.value.attr == "type"  # t = ev.type, compared further down
+        elif isinstance(node, ast.Call) and ast.unparse(node.func) == "isinstance":
+            first, kind = (node.args + [None, None])[:2]
+            as_dict = kind is not None and ast.unparse(kind) in ("dict", "Mapping")
+            hit = isinstance(first, ast.Attribute) and first.attr == "detail" and as_dict
         elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
             owner = node.func.value
             hit = (
@@ -135,5 +141,7 @@ def test_the_dispatch_scan_would_see_a_string_dispatch(tmp_path):
         "    if ev.type == 'llm':\n"
         "        return ev.detail.get('plan'), ev.detail['files']\n"
         "    getattr(self, f'_on_{ev.type}')(ev)\n"
+        "    t = ev.type\n"
+        "    d = ev.detail if isinstance(ev.detail, dict) else {}\n"
     )
-    assert len(_dispatch_on_strings(bad)) == 4
+    assert len(_dispatch_on_strings(bad)) == 6
