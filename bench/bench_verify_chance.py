@@ -38,7 +38,7 @@ from labwright.core.material.workspace import scan_folder  # noqa: E402
 from labwright.core.report.offline import offline_report  # noqa: E402
 from labwright.core.report.templates import load_template  # noqa: E402
 from labwright.core.report.verify import verify_report  # noqa: E402
-from labwright.core.report.verify.model import Check  # noqa: E402
+from labwright.core.report.verify.model import NumberCheck  # noqa: E402
 
 PROJECTILE = ROOT.parent / "shared" / "data" / "projectile-motion"
 PENDULUM = ROOT / "examples" / "pendulum"
@@ -84,7 +84,7 @@ def random_like(rng: random.Random, text: str) -> str:
     return text
 
 
-def real_traces(c: Case) -> list[Check]:
+def real_traces(c: Case) -> list[NumberCheck]:
     v = verify_report(c.tex, c.records, c.folder)
     return [
         ch for ch in v.checks

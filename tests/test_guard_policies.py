@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from labwright.core.agent.guards import Record, Verdict
+from labwright.core.agent.guards import CallRecord, Verdict
 from labwright.core.agent.guards.policies import (
     Coverage,
     CycleBreaker,
@@ -30,8 +30,8 @@ from labwright.core.settings.config import GuardLimits
 LIMITS = GuardLimits()
 
 
-def rec(name: str, args: Any = None, outcome: ToolOutcome | None = None, **kw: Any) -> Record:
-    r = Record("c1", name, {} if args is None else args, traits_of(name), outcome=outcome, **kw)
+def rec(name: str, args: Any = None, outcome: ToolOutcome | None = None, **kw: Any) -> CallRecord:
+    r = CallRecord("c1", name, {} if args is None else args, traits_of(name), outcome=outcome, **kw)
     if outcome is not None:
         r.productive = outcome.productive
     return r

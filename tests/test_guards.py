@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from labwright.core.agent.guards import Intervals, Record, Verdict, fingerprint
+from labwright.core.agent.guards import CallRecord, Intervals, Verdict, fingerprint
 from labwright.core.agent.guards.policies import FailureBreaker, Wander
 from labwright.core.agent.ledger import Ledger
 from labwright.core.agent.tools import traits_of
@@ -37,7 +37,7 @@ class Play:
         self.ledger = Ledger(limits)
         self.turn = 0
 
-    def propose(self, name: str, args: Any) -> Record:
+    def propose(self, name: str, args: Any) -> CallRecord:
         self.turn += 1
         call_id = f"c{self.turn}"
         assistant = {
@@ -50,7 +50,7 @@ class Play:
         self.ledger.reply(self.turn, assistant, [name])
         return self.ledger.propose(self.turn, call_id, name, args)
 
-    def call(self, name: str, args: Any, outcome: ToolOutcome | None = None) -> Record:
+    def call(self, name: str, args: Any, outcome: ToolOutcome | None = None) -> CallRecord:
         """Propose it, run it with `outcome` (ok() by default) if it may run, settle it."""
         record = self.propose(name, args)
         self.last = self.ledger.settle(record, (outcome or ok()) if record.ran else None)
@@ -108,9 +108,9 @@ def test_a_failed_call_is_not_deduplicated():
     assert g.propose("read_file", args).action == "run"
 
 
-def read(path: str, outcome: ToolOutcome) -> Record:
+def read(path: str, outcome: ToolOutcome) -> CallRecord:
     """A finished read_file call, as the failure breaker sees it after it ran."""
-    return Record(
+    return CallRecord(
         f"id-{path}", "read_file", {"path": path}, traits_of("read_file"), outcome=outcome
     )
 
@@ -279,9 +279,9 @@ def test_calls_to_a_withdrawn_tool_are_no_step_of_a_cycle():
 # -- wandering ----------------------------------------------------------------------
 
 
-def settled(name: str, outcome: ToolOutcome, *, cached: bool = False, i: int = 0) -> Record:
+def settled(name: str, outcome: ToolOutcome, *, cached: bool = False, i: int = 0) -> CallRecord:
     """A call with its final answer, as the wandering guard sees it."""
-    r = Record(f"c{i}", name, {"i": i}, traits_of(name), outcome=outcome, cached=cached)
+    r = CallRecord(f"c{i}", name, {"i": i}, traits_of(name), outcome=outcome, cached=cached)
     r.productive = outcome.productive
     return r
 
@@ -351,8 +351,8 @@ def test_wander_thresholds_are_tunable():
 def test_error_shape_drops_names_paths_and_numbers():
     from labwright.core.agent.guards import error_shape
 
-    a = error_shape("Cannot read 'results/run_1.csv': No such file: run_1.csv. Check the name.")
-    b = error_shape("Cannot read 'out/run_22.csv': No such file: run_22.csv. Check the name.")
+    a = error_shape("Cannot read 'results/run_1.csv': No such file: run_1.csv. Ruling the name.")
+    b = error_shape("Cannot read 'out/run_22.csv': No such file: run_22.csv. Ruling the name.")
     c = error_shape("Cannot read 'x.csv': x.csv can't be read: permission denied.")
     assert a == b and a != c
     assert error_shape("NameError: name 'df' is not defined (line 3)") == error_shape(
@@ -366,7 +366,7 @@ def test_error_shape_drops_names_paths_and_numbers():
 
 def missing(path: str) -> ToolOutcome:
     return ToolOutcome(
-        False, f"Cannot read '{path}': No such file: {path}. Check the name.", "failed", False
+        False, f"Cannot read '{path}': No such file: {path}. Ruling the name.", "failed", False
     )
 
 

@@ -28,6 +28,7 @@ from labwright.core.report.offline import (
     tex_text,
 )
 from labwright.core.report.templates import load_template
+from labwright.core.rundir.records import FigureRecord
 from labwright.core.rundir.store import atomic_write_text
 
 XLSX = "Data/Projectile motion.xlsx"
@@ -311,8 +312,8 @@ def test_projectile_skeleton_compiles_with_tables_and_plots(projectile_skeleton)
     assert "V\\_" in tex and "\\textasciicircum{}2" in tex and "\\% discrepancy" in tex
     assert len(report.tables) >= 6 and len(report.figures) >= 6
     for figure in report.figures:
-        assert f"figures/{figure['filename']}.pdf" in tex
-        assert (run / "figures" / f"{figure['filename']}.json").is_file()
+        assert f"figures/{figure.filename}.pdf" in tex
+        assert (run / "figures" / f"{figure.filename}.json").is_file()
 
     text = _pdf_text(projectile_skeleton.pdf)
     assert "TODO" in text
@@ -400,14 +401,14 @@ def test_given_figures_are_checked(tmp_path: Path) -> None:
     figures_dir.mkdir(parents=True)
     (figures_dir / "fit_curve.pdf").write_bytes(b"%PDF-1.4\n")
     given = [
-        {"filename": "fit_curve", "caption": "A fit: 5% off"},
-        {"filename": "missing", "caption": "never made"},
-        {"filename": "../escape", "caption": "a path"},
+        FigureRecord("fit_curve", "A fit: 5% off"),
+        FigureRecord("missing", "never made"),
+        FigureRecord("../escape", "a path"),
     ]
     report = offline_report(
         folder, scan_folder(folder), load_template("brief-en"), figures_dir, figures=given
     )
-    assert [f["filename"] for f in report.figures] == ["fit_curve"]
+    assert [f.filename for f in report.figures] == ["fit_curve"]
     assert (
         "\\includegraphics[width=0.85\\linewidth,height=0.5\\textheight,keepaspectratio]{figures/fit_curve.pdf}"
         in report.tex

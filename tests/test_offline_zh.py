@@ -83,13 +83,13 @@ def test_the_figure_caption_and_title_follow_the_language(tmp_path: Path) -> Non
     report = offline_report(
         folder, scan_folder(folder), load_template("lab-zh"), tmp_path / "run" / "figures"
     )
-    caption = next(f["caption"] for f in report.figures if "小车" in f["caption"])
+    caption = next(f.caption for f in report.figures if "小车" in f.caption)
     assert "的关系" in caption and "数据：小车.csv，第 2–9 行" in caption
     assert "against" not in caption and "lines" not in caption
     english = offline_report(
         folder, scan_folder(folder), load_template("lab-en"), tmp_path / "en" / "figures"
     )
-    caption = next(f["caption"] for f in english.figures if "小车" in f["caption"])
+    caption = next(f.caption for f in english.figures if "小车" in f.caption)
     assert "against" in caption and "小车.csv, lines 2–9" in caption
 
 

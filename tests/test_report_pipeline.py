@@ -20,6 +20,7 @@ from agent_helpers import (
 )
 from fakes import FakeLLM, call, text, tool_calls
 from labwright.cli import main
+from labwright.core.events import DraftDetail, NumbersSummary
 from labwright.core.report.latex import probe_engines
 from labwright.core.run.pipeline import plan_pipeline, run_agent
 
@@ -304,7 +305,9 @@ def test_an_invented_number_goes_to_reflect_and_the_revision_removes_it(material
     draft_end = [
         m for m in of_type(events, "milestone") if m.stage == "draft" and m.status == "end"
     ]
-    assert draft_end[0].detail["numbers"] == {"checked": 3, "unmatched": 1}
+    assert draft_end[0].detail == DraftDetail(
+        1, draft_end[0].detail.chars, False, NumbersSummary(3, 1)
+    )
 
 
 def test_a_revision_that_keeps_an_invented_number_ends_degraded(material, tmp_path, capsys):

@@ -22,6 +22,7 @@ from agent_helpers import (
 )
 from fakes import FakeLLM, call, text, tool_calls
 from labwright.cli import main
+from labwright.core.events import RedraftDetail
 from labwright.core.report import synctex
 from labwright.core.report.latex import probe_engines
 from labwright.core.report.review import (
@@ -448,7 +449,8 @@ def test_redraft_with_a_note_drafts_again_without_exploring(material, tmp_path):
         plan.index("draft") + 1,
         len(plan),
     )
-    assert head.detail == {"redraft": True, "note": "use SI units"}
+    assert head.detail == RedraftDetail("use SI units")
+    assert head.to_dict()["detail"] == {"redraft": True, "note": "use SI units"}
     assert [m.stage for m in milestones if m.status != "start"] == plan[plan.index("draft") :]
     done = of_type(events, "done")[-1]
     assert done.status == "ok" and done.reasons == []

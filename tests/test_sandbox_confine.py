@@ -127,10 +127,10 @@ def test_a_run_without_an_os_layer_falls_back_to_table_plots(
     assert "Figures are disabled on this machine (no OS sandbox)" in back
     assert not [c for c in spawned if any("harness.py" in part for part in c)]
     scan = [e for e in of_type(events, "milestone") if e.stage == "scan" and e.status == "start"]
-    assert scan[0].detail["confinement"]["figures"] == "disabled"
-    assert scan[0].detail["confinement"]["layers"] == []
+    assert scan[0].detail.confinement.figures == "disabled"
+    assert scan[0].detail.confinement.layers == []
     figs = [e for e in of_type(events, "milestone") if e.stage == "figures" and e.status == "end"]
-    assert figs[0].detail["made_by"] == "tables" and figs[0].detail["count"] >= 1
+    assert figs[0].detail.made_by == "tables" and figs[0].detail.count >= 1
     assert not (tmp_path / "run" / "figures" / "model_plot.pdf").exists()
     made = json.loads((tmp_path / "run" / "figures.json").read_text(encoding="utf-8"))
     assert made and all(f["filename"].startswith("table") for f in made)
@@ -147,7 +147,7 @@ def test_a_run_records_the_confinement_it_had(material: Path, tmp_path: Path) ->
     with FakeLLM(route(script)) as llm:
         events = run(config_for(llm, material, tmp_path / "run"))
     scan = [e for e in of_type(events, "milestone") if e.stage == "scan" and e.status == "start"]
-    info = scan[0].detail["confinement"]
+    info = scan[0].detail.confinement.to_dict()
     assert info["figures"] == "confined"
     assert info["landlock_abi"] == confine.support().landlock_abi >= 6
     journal = (tmp_path / "run" / "events.jsonl").read_text(encoding="utf-8")

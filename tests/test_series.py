@@ -127,9 +127,9 @@ def test_the_offline_report_shows_a_series_as_one_table_and_one_overlay(
     assert "mean of Level" not in tex and "mean of CH1" in tex
     assert "notes.txt: no table found" in tex
     spectra, traces = report.figures
-    assert spectra["caption"].startswith("Level (dBm) against Frequency (Hz) for 8 of the 31 files")
-    assert traces["caption"].startswith("CH1 (V) against Time (ms) for 8 of the 14 files")
-    meta = json.loads((tmp_path / "fig" / f"{spectra['filename']}.json").read_text())
+    assert spectra.caption.startswith("Level (dBm) against Frequency (Hz) for 8 of the 31 files")
+    assert traces.caption.startswith("CH1 (V) against Time (ms) for 8 of the 14 files")
+    meta = json.loads((tmp_path / "fig" / f"{spectra.filename}.json").read_text())
     drawn = meta["series"]["drawn"]
     assert len(drawn) == 8 and drawn[0] == "SA_001.csv" and drawn[-1] == "SA_031.csv"
 
@@ -139,7 +139,7 @@ def test_few_files_are_all_drawn(messy: Path, tmp_path: Path) -> None:
     shutil.copytree(messy / "spectra", folder)
     report = offline_report(folder, scan_folder(folder), load_template("lab-en"), tmp_path / "fig")
     [figure] = report.figures
-    assert figure["caption"].startswith("amplitude (dB) against frequency (Hz) for all 4 files")
+    assert figure.caption.startswith("amplitude (dB) against frequency (Hz) for all 4 files")
 
 
 def test_list_dir_outlines_the_tables_and_a_series_in_one_line(messy: Path, tmp_path: Path) -> None:

@@ -10,6 +10,7 @@ from agent_helpers import FINISH_ARGS, config_for, route
 from fakes import FakeLLM, call, tool_calls
 from labwright.core.run import pipeline
 from labwright.core.run.stages import STAGES, Handoff, plan_pipeline
+from labwright.core.rundir.records import EvidenceRecord, FigureRecord, GapRecord
 from labwright.core.settings.config import RunConfig
 
 EXPLORE = [
@@ -63,6 +64,12 @@ def test_a_resumed_run_reloads_exactly_what_its_stages_handed_on(material, tmp_p
         assert again.done_stages == set(range(len(first.plan)))
         pipeline._reload(again)
         assert _handoff(again.h) == _handoff(first.h)
+        # typed on both sides: the run hands on records, and reload does not make dicts
+        for h in (first.h, again.h):
+            assert h.gaps and all(isinstance(g, GapRecord) for g in h.gaps)
+            assert all(isinstance(f, FigureRecord) for f in h.figures)
+            assert all(isinstance(e, EvidenceRecord) for e in h.exploration.evidence)
+            assert all(isinstance(f, FigureRecord) for f in h.exploration.figures)
         assert again.reasons == first.reasons and again.notes == first.notes
         # and run.json written from the reloaded run says what the first one said
         fields = ("gaps", "skeleton", "numbers", "converged", "unresolved_citations", "compile")
@@ -137,6 +144,6 @@ def test_course_boilerplate_is_not_a_requirement_to_check(material, tmp_path):
     finish = call("finish_exploration", {**FINISH_ARGS, "assignment_requirements": requirements})
     with FakeLLM(route([EXPLORE[0], tool_calls(finish)])) as llm:
         done = _drive_to_the_end(config_for(llm, material, tmp_path / "run", reflect=1))
-    assert [g["requirement"] for g in done.h.gaps or []] == ["a plot of T"]
+    assert [g.requirement for g in done.h.gaps or []] == ["a plot of T"]
     saved = json.loads((tmp_path / "run" / "gaps.json").read_text(encoding="utf-8"))
     assert "Viva" not in json.dumps(saved)

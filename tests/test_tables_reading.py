@@ -264,7 +264,7 @@ def test_pairs_side_by_side_are_one_family_and_plotted_curve_by_curve(tmp_path: 
     made = offline_report(tmp_path, scan_folder(tmp_path), load_template("lab-en"),
                           tmp_path / "run" / "figures")  # fmt: skip
     [figure] = made.figures
-    meta = json.loads((tmp_path / "run" / "figures" / f"{figure['filename']}.json").read_text())
+    meta = json.loads((tmp_path / "run" / "figures" / f"{figure.filename}.json").read_text())
     assert meta["table"]["y"] == ["V (V)"]  # one quantity, one curve per R: never V against V
     assert [name for _, name in _curves(table, "V")] == ["R = 10", "R = 20"]
 
@@ -516,5 +516,5 @@ def test_repeats_are_plotted_as_their_mean_and_a_row_total_not_at_all(tmp_path: 
     report = offline_report(tmp_path, scan_folder(tmp_path), load_template("lab-en"),
                             tmp_path / "run" / "figures")  # fmt: skip
     [figure] = report.figures
-    meta = json.loads((tmp_path / "run" / "figures" / f"{figure['filename']}.json").read_text())
+    meta = json.loads((tmp_path / "run" / "figures" / f"{figure.filename}.json").read_text())
     assert meta["table"]["y"] == ["n average"]  # not n1, n2, n3 and their sum on one axis

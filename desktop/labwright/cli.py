@@ -17,10 +17,24 @@ from pathlib import Path
 from types import FrameType
 from typing import TYPE_CHECKING, Any, TextIO
 
-from labwright.core import events
+# The event types only (a small module of dataclasses): what the printers dispatch on.
+from labwright.core.events import (
+    Done,
+    Draft,
+    Error,
+    Event,
+    Guard,
+    LLMCall,
+    Milestone,
+    MilestoneDetail,
+    Progress,
+    ScanDetail,
+    ScanPlan,
+    ToolCall,
+    ToolResult,
+)
 
 if TYPE_CHECKING:
-    from labwright.core.events import Event, Progress
     from labwright.core.report.verify import Verification
     from labwright.core.settings.config import GuardLimits, RunConfig
 
@@ -340,9 +354,9 @@ def cmd_run(a: argparse.Namespace) -> int:
     try:
         for event in run:
             printer(event)
-            if isinstance(event, events.Done):
+            if isinstance(event, Done):
                 status = event.status
-            elif isinstance(event, events.Error):
+            elif isinstance(event, Error):
                 error = event.message
     except RunDirError as e:
         _say(e)
@@ -401,9 +415,10 @@ def cmd_verify(a: argparse.Namespace) -> int:
     from labwright.core.report.verify import verify_run, write_numbers
     from labwright.core.rundir import fence
     from labwright.core.rundir.files import is_run_dir
+    from labwright.core.rundir.layout import RunDir
 
     run_dir: Path = a.run_dir
-    report = run_dir / "report.tex"
+    run = RunDir(run_dir)
     if not run_dir.is_dir() or not is_run_dir(run_dir):
         _say(f"{run_dir} is not a Labwright run directory (no run.json).")
         return EXIT_USAGE
@@ -413,9 +428,9 @@ def cmd_verify(a: argparse.Namespace) -> int:
         _say(e)
         return EXIT_USAGE
     try:
-        tex = fence.read_text(run_dir, "report.tex")
+        tex = run.read_report()
     except (OSError, UnicodeDecodeError) as e:
-        _say(f"cannot read {report}: {e}")
+        _say(f"cannot read {run.report_tex}: {e}")
         return EXIT_USAGE
     result = verify_run(run_dir, tex)
     try:
@@ -508,7 +523,7 @@ class LogPrinter:
         self._sparse = 0  # the call's last SPARSE_PROGRESS_S mark printed (not a terminal)
 
     def __call__(self, ev: Event) -> None:
-        if isinstance(ev, events.Progress):
+        if isinstance(ev, Progress):
             self._show_progress(ev)
             return
         self._sparse = 0
@@ -550,41 +565,45 @@ class LogPrinter:
         from labwright.core.reasons import guard_text, reason_text
 
         s = terminal_safe
-        if isinstance(ev, events.Milestone):
-            self.progress = s(f"[{ev.index}/{ev.total} {ev.stage}]")
-            if ev.status == "start":
-                if ev.stage == "scan" and isinstance(ev.detail, dict):
-                    folder, run_dir = s(ev.detail.get("folder")), s(ev.detail.get("run_dir"))
-                    return f"{self.progress} scanning {folder} → run in {run_dir}"
-                return f"{self.progress} started"
-            if ev.status == "skipped":
-                return f"{self.progress} skipped"
-            return f"{self.progress} done: {_detail_line(ev.detail)}"
-        if isinstance(ev, events.ToolCall):
-            args = ", ".join(f"{s(k)}={_short(v)}" for k, v in ev.args.items() if k != "code")
-            return f"{self.progress}   → {s(ev.name)}({args})"
-        if isinstance(ev, events.ToolResult):
-            mark = "✓" if ev.ok else "✗"
-            extra = " (cached)" if ev.cached else ""
-            return f"{self.progress}   {mark} {s(ev.summary)}{extra}"
-        if isinstance(ev, events.Guard):
-            why = guard_text(ev.kind, self.limits)
-            return f"{self.progress}   ! {s(ev.kind)}: {s(ev.detail)}\n{self.progress}     {why}"
-        if isinstance(ev, events.LLMCall):
-            return (
-                f"{self.progress}   · {s(ev.role)} model {s(ev.model)}: "
-                f"{ev.prompt_tokens}+{ev.completion_tokens} tokens, {ev.ms / 1000:.1f} s"
-            )
-        if isinstance(ev, events.Draft):
-            return f"{self.progress}   draft v{ev.version}: {ev.chars} characters{' (degraded)' if ev.degraded else ''}"
-        if isinstance(ev, events.Error):
-            return f"{self.progress}   error in {s(ev.stage)}: {s(ev.message)}"
-        if isinstance(ev, events.Done):
-            why = f" ({s(', '.join(ev.reasons))})" if ev.reasons else ""
-            where = f"\n  report: {s(ev.report)}" if ev.report else ""
-            where += f"\n  pdf:    {s(ev.pdf)}" if ev.pdf else ""
-            plain = "".join(f"\n  why:    {s(reason_text(r))}" for r in ev.reasons)
-            return f"done: {s(ev.status)}{why}{plain}{where}"
+        match ev:
+            case Milestone():
+                self.progress = s(f"[{ev.index}/{ev.total} {ev.stage}]")
+                if ev.status == "start":
+                    if isinstance(ev.detail, ScanPlan):
+                        folder, run_dir = s(ev.detail.folder), s(ev.detail.run_dir)
+                        return f"{self.progress} scanning {folder} → run in {run_dir}"
+                    return f"{self.progress} started"
+                if ev.status == "skipped":
+                    return f"{self.progress} skipped"
+                return f"{self.progress} done: {_detail_line(ev.detail)}"
+            case ToolCall():
+                args = ", ".join(f"{s(k)}={_short(v)}" for k, v in ev.args.items() if k != "code")
+                return f"{self.progress}   → {s(ev.name)}({args})"
+            case ToolResult():
+                mark = "✓" if ev.ok else "✗"
+                extra = " (cached)" if ev.cached else ""
+                return f"{self.progress}   {mark} {s(ev.summary)}{extra}"
+            case Guard():
+                why = guard_text(ev.kind, self.limits)
+                return (
+                    f"{self.progress}   ! {s(ev.kind)}: {s(ev.detail)}\n{self.progress}     {why}"
+                )
+            case LLMCall():
+                return (
+                    f"{self.progress}   · {s(ev.role)} model {s(ev.model)}: "
+                    f"{ev.prompt_tokens}+{ev.completion_tokens} tokens, {ev.ms / 1000:.1f} s"
+                )
+            case Draft():
+                degraded = " (degraded)" if ev.degraded else ""
+                return f"{self.progress}   draft v{ev.version}: {ev.chars} characters{degraded}"
+            case Error():
+                return f"{self.progress}   error in {s(ev.stage)}: {s(ev.message)}"
+            case Done():
+                why = f" ({s(', '.join(ev.reasons))})" if ev.reasons else ""
+                where = f"\n  report: {s(ev.report)}" if ev.report else ""
+                where += f"\n  pdf:    {s(ev.pdf)}" if ev.pdf else ""
+                plain = "".join(f"\n  why:    {s(reason_text(r))}" for r in ev.reasons)
+                return f"done: {s(ev.status)}{why}{plain}{where}"
         return None
 
 
@@ -594,16 +613,18 @@ def _short(value: object, limit: int = 60) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-def _detail_line(detail: object) -> str:
-    if isinstance(detail, dict):
-        if "summary" in detail:
-            return terminal_safe(detail["summary"])
+def _detail_line(detail: MilestoneDetail | None) -> str:
+    """A finished step's detail on one line: the scan's summary, else its fields."""
+    if isinstance(detail, ScanDetail):
+        return terminal_safe(detail.summary)
+    data = None if detail is None else detail.to_dict()
+    if isinstance(data, dict):
         return ", ".join(
             f"{terminal_safe(k)}={_short(v, 40)}"
-            for k, v in detail.items()
+            for k, v in data.items()
             if v not in (None, "", [], {})
         )
-    return "" if detail is None else terminal_safe(detail)
+    return "" if data is None else terminal_safe(data)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -160,6 +160,7 @@ class _Smoke:
         from labwright.core.events import Done, Error
         from labwright.core.report.latex import probe_engines
         from labwright.core.run.pipeline import run_agent
+        from labwright.core.rundir.layout import RunDir
         from labwright.core.settings.resolve import resolve_config
 
         example = example_folder()
@@ -174,12 +175,13 @@ class _Smoke:
                 done = event
             elif isinstance(event, Error):
                 raise RuntimeError(f"{event.stage}: {event.message}")
-        if done is None or done.status != "degraded" or not (self.run_dir / "report.tex").is_file():
+        run = RunDir(self.run_dir)
+        if done is None or done.status != "degraded" or not run.report_tex.is_file():
             raise RuntimeError(f"the run ended {getattr(done, 'status', 'without a done event')}")
-        figures = sorted((self.run_dir / "figures").glob("*.pdf"))
+        figures = sorted(run.figures.glob("*.pdf"))
         if not figures:
             raise RuntimeError("the offline run made no figure")
-        report_pdf = self.run_dir / "report.pdf"
+        report_pdf = run.report_pdf
         if probe_engines().can_compile:
             if not report_pdf.is_file():
                 raise RuntimeError(f"TeX is here but the report did not compile: {done.reasons}")
@@ -189,7 +191,10 @@ class _Smoke:
         return f"report.tex and {len(figures)} figures (no TeX here: not compiled)"
 
     def reopen(self) -> str:
-        if self.window is None or self.app is None or not (self.run_dir / "events.jsonl").is_file():
+        from labwright.core.rundir.layout import RunDir
+
+        journal = RunDir(self.run_dir).journal
+        if self.window is None or self.app is None or not journal.is_file():
             raise _Skip("needs the steps before")
         self.window.open_run(self.run_dir)
         self.app.processEvents()
@@ -236,8 +241,9 @@ class _Smoke:
 
         from labwright.core.report.export import export_report
         from labwright.core.report.word import find_pandoc
+        from labwright.core.rundir.layout import RunDir
 
-        if not (self.run_dir / "report.tex").is_file():
+        if not RunDir(self.run_dir).report_tex.is_file():
             raise _Skip("needs the offline report")
         pandoc = find_pandoc()
         if pandoc is None:

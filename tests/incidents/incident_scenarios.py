@@ -441,8 +441,8 @@ def play(scenario: Scenario, workdir: Path | None = None) -> Played:
             scenario,
             len(requests),
             guard_kinds(events),
-            explore_end.detail["status"],
-            explore_end.detail["reason"],
+            explore_end.detail.status,
+            explore_end.detail.reason,
             requests,
         )
 

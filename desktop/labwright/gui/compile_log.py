@@ -10,7 +10,6 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import asdict, dataclass, is_dataclass
-from pathlib import PurePath
 from typing import Any
 
 from PySide6.QtCore import Qt, Signal
@@ -25,9 +24,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from labwright.core.rundir.names import is_report
 from labwright.core.rundir.records import RunRecord
 
-REPORT = "report.tex"
 ERROR, WARNING = "error", "warning"
 MARK = {ERROR: "✗", WARNING: "⚠"}
 LOG_ROWS = 6  # rows the open log shows before it scrolls: the editor keeps the height
@@ -46,7 +45,7 @@ class LogEntry:
     @property
     def in_report(self) -> bool:
         """Whether the line is one of report.tex, so the editor can go there."""
-        return not self.file or PurePath(self.file).name == REPORT
+        return is_report(self.file)
 
     @property
     def editor_line(self) -> int | None:

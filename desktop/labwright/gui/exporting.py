@@ -20,8 +20,8 @@ from labwright.core.report.export import (
     export_warnings,
 )
 from labwright.core.report.review import open_items, why_degraded
-from labwright.core.rundir import fence
 from labwright.core.rundir.files import try_load_run
+from labwright.core.rundir.layout import RunDir
 from labwright.gui.i18n import catalog_text, current_language
 from labwright.gui.timeline import reason_explanation
 
@@ -74,7 +74,7 @@ def export_questions(run_dir: Path) -> list[str]:
         out.append(
             QCoreApplication.translate("Export", "Open items remain: {0}.").format(len(items))
         )
-    if not fence.is_file(run_dir, "report.pdf"):
+    if not RunDir(run_dir).has_pdf():
         out.append(
             QCoreApplication.translate(
                 "Export", "There is no compiled PDF yet: the export holds the LaTeX source only."

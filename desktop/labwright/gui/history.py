@@ -34,10 +34,10 @@ _PAGES: dict[tuple[str, float, int], int] = {}
 def page_count(run_dir: Path) -> int:
     """Pages of a run's report.pdf (0 when there is none, or it is a link), remembered
     while the file is unchanged."""
-    from labwright.core.rundir import fence
+    from labwright.core.rundir.layout import RunDir
 
     try:
-        with fence.open_in_run(run_dir, "report.pdf") as f:
+        with RunDir(run_dir).open_pdf() as f:
             st = os.fstat(f.fileno())
             key = (str(run_dir), st.st_mtime, st.st_size)
             if key not in _PAGES:

@@ -65,7 +65,6 @@ if TYPE_CHECKING:
     from labwright.gui.widgets import Banner
 
 WELCOME, RUN, REVIEW = 0, 1, 2
-REPORT = "report.tex"
 T = TypeVar("T")
 
 
@@ -379,7 +378,7 @@ class MainWindow(QMainWindow):
             if isinstance(ev, Error):
                 self.show_banner(partial(error_sentence, ev))
             elif isinstance(ev, Draft) and self.run_dir is not None:
-                self.results.draft.setPlainText(run_files.read_text(self.run_dir, REPORT))
+                self.results.draft.setPlainText(run_files.read_report(self.run_dir))
         plan = self.timeline.plan
         if plan and self._running():
             meter.show_steps(plan, self.timeline.done_count, self.timeline.current_stage)
@@ -410,7 +409,7 @@ class MainWindow(QMainWindow):
             )
         if self.run_dir is not None and self.run_dir.is_dir():
             self.results.load_run(self.run_dir)
-            if run_files.has_file(self.run_dir, REPORT):
+            if run_files.has_report(self.run_dir):
                 self.results.setCurrentWidget(self.results.source)
         self.history.refresh()
         self._update_buttons()
@@ -422,7 +421,7 @@ class MainWindow(QMainWindow):
             return False
         from labwright.gui import run_files  # (QtPdf: once a run is shown)
 
-        return run_files.has_file(self.run_dir, REPORT)
+        return run_files.has_report(self.run_dir)
 
     def redraft(self, note: str) -> None:
         """Write the report again from the journal, with the person's note; no new exploration."""
@@ -440,7 +439,7 @@ class MainWindow(QMainWindow):
         if self._running():
             self.show_banner(self.tr("A run is going; cancel it before opening another."))
             return
-        from labwright.core.events import Done, event_from_dict
+        from labwright.core.events import Done
         from labwright.core.reasons import limits_of
         from labwright.core.rundir.fence import RunLinkError, check_run_dir
         from labwright.core.rundir.files import RunFileError, load_run
@@ -453,8 +452,8 @@ class MainWindow(QMainWindow):
             self.show_banner(self.tr("This run cannot be opened: {0}").format(e))
             return
         try:
-            events = [event_from_dict(e) for e in read_journal(run_dir)]
-        except (OSError, KeyError, TypeError) as e:
+            events = read_journal(run_dir)
+        except OSError as e:
             self.show_banner(self.tr("This run cannot be opened: {0}").format(e))
             return
         meta: RunRecord | None = None
@@ -716,6 +715,6 @@ def _priced_config(meta: RunRecord | None) -> RunConfig | None:
     if meta is None:
         return None
     try:
-        return config_from_public(dict(meta.config), None)
+        return config_from_public(meta.config.to_dict(), None)
     except (KeyError, TypeError, ValueError):
         return None

@@ -37,7 +37,6 @@ ZOOM_STEP = 1.25
 MIN_ZOOM, MAX_ZOOM = 0.25, 6.0
 MARKER_MS = 1500  # how long the SyncTeX target stays highlighted
 MARKER_ABOVE_PT, MARKER_BELOW_PT = 11.0, 4.0  # the band around SyncTeX's baseline
-PDF_FILE = "report.pdf"
 EMPTY, PAGES = 0, 1  # the stack's pages: the sentence, the document
 
 
@@ -171,7 +170,7 @@ class PdfView(QWidget):
             where = self._views.get(run_dir, ViewState())
         self.run_dir = run_dir
         self.marker.hide()
-        shown = run_files.load_pdf(self.document, run_dir, PDF_FILE)
+        shown = run_files.load_report_pdf(self.document, run_dir)
         self._show_state()
         if shown:
             self.restore(where)

@@ -3,9 +3,7 @@
 from __future__ import annotations
 
 import html
-import json
 from pathlib import Path
-from typing import Any
 
 from PySide6.QtCore import QSize, Qt
 from PySide6.QtGui import QFontDatabase, QIcon
@@ -20,8 +18,10 @@ from PySide6.QtWidgets import (
 )
 
 from labwright.core.report.review.text import short
-from labwright.core.rundir import fence
 from labwright.core.rundir.files import RunFileError, load_findings, try_load_run
+from labwright.core.rundir.layout import RunDir
+from labwright.core.rundir.names import in_figures
+from labwright.core.rundir.records import FigureSidecar
 from labwright.gui import run_files
 from labwright.gui.pdf_view import PdfView
 
@@ -110,8 +110,8 @@ class ResultTabs(QTabWidget):
     def load_run(self, run_dir: Path) -> None:
         """Fill every tab from a run directory (a finished run, or one reopened from history)."""
         # Every file beneath the run folder, no link followed (run_files.py).
-        if run_files.has_file(run_dir, "report.tex"):
-            self.source.setPlainText(run_files.read_text(run_dir, "report.tex"))
+        if run_files.has_report(run_dir):
+            self.source.setPlainText(run_files.read_report(run_dir))
         meta = try_load_run(run_dir)
         self._no_pdf = (
             "cancelled" if meta is not None and meta.status == "cancelled" else "not_compiled"
@@ -131,17 +131,18 @@ class ResultTabs(QTabWidget):
 
     def _load_figures(self, run_dir: Path) -> None:
         self.figures.clear()
+        run = RunDir(run_dir)
         try:
-            names = fence.names_in(run_dir, "figures", "*.png")
+            names = run.figure_names("*.png")
         except OSError:  # figures/ is a link (RunLinkError) or unreadable: none shown
             names = []
         for name in names:
             stem = name.removesuffix(".png")
-            meta = _read_json(run_dir, f"figures/{stem}.json") or {}
-            icon = QIcon(run_files.pixmap(run_dir, f"figures/{name}"))
-            caption = meta.get("caption") or stem
-            item = QListWidgetItem(icon, short(str(caption), CAPTION_CHARS))
-            item.setData(Qt.ItemDataRole.UserRole, meta)
+            sidecar = run.figure(stem) or FigureSidecar(stem)
+            icon = QIcon(run_files.pixmap(run_dir, in_figures(name)))
+            caption = sidecar.caption or stem
+            item = QListWidgetItem(icon, short(caption, CAPTION_CHARS))
+            item.setData(Qt.ItemDataRole.UserRole, sidecar)
             item.setToolTip(caption)  # the whole caption; below the thumbnail it is shortened
             self.figures.addItem(item)
 
@@ -149,11 +150,13 @@ class ResultTabs(QTabWidget):
         if item is None:
             self.figure_info.clear()
             return
-        meta: dict[str, Any] = item.data(Qt.ItemDataRole.UserRole) or {}
-        inputs = ", ".join(i.get("path", "") for i in meta.get("inputs", []))
+        sidecar = item.data(Qt.ItemDataRole.UserRole)
+        if not isinstance(sidecar, FigureSidecar):
+            sidecar = FigureSidecar()
+        inputs = ", ".join(i.path for i in sidecar.inputs)
         label = self.tr("Inputs:")
         self.figure_info.setPlainText(
-            f"{meta.get('caption', '')}\n\n{label} {inputs or '—'}\n\n{meta.get('code', '')}"
+            f"{sidecar.caption}\n\n{label} {inputs or '—'}\n\n{sidecar.code}"
         )
 
     def _load_findings(self, run_dir: Path) -> None:
@@ -186,10 +189,3 @@ class ResultTabs(QTabWidget):
         if f.method_approach:
             parts.append("<h3>" + e(self.tr("Method")) + f"</h3><p>{e(f.method_approach)}</p>")
         self.findings.setHtml("".join(parts))
-
-
-def _read_json(run_dir: Path, rel: str) -> Any:
-    try:
-        return json.loads(fence.read_text(run_dir, rel))
-    except (OSError, ValueError):
-        return None

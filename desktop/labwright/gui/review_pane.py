@@ -44,6 +44,7 @@ from labwright.core.report.export import export_report
 from labwright.core.report.item_words import ITEMS
 from labwright.core.report.review.files import report_language
 from labwright.core.rundir.files import try_load_run
+from labwright.core.rundir.layout import RunDir
 from labwright.core.rundir.records import RunRecord
 from labwright.gui import run_files
 from labwright.gui.bridge import call_in_thread
@@ -264,7 +265,7 @@ class ReviewPane(QWidget):
         self.save_now()
         self.run_dir = run_dir
         self._show_banner()
-        tex = run_files.read_text(run_dir, "report.tex")
+        tex = run_files.read_report(run_dir)
         self.editor.set_spell_language(report_language(run_dir, tex))
         self.editor.set_text(tex)
         self._show_log(entries_of_run(self._meta()))
@@ -306,7 +307,7 @@ class ReviewPane(QWidget):
         if self.run_dir is None:
             return ""
         meta = self._meta()
-        if meta is not None and meta.config.get("offline"):
+        if meta is not None and meta.config.offline:
             return self.tr(
                 "This run was offline: no model read the material, so there is nothing to draft from. Start a new run with a model instead."
             )
@@ -461,9 +462,8 @@ class ReviewPane(QWidget):
     def show_cursor_in_pdf(self) -> None:
         if self.run_dir is None:
             return
-        hit = synctex.source_to_pdf(
-            self.run_dir / "report.pdf", self.run_dir / "report.tex", self.editor.current_line()
-        )
+        run = RunDir(self.run_dir)
+        hit = synctex.source_to_pdf(run.report_pdf, run.report_tex, self.editor.current_line())
         if hit is None:
             self._set_status(lambda: self.tr("SyncTeX has no position for this line."))
             return
@@ -475,7 +475,7 @@ class ReviewPane(QWidget):
         """A double click in the preview: the editor goes to the line SyncTeX names."""
         if self.run_dir is None:
             return
-        hit = synctex.pdf_to_source(self.run_dir / "report.pdf", page, x, y)
+        hit = synctex.pdf_to_source(RunDir(self.run_dir).report_pdf, page, x, y)
         if hit is not None:
             self.editor.go_to_line(hit[1])
 

@@ -17,10 +17,26 @@ from PySide6.QtGui import QPixmap
 from PySide6.QtPdf import QPdfDocument
 
 from labwright.core.rundir import fence
+from labwright.core.rundir.layout import RunDir
+from labwright.core.rundir.names import REPORT_PDF
 
 
 def has_file(run_dir: Path, rel: str) -> bool:
     return fence.is_file(run_dir, rel)
+
+
+def has_report(run_dir: Path) -> bool:
+    return RunDir(run_dir).has_report()
+
+
+def read_report(run_dir: Path) -> str:
+    """report.tex ("" when it cannot be read without following a link)."""
+    return RunDir(run_dir).report_text(errors="replace")
+
+
+def load_report_pdf(doc: QPdfDocument, run_dir: Path) -> bool:
+    """report.pdf in `doc` (run_files.load_pdf)."""
+    return load_pdf(doc, run_dir, REPORT_PDF)
 
 
 def read_text(run_dir: Path, rel: str) -> str:

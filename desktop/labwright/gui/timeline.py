@@ -22,14 +22,27 @@ from PySide6.QtGui import QBrush, QColor
 
 from labwright.core.error_words import ERROR_TEXT, FAILURE_BRIEF
 from labwright.core.events import (
+    BibDetail,
+    CompileDetail,
     Done,
     Draft,
+    DraftDetail,
     Error,
     Event,
+    ExploreDetail,
+    ExploreSkipped,
+    FiguresDetail,
+    GapDetail,
     Guard,
     LLMCall,
     Milestone,
+    MilestoneDetail,
     Progress,
+    RawDetail,
+    ReflectDetail,
+    ScanDetail,
+    ScanPlan,
+    StageNames,
     ToolCall,
     ToolResult,
 )
@@ -71,14 +84,14 @@ def as_count(value: Any) -> int:
 
 def stage_label(stage: str) -> str:
     labels = {
-        "scan": QCoreApplication.translate("Timeline", "Scan the folder"),
-        "explore": QCoreApplication.translate("Timeline", "Explore the material"),
-        "figures": QCoreApplication.translate("Timeline", "Figures"),
-        "gap": QCoreApplication.translate("Timeline", "Check the requirements"),
-        "draft": QCoreApplication.translate("Timeline", "Write the draft"),
-        "reflect": QCoreApplication.translate("Timeline", "Review and revise"),
-        "bib": QCoreApplication.translate("Timeline", "Bibliography"),
-        "compile": QCoreApplication.translate("Timeline", "Compile the PDF"),
+        StageNames.SCAN: QCoreApplication.translate("Timeline", "Scan the folder"),
+        StageNames.EXPLORE: QCoreApplication.translate("Timeline", "Explore the material"),
+        StageNames.FIGURES: QCoreApplication.translate("Timeline", "Figures"),
+        StageNames.GAP: QCoreApplication.translate("Timeline", "Check the requirements"),
+        StageNames.DRAFT: QCoreApplication.translate("Timeline", "Write the draft"),
+        StageNames.REFLECT: QCoreApplication.translate("Timeline", "Review and revise"),
+        StageNames.BIB: QCoreApplication.translate("Timeline", "Bibliography"),
+        StageNames.COMPILE: QCoreApplication.translate("Timeline", "Compile the PDF"),
     }
     return labels.get(stage, stage)
 
@@ -196,7 +209,7 @@ class TimelineModel(QAbstractItemModel):
     def _on_milestone(self, ev: Milestone) -> None:
         self._flush_pending()  # rows so far belong to the milestone before this one
         if not self.plan or len(self.plan) != ev.total:
-            plan = (ev.detail or {}).get("plan") if isinstance(ev.detail, dict) else None
+            plan = ev.detail.plan if isinstance(ev.detail, ScanPlan) else None
             self._set_plan(plan if plan and len(plan) == ev.total else self._guess_plan(ev))
         node = self._root.children[ev.index - 1]
         node.stage = ev.stage
@@ -506,97 +519,108 @@ def progress_words(tokens: int, ms: int, estimated: bool, thinking: bool) -> str
     return words.format(("~" if estimated else "") + count, secs)
 
 
-def milestone_summary(stage: str, status: str, detail: Any) -> str:
+def milestone_summary(stage: str, status: str, detail: MilestoneDetail | None) -> str:
     """What a finished step did, in plain words (never the event's field names)."""
-    d = detail if isinstance(detail, dict) else {}
     parts: list[str] = []
-    if stage == "scan" and "files" in d:
-        parts.append(QCoreApplication.translate("Timeline", "%n file(s)", "", as_count(d["files"])))
-    elif stage == "explore":
-        if d.get("reason") == "offline":
+
+    match detail:
+        case ScanDetail(files=files):
+            parts.append(QCoreApplication.translate("Timeline", "%n file(s)", "", as_count(files)))
+        case ExploreSkipped(reason="offline"):
             parts.append(
                 QCoreApplication.translate("Timeline", "Offline: no model read the material")
             )
-        else:
-            if "files_read" in d:
-                parts.append(
-                    QCoreApplication.translate(
-                        "Timeline", "%n file(s) read", "", as_count(d["files_read"])
-                    )
-                )
-            if d.get("model_calls"):
-                parts.append(
-                    QCoreApplication.translate(
-                        "Timeline", "%n model call(s)", "", as_count(d["model_calls"])
-                    )
-                )
-            if d.get("status") not in (None, "finished"):  # stopped early: say why
-                parts.append(reason_explanation(explore_reason(d.get("reason"))))
-    elif stage == "figures" and "count" in d:
-        parts.append(
-            QCoreApplication.translate("Timeline", "%n figure(s)", "", as_count(d["count"]))
-        )
-    elif stage == "gap" and "requirements" in d:
-        unmet = d.get("unmet")
-        n_unmet = len(unmet) if isinstance(unmet, list) else int(unmet or 0)
-        requirements = as_count(d["requirements"])
-        parts.append(QCoreApplication.translate("Timeline", "%n requirement(s)", "", requirements))
-        parts.append(QCoreApplication.translate("Timeline", "%n not yet met", "", n_unmet))
-    elif stage == "draft" and "version" in d:
-        parts.append(QCoreApplication.translate("Timeline", "version {0}").format(d["version"]))
-        chars = as_count(d.get("chars", 0))
-        parts.append(QCoreApplication.translate("Timeline", "%n character(s)", "", chars))
-        if d.get("skeleton"):
-            parts.append(QCoreApplication.translate("Timeline", "a skeleton with TODOs"))
-        numbers = d.get("numbers")
-        if isinstance(numbers, dict) and numbers.get("unmatched"):
+        case ExploreDetail():
             parts.append(
                 QCoreApplication.translate(
-                    "Timeline",
-                    "%n number(s) not found in the material",
-                    "",
-                    as_count(numbers["unmatched"]),
+                    "Timeline", "%n file(s) read", "", as_count(detail.files_read)
                 )
             )
-    elif stage == "reflect" and "round" in d:
-        parts.append(
-            QCoreApplication.translate("Timeline", "round {0} of {1}").format(
-                d["round"], d.get("of", d["round"])
-            )
-        )
-        reason = str(d.get("reason") or "")
-        if status == "skipped":
-            if reason.startswith("skeleton"):
+            if detail.model_calls:
                 parts.append(
-                    QCoreApplication.translate("Timeline", "nothing for a model to revise")
+                    QCoreApplication.translate(
+                        "Timeline", "%n model call(s)", "", as_count(detail.model_calls)
+                    )
                 )
-            elif reason == "token budget":
-                parts.append(QCoreApplication.translate("Timeline", "the token budget is used up"))
-            elif reason == "converged":
+            if detail.status != "finished":  # stopped early: say why
+                parts.append(reason_explanation(explore_reason(detail.reason)))
+        case FiguresDetail(count=figures):
+            parts.append(
+                QCoreApplication.translate("Timeline", "%n figure(s)", "", as_count(figures))
+            )
+        case GapDetail(requirements=requirements, unmet=unmet):
+            parts.append(
+                QCoreApplication.translate(
+                    "Timeline", "%n requirement(s)", "", as_count(requirements)
+                )
+            )
+            parts.append(
+                QCoreApplication.translate("Timeline", "%n not yet met", "", as_count(len(unmet)))
+            )
+        case DraftDetail():
+            parts.append(
+                QCoreApplication.translate("Timeline", "version {0}").format(detail.version)
+            )
+            parts.append(
+                QCoreApplication.translate(
+                    "Timeline", "%n character(s)", "", as_count(detail.chars)
+                )
+            )
+            if detail.skeleton:
+                parts.append(QCoreApplication.translate("Timeline", "a skeleton with TODOs"))
+            if detail.numbers is not None and detail.numbers.unmatched:
+                parts.append(
+                    QCoreApplication.translate(
+                        "Timeline",
+                        "%n number(s) not found in the material",
+                        "",
+                        as_count(detail.numbers.unmatched),
+                    )
+                )
+        case ReflectDetail():
+            parts.append(
+                QCoreApplication.translate("Timeline", "round {0} of {1}").format(
+                    detail.round, detail.of
+                )
+            )
+            reason = detail.reason or ""
+            if status == "skipped":
+                if reason.startswith("skeleton"):
+                    parts.append(
+                        QCoreApplication.translate("Timeline", "nothing for a model to revise")
+                    )
+                elif reason == "token budget":
+                    parts.append(
+                        QCoreApplication.translate("Timeline", "the token budget is used up")
+                    )
+                elif reason == "converged":
+                    parts.append(
+                        QCoreApplication.translate("Timeline", "the draft no longer changes")
+                    )
+            elif detail.converged:
                 parts.append(QCoreApplication.translate("Timeline", "the draft no longer changes"))
-        elif d.get("converged"):
-            parts.append(QCoreApplication.translate("Timeline", "the draft no longer changes"))
-    elif stage == "bib" and "entries" in d:
-        parts.append(
-            QCoreApplication.translate("Timeline", "%n reference(s)", "", as_count(d["entries"]))
-        )
-        unresolved = d.get("unresolved")
-        if unresolved:
-            n = len(unresolved) if isinstance(unresolved, list) else int(unresolved)
+        case BibDetail(entries=entries, unresolved=unresolved):
             parts.append(
-                QCoreApplication.translate("Timeline", "%n citation(s) unresolved", "", as_count(n))
+                QCoreApplication.translate("Timeline", "%n reference(s)", "", as_count(entries))
             )
-    elif stage == "compile" and "ok" in d:
-        if d["ok"]:
-            parts.append(QCoreApplication.translate("Timeline", "compiled"))
-        else:
-            parts.append(QCoreApplication.translate("Timeline", "did not compile"))
-        if d.get("fix_rounds"):
-            parts.append(
-                QCoreApplication.translate(
-                    "Timeline", "%n fix round(s)", "", as_count(d["fix_rounds"])
+            if unresolved:
+                parts.append(
+                    QCoreApplication.translate(
+                        "Timeline", "%n citation(s) unresolved", "", as_count(len(unresolved))
+                    )
                 )
+        case CompileDetail(ok=ok, fix_rounds=fix_rounds):
+            parts.append(
+                QCoreApplication.translate("Timeline", "compiled")
+                if ok
+                else QCoreApplication.translate("Timeline", "did not compile")
             )
-    elif isinstance(detail, str):
-        parts.append(detail)
+            if fix_rounds:
+                parts.append(
+                    QCoreApplication.translate(
+                        "Timeline", "%n fix round(s)", "", as_count(fix_rounds)
+                    )
+                )
+        case RawDetail(data=str() as said):
+            parts.append(said)
     return QCoreApplication.translate("Timeline", ", ").join(parts)  # "，" in Chinese

@@ -18,7 +18,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
-from labwright.core.agent.guards import Budget, Record, RunClock
+from labwright.core.agent.guards import Budget, CallRecord, RunClock
 from labwright.core.agent.ledger import Ledger
 from labwright.core.agent.tools import Tool, Toolbox, ToolContext, ToolOutcome, build_tools
 from labwright.core.agent.tools.base import Refused, error
@@ -37,6 +37,12 @@ from labwright.core.material.tables.outline import Outline, outline
 from labwright.core.material.workspace import ScanResult
 from labwright.core.reasons import Reason
 from labwright.core.resources import message, prompt
+from labwright.core.rundir.records import (
+    EvidenceRecord,
+    FigureRecord,
+    FindingsRecord,
+    GatheredRecord,
+)
 from labwright.core.settings.config import RunConfig
 from labwright.core.step_words import CallMistake, Words
 
@@ -63,38 +69,42 @@ __all__ = ["Cancelled", "Exploration", "explore"]  # Cancelled lives in llm.py: 
 
 @dataclass
 class Exploration:
+    """What the exploration hands on: the model's conclusion (finish_exploration's
+    arguments) or why it was cut short, the evidence gathered, the figures made."""
+
     status: str = "cut_short"  # "finished" | "cut_short" | "no_evidence" | "cancelled"
     reason: str | None = None  # why it was cut short (a degraded reason)
     detail: str = ""
     findings: dict[str, Any] | None = None  # finish_exploration's arguments
-    evidence: list[dict[str, Any]] = field(default_factory=list)
-    figures: list[dict[str, Any]] = field(default_factory=list)
+    evidence: list[EvidenceRecord] = field(default_factory=list)
+    figures: list[FigureRecord] = field(default_factory=list)
     files_read: list[str] = field(default_factory=list)
     model_calls: int = 0
 
-    def to_findings(self) -> dict[str, Any]:
+    def to_findings(self) -> FindingsRecord:
         """findings.json: what the model concluded, or only what was gathered."""
-        base: dict[str, Any] = {
-            "experiment": None,
-            "goal": None,
-            "key_findings": [],
-            "assignment_requirements": [],
-            "method_approach": "",
-            "sample_report": "",
-        }
-        base.update(self.findings or {})
-        base.update(
+        said = self.findings or {}
+        return FindingsRecord(
             status=self.status,
             reason=self.reason,
             detail=self.detail,
-            files_read=self.files_read,
-            gathered=[
-                {k: e[k] for k in ("path", "kind", "offset", "end") if k in e}
-                for e in self.evidence
-            ],
-            figures=self.figures,
+            experiment=said.get("experiment"),
+            goal=said.get("goal"),
+            key_findings=list(said.get("key_findings") or []),
+            assignment_requirements=list(said.get("assignment_requirements") or []),
+            method_approach=said.get("method_approach") or "",
+            sample_report=said.get("sample_report") or "",
+            files_read=list(self.files_read),
+            gathered=[GatheredRecord(e.path, e.kind, e.offset, e.end) for e in self.evidence],
+            figures=list(self.figures),
         )
-        return base
+
+
+def _records(ledger: Ledger) -> tuple[list[EvidenceRecord], list[FigureRecord]]:
+    """The ledger's evidence and figures as records: the tools answer in their JSON form."""
+    evidence = [EvidenceRecord.keeping(e) for e in ledger.gathered()]
+    figures = [FigureRecord.keeping(f) for f in ledger.figures()]
+    return evidence, figures
 
 
 MAX_OUTLINE_LINES = 20  # table lines in the first message: a local model's context is small
@@ -310,9 +320,10 @@ def _stream_refused(e: LLMError, choice: dict[str, Any] | str | None) -> bool:
 
 
 def _outcome(ledger: Ledger, cancelled: bool) -> Exploration:
+    evidence, figures = _records(ledger)
     result = Exploration(
-        evidence=ledger.gathered(),
-        figures=ledger.figures(),
+        evidence=evidence,
+        figures=figures,
         files_read=ledger.files_read,
         model_calls=ledger.model_calls,
     )
@@ -344,7 +355,7 @@ def _mistake(name: str, e: ValueError) -> ToolOutcome:
 class _Slot:
     """A call of this turn on its way: its record and, once it ran, the tool's outcome."""
 
-    record: Record
+    record: CallRecord
     tool: Tool | None
     outcome: ToolOutcome | None = None
 

@@ -3,7 +3,7 @@
 It is the one place the guards are composed. The loop (explore.py) proposes each
 call (`propose`), runs the ones cleared to run, and gives each its outcome
 (`settle`); the ledger asks every guard in `policies()` order and keeps what they
-said on the call's `Record`. Nothing the tools returned is changed: a guard's note
+said on the call's `CallRecord`. Nothing the tools returned is changed: a guard's note
 is kept beside the outcome, a withheld tool is left out of the next offer.
 
 The transcript the model is sent is rebuilt from the records (`messages`), as
@@ -21,7 +21,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from labwright.core.agent.guards.base import Check, Policy, Record, Stop
+from labwright.core.agent.guards.base import CallRecord, Policy, Ruling, Stop
 from labwright.core.agent.guards.budget import Verdict
 from labwright.core.agent.guards.policies import Coverage, EvidenceGate, dedup_message, policies
 from labwright.core.agent.guards.turns import CallCap, FinalWindow, NoToolCall
@@ -41,8 +41,8 @@ class Turn:
     number: int
     assistant: dict[str, Any]
     kept: int
-    records: list[Record] = field(default_factory=list)
-    capped: Check | None = None  # the call cap's word, when calls were dropped
+    records: list[CallRecord] = field(default_factory=list)
+    capped: Ruling | None = None  # the call cap's word, when calls were dropped
     wrap_up: str = ""  # the budget's wrap-up message for the model
     text_only: str = ""  # the no_tool_call guard's word: the reply called no tool
     fallback: str = ""  # the final window's word: a forced choice was ignored
@@ -95,7 +95,7 @@ class Ledger:
         self.window = FinalWindow(max_turns, self.limits.final_window, self.tools.finishing)
         self.call_cap = CallCap(self.limits.max_calls_per_turn)
         self.no_tool_call = NoToolCall(self.limits.no_tool_call_stop_at, self.tools.finishing)
-        self._pairs: dict[str, Record] = {}  # fingerprint -> its latest distinct call/result
+        self._pairs: dict[str, CallRecord] = {}  # fingerprint -> its latest distinct call/result
 
     # -- what the loop asks --------------------------------------------------
 
@@ -132,7 +132,7 @@ class Ledger:
             return {"type": "function", "function": {"name": self.tools.finishing}}
         return None
 
-    def records(self) -> Iterator[Record]:
+    def records(self) -> Iterator[CallRecord]:
         for entry in self.entries:
             if isinstance(entry, Turn):
                 yield from entry.records
@@ -232,14 +232,14 @@ class Ledger:
         args: Any,
         *,
         broken: ToolOutcome | None = None,
-    ) -> Record:
+    ) -> CallRecord:
         """A call of the current turn, before it runs. `record.action` says what happens:
         run, answered without running (dedup, same, refuse, broken), or stop.
 
         A broken call (unknown tool, arguments that are no JSON object) cannot run, yet
         counts as a repeat; `broken` is its error, and it counts as the tool's failure.
         """
-        record = Record(call_id, name, args, self.tools.traits(name), turn)
+        record = CallRecord(call_id, name, args, self.tools.traits(name), turn)
         self._turn().records.append(record)
         events: list[Guard] = []
         answer = None
@@ -274,7 +274,7 @@ class Ledger:
                 policy.approved(record)
         return record
 
-    def settle(self, record: Record, outcome: ToolOutcome | None = None) -> list[Event]:
+    def settle(self, record: CallRecord, outcome: ToolOutcome | None = None) -> list[Event]:
         """A call's answer: the tool's outcome when it ran. The guard events of the call
         and its tool_result event, in order."""
         if record.action == "stop":
@@ -345,12 +345,12 @@ class Ledger:
 
     # -- inside --------------------------------------------------------------
 
-    def _asked(self, record: Record) -> list[Policy]:
+    def _asked(self, record: CallRecord) -> list[Policy]:
         if record.traits.finishing:
             return [p for p in self.policies if p.watches_finish]
         return self.policies
 
-    def _judge(self, record: Record, step: str) -> list[Guard]:
+    def _judge(self, record: CallRecord, step: str) -> list[Guard]:
         """Ask every guard about a call at one step; notes and 'nothing new' are kept on
         the record, so each guard sees what the earlier ones said."""
         events: list[Guard] = []
@@ -365,7 +365,7 @@ class Ledger:
             events += self._apply(check)
         return events
 
-    def _apply(self, check: Check, *, turn: int | None = None) -> list[Guard]:
+    def _apply(self, check: Ruling, *, turn: int | None = None) -> list[Guard]:
         """A check's events, its nudge (the one of the run) and its stop."""
         events = list(check.events)
         if check.trip or check.nudge or check.stop:
@@ -379,7 +379,7 @@ class Ledger:
             self._end(check.stop)
         return [self._stamp(e, turn=turn) for e in events]
 
-    def _remember(self, record: Record) -> None:
+    def _remember(self, record: CallRecord) -> None:
         earlier = self._pairs.get(record.fp)
         if earlier is not None and (record.cached or record.content == earlier.content):
             record.repeat_of = earlier.call_id
@@ -401,7 +401,7 @@ class Ledger:
     def _stamp(self, event: Guard, *, turn: int | None) -> Guard:
         return replace(event, turn=turn) if turn is not None and event.turn is None else event
 
-    def _stamped(self, record: Record, events: Sequence[Event]) -> list[Event]:
+    def _stamped(self, record: CallRecord, events: Sequence[Event]) -> list[Event]:
         """The call's guard events with the call they are about."""
         return [
             replace(

@@ -26,17 +26,19 @@ from __future__ import annotations
 
 import bisect
 import functools
-import json
 import math
 import re
 import statistics
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
 
 from labwright.core.material.fence import Opened
 from labwright.core.material.readers.page import Page, Span
+from labwright.core.rundir.layout import RunDir
+from labwright.core.rundir.names import in_figures
+from labwright.core.rundir.records import EvidenceRecord
 
 __all__ = [
     "EvidenceNumber",
@@ -453,21 +455,31 @@ def _in_folder(folder: Path, rel: str) -> Opened:
 _PLACED_KINDS = ("xlsx", "docx", "pdf", "ipynb", "mathematica")
 
 
-def _spans(record: dict[str, Any], folder: Path | None) -> list[Span]:
+def _spans(record: EvidenceRecord, folder: Path | None) -> list[Span]:
     """Where the record's lines come from, as its reader said (see the module docstring)."""
-    offset = int(record.get("offset", 0) or 0)
-    text = str(record.get("text", ""))
-    stored = record.get("spans")
-    if isinstance(stored, list):
+    offset = record.offset or 0
+    text = record.text
+    if record.spans is not None:
         try:
-            return sorted((Span.from_dict(d) for d in stored), key=lambda s: s.start)
-        except (TypeError, ValueError, AttributeError):
-            pass  # an edited or damaged record: as if it had none
-    elif folder is not None and record.get("kind") in _PLACED_KINDS and "end" in record:
-        again = _read_again(folder, str(record.get("path", "")), offset, int(record["end"]))
+            return sorted(
+                (Span.from_dict(d.to_dict()) for d in record.spans), key=lambda s: s.start
+            )
+        except (TypeError, ValueError):
+            pass  # spans no reader writes: as if it had none
+    elif "spans" in record.unknown:
+        pass  # an edited or damaged record (records.EvidenceRecord kept them unread)
+    elif folder is not None and record.kind in _PLACED_KINDS and record.end is not None:
+        again = _read_again(folder, record.path, offset, record.end)
         if again is not None and again.text == text:
             return list(again.spans)
     return [Span(offset, offset + text.count("\n") + 1)]
+
+
+def as_record(record: EvidenceRecord | Mapping[str, Any]) -> EvidenceRecord:
+    """An evidence record, also from its JSON form (a line of evidence.jsonl, a tool's)."""
+    if isinstance(record, EvidenceRecord):
+        return record
+    return EvidenceRecord.keeping({"path": "?", "text": "", **record})
 
 
 def _read_again(folder: Path, rel: str, offset: int, end: int) -> Page | None:
@@ -483,17 +495,17 @@ def _read_again(folder: Path, rel: str, offset: int, end: int) -> Page | None:
 class _Reader:
     """Walks one evidence record line by line, keeping the context a location needs."""
 
-    def __init__(self, record: dict[str, Any], folder: Path | None) -> None:
+    def __init__(self, record: EvidenceRecord, folder: Path | None) -> None:
         self.r = record
-        self.path = str(record.get("path", "?"))
-        self.kind = str(record.get("kind", "text"))
-        self.offset = int(record.get("offset", 0) or 0)
+        self.path = record.path
+        self.kind = record.kind or "text"
+        self.offset = record.offset or 0
         self.spans = _spans(record, folder)
         self.starts = [s.start for s in self.spans]
         self.span: Span | None = None
         self.header: dict[int, str] = {}
         self.after_numbers = False
-        self.delim = self._delimiter(str(record.get("text", "")))
+        self.delim = self._delimiter(record.text)
         self.results = _results_by_line(record)
 
     def _delimiter(self, text: str) -> str | None:
@@ -587,14 +599,14 @@ class _Reader:
             table=table,
             row=row,
             column=column,
-            inputs=tuple(str(p) for p in self.r.get("inputs") or ()),
+            inputs=tuple(str(p) for p in self.r.inputs or ()),
         )
 
 
-def _results_by_line(record: dict[str, Any]) -> dict[int, dict[str, Any]]:
+def _results_by_line(record: EvidenceRecord) -> dict[int, dict[str, Any]]:
     """show()'s results of an analysis record, by the line of its output they stand on."""
-    found = record.get("results")
-    if record.get("kind") != ANALYSIS_OUTPUT or not isinstance(found, list):
+    found = record.results
+    if record.kind != ANALYSIS_OUTPUT or not isinstance(found, list):
         return {}
     out: dict[int, dict[str, Any]] = {}
     for r in found:
@@ -806,12 +818,13 @@ def _derived(numbers: list[EvidenceNumber]) -> Iterator[EvidenceNumber]:
 
 
 def evidence_numbers(
-    records: Iterable[dict[str, Any]], folder: Path | None = None
+    records: Iterable[EvidenceRecord | Mapping[str, Any]], folder: Path | None = None
 ) -> list[EvidenceNumber]:
     """Every number of the evidence records, with its source (and a few column statistics)."""
     out: list[EvidenceNumber] = []
-    for record in records:
-        text = str(record.get("text", ""))
+    for given in records:
+        record = as_record(given)
+        text = record.text
         if not text:
             continue
         reader = _Reader(record, folder)
@@ -830,27 +843,20 @@ def evidence_numbers(
 # -- loading ----------------------------------------------------------------
 
 
-def load_run_evidence(run_dir: Path) -> list[dict[str, Any]]:
+def load_run_evidence(run_dir: Path) -> list[EvidenceRecord]:
     """evidence.jsonl, plus the printed output of figures whose provenance holds it."""
-    from labwright.core.rundir import fence
-    from labwright.core.rundir.files import load_evidence
-
-    records = [r.to_dict() for r in load_evidence(run_dir)]
-    have = {(r.get("path"), r.get("text")) for r in records}
-    for name in fence.names_in(run_dir, "figures", "*.json"):
-        meta_path = run_dir / "figures" / name
-        try:
-            meta = json.loads(fence.read_text(run_dir, f"figures/{name}"))
-        except (OSError, ValueError):  # a link among them (RunLinkError) is not read
+    run = RunDir(run_dir)
+    records = run.load_evidence()
+    have = {(r.path, r.text) for r in records}
+    for sidecar in run.sidecars():  # a link among them (RunLinkError) is not read
+        stdout = sidecar.stdout
+        if not stdout or not stdout.strip():
             continue
-        stdout = meta.get("stdout") if isinstance(meta, dict) else None
-        if not isinstance(stdout, str) or not stdout.strip():
-            continue
-        rel = f"figures/{meta.get('filename', meta_path.stem)}.pdf"
+        rel = in_figures(f"{sidecar.filename}.pdf")
         if (rel, stdout) in have:
             continue
-        inputs = [i.get("path") for i in meta.get("inputs", []) if isinstance(i, dict)]
-        records.append({"path": rel, "kind": "figure_output", "text": stdout, "inputs": inputs})
+        inputs = [i.path for i in sidecar.inputs]
+        records.append(EvidenceRecord(rel, stdout, kind="figure_output", inputs=inputs))
     return records
 
 

@@ -41,6 +41,8 @@ from labwright.core.report.review import included_figures, open_items, why_degra
 from labwright.core.report.review.files import report_language
 from labwright.core.rundir import fence
 from labwright.core.rundir.files import try_load_run
+from labwright.core.rundir.layout import RunDir
+from labwright.core.rundir.names import REFS_BIB, REPORT_PDF, REPORT_TEX, in_figures
 from labwright.core.rundir.store import is_within, make_temp_dir
 
 # graphicx's search order under XeLaTeX when \includegraphics names no extension
@@ -131,27 +133,27 @@ def export_report(
 def bundle_files(run_dir: Path) -> dict[str, str]:
     """Name in the bundle -> the same name in the run directory, in a stable order:
     only regular files reached without a link (fence.is_file)."""
-    if not fence.is_file(run_dir, "report.tex"):
+    run = RunDir(run_dir)
+    if not run.has_report():
         raise ExportError("no_report", run_dir=run_dir)
-    files = {"report.tex": "report.tex"}
-    if fence.is_file(run_dir, "refs.bib"):
-        files["refs.bib"] = "refs.bib"
-    tex = fence.read_text(run_dir, "report.tex")
-    for target in included_figures(tex):
-        found = _graphic(run_dir, target)
+    files = {REPORT_TEX: REPORT_TEX}
+    if run.has_refs():
+        files[REFS_BIB] = REFS_BIB
+    for target in included_figures(run.read_report()):
+        found = _graphic(run, target)
         if found is not None:
             files[found] = found
-    if fence.is_file(run_dir, "report.pdf"):
-        files["report.pdf"] = "report.pdf"
+    if run.has_pdf():
+        files[REPORT_PDF] = REPORT_PDF
     return files
 
 
-def _graphic(run_dir: Path, target: str) -> str | None:
+def _graphic(run: RunDir, target: str) -> str | None:
     """The file an \\includegraphics target names, if it is one inside the run directory
     (a name that climbs out with .. or is absolute is not)."""
     for ext in _GRAPHICS_EXTS:
         name = PurePosixPath(target.strip() + ext)
-        if not name.is_absolute() and ".." not in name.parts and fence.is_file(run_dir, name):
+        if run.has_file(name):
             return name.as_posix()
     return None
 
@@ -231,17 +233,17 @@ def _write_folder(run_dir: Path, files: dict[str, str], readme: str, dest: Path)
 def _write_docx(run_dir: Path, files: dict[str, str], dest: Path) -> None:
     staging = make_temp_dir("docx")
     try:
-        for name in ("report.tex", "refs.bib"):
+        for name in (REPORT_TEX, REFS_BIB):
             if name in files:
                 _copy_out(run_dir, name, staging / name)
-        tex = fence.read_text(run_dir, "report.tex")
+        tex = RunDir(run_dir).read_report()
         figures = _stage_word_figures(run_dir, tex, staging)
         try:
             out = word.convert(
                 staging,
                 lang=report_language(run_dir, tex),
                 figures=figures,
-                bibliography="refs.bib" in files,
+                bibliography=REFS_BIB in files,
             )
         except word.PandocError as e:
             if e.code == "no_pandoc":
@@ -277,11 +279,11 @@ def _stage_word_figures(run_dir: Path, tex: str, staging: Path) -> dict[str, str
     """Copy each included figure's image into staging/figures; its target -> staged name."""
     figures: dict[str, str] = {}
     for n, target in enumerate(dict.fromkeys(t.strip() for t in included_figures(tex)), 1):
-        found = _graphic(run_dir, target)
+        found = _graphic(RunDir(run_dir), target)
         image = _word_image(run_dir, found) if found is not None else None
         if image is None:
             continue
-        staged = f"figures/{n}-{PurePosixPath(image).name}"
+        staged = in_figures(f"{n}-{PurePosixPath(image).name}")
         _copy_out(run_dir, image, staging / staged)
         key = target[2:] if target.startswith("./") else target
         figures[key] = staged
@@ -328,6 +330,6 @@ def export_warnings(run_dir: Path) -> list[str]:
             + ", ".join(parts)
             + "."
         )
-    if not fence.is_file(run_dir, "report.pdf"):
+    if not RunDir(run_dir).has_pdf():
         out.append("There is no compiled PDF yet: the export holds the LaTeX source only.")
     return out

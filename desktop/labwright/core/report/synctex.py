@@ -16,9 +16,10 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 from labwright.core.rundir import fence
+from labwright.core.rundir.names import BUILD, synctex_name
 
 TIMEOUT_S = 10.0
 
@@ -26,15 +27,16 @@ TIMEOUT_S = 10.0
 def _synctex_dir(pdf: Path) -> Path | None:
     """The folder holding the synctex file that belongs to `pdf`, or None. Nothing is
     read through a link (core/rundir/fence.py): a link counts as no file."""
-    name = f"{pdf.stem}.synctex.gz"
+    name = synctex_name(pdf)
     run_dir = pdf.parent
     if fence.is_file(run_dir, name):
         return run_dir
+    build = PurePosixPath(BUILD)
     try:
-        same = fence.read_bytes(run_dir, f"build/{pdf.name}") == fence.read_bytes(run_dir, pdf.name)
+        same = fence.read_bytes(run_dir, build / pdf.name) == fence.read_bytes(run_dir, pdf.name)
     except OSError:
         same = False
-    return run_dir / "build" if same and fence.is_file(run_dir, f"build/{name}") else None
+    return run_dir / BUILD if same and fence.is_file(run_dir, build / name) else None
 
 
 def _run(args: list[str]) -> list[dict[str, str]] | None:

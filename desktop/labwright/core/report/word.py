@@ -42,6 +42,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from labwright.core import confine
+from labwright.core.rundir.names import FIGURES, REFS_BIB, REPORT_TEX
 
 PANDOC_MIN = (2, 15)  # the first pandoc with --sandbox
 TIMEOUT_S = 120
@@ -217,13 +218,13 @@ def convert(
         "--from=latex",
         "--to=docx",
         f"--data-dir={data_dir}",
-        f"--resource-path={staging / 'figures'}",
+        f"--resource-path={staging / FIGURES}",
         f"--metadata=lang:{_WORD_LANG.get(lang, lang)}",
         "--lua-filter=figures.lua",
-        *(["--citeproc", "--bibliography=refs.bib"] if bibliography else []),
+        *(["--citeproc", f"--bibliography={REFS_BIB}"] if bibliography else []),
         f"--output={out.name}",
         "prelude.tex",
-        "report.tex",
+        REPORT_TEX,
     ]
     pol = confine.policy(read=[staging, os.path.dirname(pandoc.path)], write=[staging])
     env = {

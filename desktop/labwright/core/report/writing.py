@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable, Generator
+from collections.abc import Callable, Generator, Sequence
 from dataclasses import dataclass, field, replace
 from functools import partial
 from typing import Any
@@ -23,6 +23,8 @@ from labwright.core.llm.inflight import Feed, in_flight
 from labwright.core.report.latex.jail import secret_values
 from labwright.core.report.templates import Template
 from labwright.core.resources import prompt
+from labwright.core.rundir.names import in_figures
+from labwright.core.rundir.records import EvidenceRecord, FigureRecord, FindingsRecord, GapRecord
 from labwright.core.settings.config import RunConfig
 from labwright.core.step_words import Words
 
@@ -223,19 +225,19 @@ class Writer:
 # -- what the model is shown -------------------------------------------------
 
 
-def evidence_text(evidence: list[dict[str, Any]], limit: int = EVIDENCE_CHARS) -> str:
+def evidence_text(evidence: Sequence[EvidenceRecord], limit: int = EVIDENCE_CHARS) -> str:
     parts: list[str] = []
     used = 0
     for e in evidence:
-        where = e["path"]
-        if "offset" in e and "end" in e:
-            where += f" (lines {e['offset']}–{e['end']})"
-        if e.get("kind") == "image":
-            where += f" (image; asked: {e.get('question', '')})"
-        if e.get("kind") == "analysis_output":  # what analyze printed, and what it computed
-            inputs = ", ".join(str(p) for p in e.get("inputs") or []) or "no data file named"
-            where += f" (printed by the analysis: {e.get('purpose', '')}; data: {inputs})"
-        body = e.get("text", "")[:EXCERPT_CHARS]
+        where = e.path
+        if e.offset is not None and e.end is not None:
+            where += f" (lines {e.offset}–{e.end})"
+        if e.kind == "image":
+            where += f" (image; asked: {e.question or ''})"
+        if e.kind == "analysis_output":  # what analyze printed, and what it computed
+            inputs = ", ".join(str(p) for p in e.inputs or []) or "no data file named"
+            where += f" (printed by the analysis: {e.purpose or ''}; data: {inputs})"
+        body = e.text[:EXCERPT_CHARS]
         block = f"## {where}\n{body}\n"
         if used + len(block) > limit:
             parts.append(f"[{len(evidence) - len(parts)} more excerpts left out for length]")
@@ -245,19 +247,18 @@ def evidence_text(evidence: list[dict[str, Any]], limit: int = EVIDENCE_CHARS) -
     return "\n".join(parts) or "(nothing was read)"
 
 
-def evidence_index(evidence: list[dict[str, Any]]) -> str:
+def evidence_index(evidence: Sequence[EvidenceRecord]) -> str:
     lines = []
     for e in evidence:
-        head = " ".join(e.get("text", "").split())[:100]
-        span = f" lines {e['offset']}–{e['end']}" if "offset" in e else ""
-        lines.append(f"- {e['path']}{span}: {head}")
+        head = " ".join(e.text.split())[:100]
+        span = f" lines {e.offset}–{e.end}" if e.offset is not None else ""
+        lines.append(f"- {e.path}{span}: {head}")
     return "\n".join(lines) or "(nothing was read)"
 
 
-def figures_text(figures: list[dict[str, Any]]) -> str:
+def figures_text(figures: Sequence[FigureRecord]) -> str:
     return (
-        "\n".join(f"- figures/{f['filename']}.pdf: {f.get('caption', '')}" for f in figures)
-        or "(none)"
+        "\n".join(f"- {in_figures(f.filename + '.pdf')}: {f.caption}" for f in figures) or "(none)"
     )
 
 
@@ -278,12 +279,15 @@ def material_refs(documents: list[str]) -> list[dict[str, str]]:
 
 
 def check_gaps(
-    w: Writer, requirements: list[str], evidence: list[dict], figures: list[dict]
-) -> Generator[Event, None, list[dict[str, Any]]]:
+    w: Writer,
+    requirements: list[str],
+    evidence: Sequence[EvidenceRecord],
+    figures: Sequence[FigureRecord],
+) -> Generator[Event, None, list[GapRecord]]:
     """Each requirement, supported by the material or not (unsupported ones become TODOs)."""
     if not requirements:
         return []
-    unchecked = [{"requirement": r, "supported": None, "why": "not checked"} for r in requirements]
+    unchecked = [GapRecord(r, None, "not checked") for r in requirements]
     if w.llm is None or w.exhausted:
         return unchecked
     reply = yield from w.ask(
@@ -306,42 +310,46 @@ def check_gaps(
     except (json.JSONDecodeError, TypeError, KeyError):
         w.notes.append("The gap check answer was not JSON; the requirements were left unchecked.")
         return unchecked
-    out: list[dict[str, Any]] = []
+    out: list[GapRecord] = []
     for r in requirements:
         item = by_req.get(r.strip())
         if item is None:
-            out.append({"requirement": r, "supported": None, "why": "not answered"})
+            out.append(GapRecord(r, None, "not answered"))
         else:
-            out.append(
-                {
-                    "requirement": r,
-                    "supported": bool(item.get("supported")),
-                    "why": str(item.get("why", "")),
-                }
-            )
+            out.append(GapRecord(r, bool(item.get("supported")), str(item.get("why", ""))))
     return out
+
+
+def _findings_summary(findings: FindingsRecord) -> dict[str, Any]:
+    """What the draft prompt shows of the findings: the conclusion, then how the
+    exploration ended, without what was gathered and the figures (shown on their own)."""
+    shown = {k: getattr(findings, k) for k in FindingsRecord.CONCLUSION}
+    shown.update(findings.unknown)
+    shown.update(
+        status=findings.status,
+        reason=findings.reason,
+        detail=findings.detail,
+        files_read=findings.files_read,
+    )
+    return {k: v for k, v in shown.items() if v not in (None, "", [])}
 
 
 def draft(
     w: Writer,
-    findings: dict[str, Any],
-    evidence: list[dict],
-    figures: list[dict],
-    gaps: list[dict],
+    findings: FindingsRecord,
+    evidence: Sequence[EvidenceRecord],
+    figures: Sequence[FigureRecord],
+    gaps: Sequence[GapRecord],
     refs: list[dict[str, str]],
     note: str | None = None,
 ) -> Generator[Event, None, str | None]:
     """The first draft. `note` is the person's instruction for a re-draft ("use SI units")."""
     t = w.template
-    summary = {
-        k: v
-        for k, v in findings.items()
-        if k not in ("gathered", "figures") and v not in (None, "", [])
-    }
+    summary = _findings_summary(findings)
     system = prompt(
         "draft_system",
         preamble=t.preamble,
-        title_hint=f"{t.title}: {findings.get('experiment') or 'the experiment'}",
+        title_hint=f"{t.title}: {findings.experiment or 'the experiment'}",
         sections=", ".join(t.sections),
         language="Simplified Chinese" if t.lang == "zh" else "English",
         todo=t.todo,
@@ -350,8 +358,7 @@ def draft(
     user = prompt(
         "draft_user",
         findings=json.dumps(summary, ensure_ascii=False, indent=1),
-        gaps="\n".join(f"- {g['requirement']}" for g in gaps if g.get("supported") is not True)
-        or "(none)",
+        gaps="\n".join(f"- {g.requirement}" for g in gaps if g.supported is not True) or "(none)",
         figures=figures_text(figures),
         references="\n".join(f"- {r['key']}: {r['title']} ({r['path']})" for r in refs) or "(none)",
         evidence=evidence_text(evidence),
@@ -381,7 +388,10 @@ def numbers_text(unmatched: list[dict[str, Any]]) -> str:
 
 
 def reflect_round(
-    w: Writer, tex: str, evidence: list[dict], unmatched: list[dict[str, Any]] | None = None
+    w: Writer,
+    tex: str,
+    evidence: Sequence[EvidenceRecord],
+    unmatched: list[dict[str, Any]] | None = None,
 ) -> Generator[Event, None, tuple[str, bool]]:
     """One critique + revision. Returns (text, converged).
 

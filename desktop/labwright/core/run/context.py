@@ -11,32 +11,31 @@ import contextlib
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 from labwright.core import __version__
 from labwright.core.agent.guards import Budget, RunClock
-from labwright.core.events import Draft, Error, Event, Milestone
+from labwright.core.events import (
+    Draft,
+    Error,
+    Event,
+    LLMCall,
+    Milestone,
+    MilestoneDetail,
+    MilestoneStatus,
+    RedraftDetail,
+)
 from labwright.core.llm.client import LLM, LLMError, TimeUp, Usage
 from labwright.core.reasons import Reason, model_failed
 from labwright.core.report.latex import probe_engines
 from labwright.core.report.templates import load_template
 from labwright.core.report.writing import Writer
 from labwright.core.run.stages import Handoff, plan_pipeline
-from labwright.core.rundir.files import last_draft, load_run, save_run
-from labwright.core.rundir.records import NoteRecord, RoleUsage, RunRecord
+from labwright.core.rundir.layout import RunDir
+from labwright.core.rundir.records import ConfigRecord, NoteRecord, RunRecord, UsageRecord
 from labwright.core.rundir.store import RunDirError, RunStore, prepare_run_dir, read_journal
 from labwright.core.secrets import hide_secrets
 from labwright.core.settings.config import RunConfig
 from labwright.core.settings.cost import spent_usd
-
-
-def _remove_empty_run(run_dir: Path) -> None:
-    for path in (run_dir / "drafts", run_dir / "figures", run_dir):
-        with contextlib.suppress(OSError):
-            path.rmdir()
-    if run_dir.is_dir() and [p.name for p in run_dir.iterdir()] == [".lock"]:
-        (run_dir / ".lock").unlink(missing_ok=True)
-        run_dir.rmdir()
 
 
 class RunContext:
@@ -62,7 +61,7 @@ class RunContext:
             self.store = RunStore(self.config.out_dir, self.config.folder, resume=resume)
         except BaseException:
             if claimed:  # the folder this run claimed holds nothing: leave no empty run
-                _remove_empty_run(self.config.out_dir)
+                RunDir(self.config.out_dir).remove_if_empty()
             raise
         try:
             self._setup(resume)
@@ -72,6 +71,7 @@ class RunContext:
 
     def _setup(self, resume: bool) -> None:
         self.dir = self.store.dir
+        self.rundir = RunDir(self.dir)
         self.cursor = 0  # index in the plan of the next milestone
         self.usage = Usage()
         self.reasons: list[str] = []
@@ -88,7 +88,7 @@ class RunContext:
             self._load_journal()
         self._writer = Writer(self.config, None, self.usage, self.template, clock=self.clock)
         # drafts/ numbers every draft of the run, a re-draft's too: never overwrite one
-        self.h = Handoff(version=last_draft(self.dir))
+        self.h = Handoff(version=self.rundir.last_draft())
 
     # -- journal ---------------------------------------------------------
 
@@ -96,15 +96,17 @@ class RunContext:
         self.store.append(event)
         return event
 
-    def milestone(self, stage: str, status: str, detail: Any = None) -> Event:
+    def milestone(
+        self, stage: str, status: MilestoneStatus, detail: MilestoneDetail | None = None
+    ) -> Milestone:
         assert self.plan[self.cursor] == stage, (self.plan, self.cursor, stage)
-        event = Milestone(stage, self.cursor + 1, len(self.plan), status, detail)  # type: ignore[arg-type]
+        event = Milestone(stage, self.cursor + 1, len(self.plan), status, detail)
         if status != "start":
             self.cursor += 1
         return event
 
     def _load_journal(self) -> None:
-        self.prior = meta = load_run(self.dir)
+        self.prior = meta = self.rundir.load_run()
         if meta.plan and meta.plan != self.plan:
             raise RunDirError("The run's plan differs from this configuration; cannot resume.")
         # What ended the last attempt (a cancel, a crash, a fatal model error) does not
@@ -112,29 +114,26 @@ class RunContext:
         ended = {Reason.CANCELLED.value, meta.ended_by}
         self.reasons = [r for r in meta.reasons if r not in ended]
         for ev in read_journal(self.dir):
-            if ev.get("type") == "llm":
-                # Usage comes from the journal, one `llm` event per call, not from
-                # run.json: calls made before a kill -9 still count, for budgets too.
-                with contextlib.suppress(KeyError, TypeError, ValueError):
-                    self.usage.add_call(
-                        str(ev["role"]),
-                        int(ev["prompt_tokens"]),
-                        int(ev["completion_tokens"]),
-                        int(ev.get("ms") or 0),
-                        str(ev.get("model") or ""),
-                        reasoning_tokens=int(ev.get("reasoning_tokens") or 0),
-                    )
-                continue
-            if ev.get("type") != "milestone":
-                continue
-            detail = ev.get("detail")
-            if ev.get("status") == "start" and isinstance(detail, dict) and detail.get("redraft"):
-                # A re-draft runs this stage and the later ones again: what they did
-                # before it no longer counts (a killed re-draft resumes as a re-draft).
-                self.done_stages = {i for i in self.done_stages if i < ev["index"] - 1}
-                self.note = detail.get("note")
-            elif ev.get("status") in ("end", "skipped"):
-                self.done_stages.add(ev["index"] - 1)
+            match ev:
+                case LLMCall():
+                    # Usage comes from the journal, one `llm` event per call, not from
+                    # run.json: calls made before a kill -9 still count, for budgets too.
+                    with contextlib.suppress(TypeError, ValueError):
+                        self.usage.add_call(
+                            str(ev.role),
+                            int(ev.prompt_tokens),
+                            int(ev.completion_tokens),
+                            int(ev.ms or 0),
+                            str(ev.model or ""),
+                            reasoning_tokens=int(ev.reasoning_tokens or 0),
+                        )
+                case Milestone(status="start", detail=RedraftDetail(note=note)):
+                    # A re-draft runs this stage and the later ones again: what they did
+                    # before it no longer counts (a killed re-draft resumes as a re-draft).
+                    self.done_stages = {i for i in self.done_stages if i < ev.index - 1}
+                    self.note = note
+                case Milestone(status="end" | "skipped"):
+                    self.done_stages.add(ev.index - 1)
 
     def keep_notes_of_done_stages(self) -> None:
         """The notes of stages that stay done; a stage that runs again notes anew."""
@@ -160,12 +159,12 @@ class RunContext:
             engines=self.engines.to_dict(),
             started=self.started,
             finished=time.time() if status != "running" else None,
-            usage={role: RoleUsage(**u) for role, u in usage.to_dict().items()},
+            usage={role: UsageRecord(**u) for role, u in usage.to_dict().items()},
             calls={role: u.calls for role, u in usage.by_role.items()},
             total_tokens=usage.total_tokens,
             cost_usd=round(spent_usd(self.config, usage), 6) if self.config.prices else None,
-            config=self.config.public_dict(),
-            gaps=h.gap_records(),
+            config=ConfigRecord(self.config.public_dict()),
+            gaps=None if h.gaps is None else list(h.gaps),
             skeleton=h.skeleton,
             numbers=h.numbers,
             converged=h.converged,
@@ -177,7 +176,7 @@ class RunContext:
         )
 
     def write_run_json(self, status: str) -> None:
-        save_run(self.dir, self.record(status))
+        self.rundir.save_run(self.record(status))
 
     # -- the model -----------------------------------------------------------
 
@@ -260,8 +259,7 @@ class RunContext:
         h = self.h
         h.tex = tex
         h.version += 1
-        self.store.write_text(f"drafts/v{h.version}.tex", tex)
-        self.store.write_text("report.tex", tex)
+        self.rundir.save_draft(h.version, tex)
         return Draft(h.version, len(tex), bool(self.reasons))
 
     def rel(self, path: Path | None) -> str | None:

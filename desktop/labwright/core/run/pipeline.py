@@ -18,12 +18,23 @@ from pathlib import Path
 from typing import Any
 
 from labwright.core.agent.explore import Cancelled
-from labwright.core.events import Done, Error, Event
+from labwright.core.events import (
+    Done,
+    Error,
+    Event,
+    Milestone,
+    MilestoneDetail,
+    MilestoneStatus,
+    RedraftDetail,
+    StageNames,
+)
 from labwright.core.llm.client import LLMError, Usage
 from labwright.core.reasons import Reason, explore_reason, model_failed
 from labwright.core.run.context import RunContext
 from labwright.core.run.stages import AUTO_FIGURES, MAX_FIX_ROUNDS, STAGES, plan_pipeline
-from labwright.core.rundir.files import RunFileError, load_run
+from labwright.core.rundir.files import RunFileError
+from labwright.core.rundir.layout import RunDir
+from labwright.core.rundir.names import ERROR_TXT
 from labwright.core.rundir.store import RunDirError, read_journal, sweep_temp_dirs
 from labwright.core.settings.config import RunConfig
 from labwright.core.settings.saved import Settings
@@ -39,7 +50,7 @@ __all__ = [
 ]
 
 CancelFlag = threading.Event | Callable[[], bool] | None
-ERROR_LOG = "error.txt"  # in the run directory: the traceback of a run that failed
+ERROR_LOG = ERROR_TXT  # in the run directory: the traceback of a run that failed
 
 
 def _as_check(cancel: CancelFlag) -> Callable[[], bool]:
@@ -142,7 +153,7 @@ def _drive(run: _Run, *, reload: bool) -> Iterator[Event]:
 def _done(run: _Run, status: str) -> Done:
     return Done(
         status,  # type: ignore[arg-type]
-        run.rel(run.dir / "report.tex"),
+        run.rel(run.rundir.report_tex),
         run.rel(run.h.pdf),
         list(run.reasons),
     )
@@ -159,8 +170,8 @@ def _fail(run: _Run, e: BaseException) -> Iterator[Event]:
     log = ""
     try:
         trace = "".join(traceback.format_exception(e))
-        run.store.write_text(ERROR_LOG, run.scrub(f"stage: {stage}\n{trace}"))
-        log = f"; details in {run.dir / ERROR_LOG}"
+        run.rundir.save_error(run.scrub(f"stage: {stage}\n{trace}"))
+        log = f"; details in {run.rundir.error_txt}"
     except Exception:  # the report of a failure must not fail
         pass
     message = f"internal error in {stage}: {summary}{log}"
@@ -250,14 +261,14 @@ def _redraft_config(
     settings: Settings | None,
     use_server: str | None,
 ) -> RunConfig:
-    from labwright.core.rundir.fence import check_run_dir
     from labwright.core.rundir.resume import resumed_config, server_change
     from labwright.core.settings.config import same_server
     from labwright.core.settings.resolve import key_problem
 
+    run = RunDir(run_dir)
     try:
-        check_run_dir(run_dir)  # a run folder holding a link is not used at all
-        meta = load_run(run_dir)
+        run.check()  # a run folder holding a link is not used at all
+        meta = run.load_run()
     except RunFileError as e:
         raise RedraftError(str(e)) from None
     try:
@@ -266,15 +277,14 @@ def _redraft_config(
         raise RedraftError(Words("redraft_not_a_run", run_dir=run_dir)) from None
     if meta.status == "running":
         raise RedraftError(Words("redraft_running"))
-    if meta.config.get("offline"):
+    if meta.config.offline:
         raise RedraftError(Words("redraft_offline"))
     plan = meta.plan
     ended = {
-        e.get("stage")
-        for e in journal
-        if e.get("type") == "milestone" and e.get("status") in ("end", "skipped")
+        e.stage for e in journal if isinstance(e, Milestone) and e.status in ("end", "skipped")
     }
-    before = plan[: plan.index("draft")] if "draft" in plan else ["draft"]
+    draft = StageNames.DRAFT
+    before = plan[: plan.index(draft)] if draft in plan else [draft]
     missing = [s for s in before if s not in ended]
     if missing:
         raise RedraftError(Words("redraft_unfinished", stages=", ".join(missing)))
@@ -299,17 +309,14 @@ def _keep_edit(run_dir: Path) -> Path | None:
     """Keep the person's report.tex as drafts/edited-<n>.tex when it differs from the
     last generated draft: a re-draft replaces report.tex, never the person's work."""
     from labwright.core.report.review import generated_draft
-    from labwright.core.rundir import fence
 
-    if not fence.is_file(run_dir, "report.tex"):
+    run = RunDir(run_dir)
+    if not run.has_report():
         return None
-    text = fence.read_text(run_dir, "report.tex")
+    text = run.read_report()
     if text == generated_draft(run_dir):
         return None
-    edited = fence.names_in(run_dir, "drafts", "edited-*.tex")
-    numbers = [name[len("edited-") : -len(".tex")] for name in edited]
-    taken = [int(n) for n in numbers if n.isdigit()]
-    return fence.write_text(run_dir, f"drafts/edited-{max(taken, default=0) + 1}.tex", text)
+    return run.keep_edit(text)
 
 
 class _Redraft(_Run):
@@ -321,7 +328,7 @@ class _Redraft(_Run):
         except (ValueError, RunDirError) as e:  # e.g. this configuration's plan differs
             raise RedraftError(str(e)) from None
         self.note = note.strip() if note and note.strip() else None
-        first = self.plan.index("draft")
+        first = self.plan.index(StageNames.DRAFT)
         self.done_stages = set(range(first))
         self.announced = False
         # The budgets cover this re-draft: the person asked for new work, and a run
@@ -342,9 +349,13 @@ class _Redraft(_Run):
         e = self.h.exploration
         self.reasons = [explore_reason(e.reason)] if e.status != "finished" else []
 
-    def milestone(self, stage: str, status: str, detail: Any = None) -> Event:
+    def milestone(
+        self, stage: str, status: MilestoneStatus, detail: MilestoneDetail | None = None
+    ) -> Milestone:
         if not self.announced:
+            # The first milestone of a re-draft is the draft's start, which has no detail
+            # of its own: it says that this is a re-draft, and the person's note.
+            assert detail is None, detail
             self.announced = True
-            detail = {**(detail if isinstance(detail, dict) else {}), "redraft": True}
-            detail["note"] = self.note
+            detail = RedraftDetail(self.note)
         return super().milestone(stage, status, detail)

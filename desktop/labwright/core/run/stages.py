@@ -22,11 +22,29 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from labwright.core.agent.explore import Cancelled, Exploration, explore
 from labwright.core.agent.tools import ToolContext
-from labwright.core.events import Event, Guard
+from labwright.core.events import (
+    BibDetail,
+    CompileDetail,
+    CompileError,
+    CompileStart,
+    Confinement,
+    DraftDetail,
+    Event,
+    ExploreDetail,
+    ExploreSkipped,
+    FiguresDetail,
+    GapDetail,
+    Guard,
+    NumbersSummary,
+    ReflectDetail,
+    ScanDetail,
+    ScanPlan,
+    StageNames,
+)
 from labwright.core.llm.client import LLMError, TimeUp
 from labwright.core.material.workspace import ScanResult, scan_folder
 from labwright.core.reasons import Reason, explore_reason, is_reason
-from labwright.core.report.latex import Engines, compile_tex
+from labwright.core.report.latex import CompileResult, Engines, compile_tex
 from labwright.core.report.templates import load_template
 from labwright.core.report.verify import Verification, verify_report, write_numbers
 from labwright.core.report.writing import (
@@ -38,22 +56,24 @@ from labwright.core.report.writing import (
     material_refs,
     reflect_round,
 )
-from labwright.core.rundir import fence
-from labwright.core.rundir.files import (
-    load_evidence,
-    load_figures,
-    load_findings,
-    load_gaps,
-    save_evidence,
-    save_figures,
-    save_findings,
-    save_gaps,
+from labwright.core.rundir.names import (
+    DRAFTS,
+    EVIDENCE_JSONL,
+    FIGURES,
+    FIGURES_JSON,
+    FINDINGS_JSON,
+    GAPS_JSON,
+    NUMBERS_JSON,
+    REFS_BIB,
+    REPORT_PDF,
+    REPORT_TEX,
+    RUN_JSON,
+    written,
 )
 from labwright.core.rundir.records import (
+    CompileErrorRecord,
     CompileRecord,
-    EvidenceRecord,
     FigureRecord,
-    FindingsRecord,
     GapRecord,
 )
 from labwright.core.settings.config import RunConfig
@@ -72,18 +92,18 @@ def plan_pipeline(config: RunConfig, engines: Engines) -> list[str]:
     scan → explore → [figures] → [gap] → draft → reflect×N → bib → [compile]
     """
     template = load_template(config.template, config.lang)
-    plan = ["scan", "explore"]
-    plan += [s for s in ("figures", "gap") if template.runs(s)]
-    plan.append("draft")
+    plan = [StageNames.SCAN, StageNames.EXPLORE]
+    plan += [s for s in (StageNames.FIGURES, StageNames.GAP) if template.runs(s)]
+    plan.append(StageNames.DRAFT)
     rounds = (
         0
         if config.offline
         else (config.reflect if config.reflect is not None else template.reflect)
     )
-    plan += ["reflect"] * rounds
-    plan.append("bib")
+    plan += [StageNames.REFLECT] * rounds
+    plan.append(StageNames.BIB)
     if config.compile and engines.can_compile_lang(template.lang):
-        plan.append("compile")
+        plan.append(StageNames.COMPILE)
     return plan
 
 
@@ -94,8 +114,8 @@ class Handoff:
 
     scan: ScanResult | None = None  # scan
     exploration: Exploration = field(default_factory=Exploration)  # explore
-    figures: list[dict[str, Any]] = field(default_factory=list)  # figures
-    gaps: list[dict[str, Any]] | None = None  # gap
+    figures: list[FigureRecord] = field(default_factory=list)  # figures
+    gaps: list[GapRecord] | None = None  # gap
     tex: str | None = None  # draft, reflect, bib, compile (fix rounds)
     version: int = 0
     skeleton: bool | None = None  # draft
@@ -104,11 +124,6 @@ class Handoff:
     unresolved_citations: list[str] | None = None  # bib
     compile: CompileRecord | None = None  # compile
     pdf: Path | None = None  # compile
-
-    def gap_records(self) -> list[GapRecord] | None:
-        if self.gaps is None:
-            return None
-        return [GapRecord.from_dict(g) for g in self.gaps]
 
     def documents(self) -> list[str]:
         assert self.scan is not None
@@ -130,46 +145,67 @@ class Stage:
 # -- scan -----------------------------------------------------------------------
 
 
-class Scan(Stage):
-    name = "scan"  # reads the material folder only; the result is the milestone's detail
+class ScanStage(Stage):
+    name = StageNames.SCAN  # reads the material folder only; the result is the milestone's detail
 
     def run(self, run: RunContext) -> Iterator[Event]:
         c = run.config
-        detail: dict[str, Any] = {
-            "folder": str(c.folder),
-            "run_dir": str(run.dir),
-            "plan": run.plan,
-            "template": run.template.name,
-        }
-        if c.compile and "compile" not in run.plan:
-            detail["compile"] = "unavailable: " + run.engines.install_hint()
-        detail["confinement"] = _confinement(c.allow_unconfined)
-        yield run.milestone("scan", "start", detail)
+        unavailable = c.compile and StageNames.COMPILE not in run.plan
+        plan = ScanPlan(
+            folder=str(c.folder),
+            run_dir=str(run.dir),
+            plan=run.plan,
+            template=run.template.name,
+            compile="unavailable: " + run.engines.install_hint() if unavailable else None,
+            confinement=_confinement(c.allow_unconfined),
+        )
+        yield run.milestone(self.name, "start", plan)
         run.h.scan = scan_folder(c.folder)
-        yield run.milestone("scan", "end", run.h.scan.to_dict())
+        yield run.milestone(self.name, "end", _scanned(run.h.scan))
 
     def reload(self, run: RunContext) -> None:
         run.h.scan = scan_folder(run.config.folder)  # cheap, and the folder is the truth
 
 
-def _confinement(allow_unconfined: bool) -> dict[str, Any]:
+def _scanned(scan: ScanResult) -> ScanDetail:
+    return ScanDetail(
+        root=scan.root,
+        summary=scan.summary(),
+        files=scan.files,
+        dirs=scan.dirs,
+        total_bytes=scan.total_bytes,
+        counts=dict(scan.counts),
+        sizes=dict(scan.sizes),
+        hidden=list(scan.hidden),
+        huge=list(scan.huge),
+        skipped=[dict(s) for s in scan.skipped],
+        sample={b: list(paths) for b, paths in scan.sample.items()},
+        truncated=scan.truncated,
+        omitted=dict(scan.omitted),
+    )
+
+
+def _confinement(allow_unconfined: bool) -> Confinement:
     """Which OS layers hold model-written code here, and whether figures may run at all."""
     from labwright.core.confine import support
 
     s = support()
-    return {
-        **s.to_dict(),
-        "describe": s.describe(),
-        "figures": "confined" if s.any else ("unconfined" if allow_unconfined else "disabled"),
-    }
+    return Confinement(
+        landlock_abi=s.landlock_abi,
+        namespaces=s.namespaces,
+        seccomp=s.seccomp,
+        layers=s.layers(),
+        describe=s.describe(),
+        figures="confined" if s.any else ("unconfined" if allow_unconfined else "disabled"),
+    )
 
 
 # -- explore ------------------------------------------------------------------------
 
 
-class Explore(Stage):
-    name = "explore"
-    writes = ("findings.json", "evidence.jsonl", "figures/")
+class ExploreStage(Stage):
+    name = StageNames.EXPLORE
+    writes = (written(FINDINGS_JSON), written(EVIDENCE_JSONL), written(FIGURES))
 
     def run(self, run: RunContext) -> Iterator[Event]:
         c, h = run.config, run.h
@@ -182,9 +218,9 @@ class Explore(Stage):
             )
             run.degrade(Reason.OFFLINE.value)
             self._save(run)
-            yield run.milestone("explore", "skipped", {"reason": "offline"})
+            yield run.milestone(self.name, "skipped", ExploreSkipped("offline"))
             return
-        yield run.milestone("explore", "start")
+        yield run.milestone(self.name, "start")
         llm = run.client()
         ctx = ToolContext(
             c.folder,
@@ -206,24 +242,16 @@ class Explore(Stage):
             run.degrade(explore_reason(h.exploration.reason))
         self._save(run)
         e = h.exploration
-        yield run.milestone(
-            "explore",
-            "end",
-            {
-                "status": e.status,
-                "reason": e.reason,
-                "files_read": len(e.files_read),
-                "model_calls": e.model_calls,
-            },
-        )
+        ended = ExploreDetail(e.status, e.reason, len(e.files_read), e.model_calls)
+        yield run.milestone(self.name, "end", ended)
 
     def _save(self, run: RunContext) -> None:
         e = run.h.exploration
-        save_findings(run.dir, FindingsRecord.from_dict(e.to_findings()))
-        save_evidence(run.dir, [EvidenceRecord.from_dict(r) for r in e.evidence])
+        run.rundir.save_findings(e.to_findings())
+        run.rundir.save_evidence(e.evidence)
 
     def reload(self, run: RunContext) -> None:
-        f = load_findings(run.dir)
+        f = run.rundir.load_findings()
         if f is None:
             return
         run.h.exploration = Exploration(
@@ -231,8 +259,8 @@ class Explore(Stage):
             reason=f.reason,
             detail=f.detail,
             findings=f.conclusion(),
-            evidence=[r.to_dict() for r in load_evidence(run.dir)],
-            figures=[fig.to_dict() for fig in f.figures],
+            evidence=run.rundir.load_evidence(),
+            figures=list(f.figures),
             files_read=list(f.files_read),
         )
         if f.status != "finished" and not run.config.offline:
@@ -244,17 +272,17 @@ class Explore(Stage):
 # -- figures, gap ---------------------------------------------------------------------
 
 
-class Figures(Stage):
-    name = "figures"
-    reads = ("findings.json",)  # the figures the model made while exploring
-    writes = ("figures.json", "figures/")
+class FiguresStage(Stage):
+    name = StageNames.FIGURES
+    reads = (written(FINDINGS_JSON),)  # the figures the model made while exploring
+    writes = (written(FIGURES_JSON), written(FIGURES))
 
     def run(self, run: RunContext) -> Iterator[Event]:
         from labwright.core.material.tables import collect_data
         from labwright.core.report.offline import plot_item
 
         h = run.h
-        yield run.milestone("figures", "start")
+        yield run.milestone(self.name, "start")
         h.figures = list(h.exploration.figures)
         made_by = "model"
         if not h.figures:
@@ -266,54 +294,48 @@ class Figures(Stage):
             for i, item in enumerate(items):
                 if len(h.figures) >= AUTO_FIGURES:
                     break
-                fig = plot_item(item, run.dir / "figures", f"table{i + 1}", run.config.folder, lang)
+                fig = plot_item(item, run.rundir.figures, f"table{i + 1}", run.config.folder, lang)
                 if fig:
                     h.figures.append(fig)
-        save_figures(run.dir, [FigureRecord.from_dict(f) for f in h.figures])
-        yield run.milestone("figures", "end", {"count": len(h.figures), "made_by": made_by})
+        run.rundir.save_figures(h.figures)
+        yield run.milestone(self.name, "end", FiguresDetail(len(h.figures), made_by))
 
     def reload(self, run: RunContext) -> None:
-        run.h.figures = [f.to_dict() for f in load_figures(run.dir) or []]
+        run.h.figures = run.rundir.load_figures() or []
 
 
-class Gap(Stage):
-    name = "gap"
-    reads = ("findings.json", "evidence.jsonl", "figures.json")
-    writes = ("gaps.json", "run.json:gaps", "run.json:notes")
+class GapStage(Stage):
+    name = StageNames.GAP
+    reads = (written(FINDINGS_JSON), written(EVIDENCE_JSONL), written(FIGURES_JSON))
+    writes = (written(GAPS_JSON), written(RUN_JSON, "gaps"), written(RUN_JSON, "notes"))
 
     def run(self, run: RunContext) -> Iterator[Event]:
         h = run.h
-        yield run.milestone("gap", "start")
+        yield run.milestone(self.name, "start")
         reqs = _requirements(run)
-        gaps: list[dict[str, Any]]
+        gaps: list[GapRecord]
         if run.config.offline:
-            gaps = [
-                {"requirement": r, "supported": None, "why": "offline: not checked"} for r in reqs
-            ]
+            gaps = [GapRecord(r, None, "offline: not checked") for r in reqs]
         elif not h.exploration.evidence:
             # nothing read, so nothing to check against (and the draft is a skeleton): a
             # slow local model would spend minutes on an answer known in advance
-            gaps = [
-                {"requirement": r, "supported": None, "why": "nothing was read: not checked"}
-                for r in reqs
-            ]
+            gaps = [GapRecord(r, None, "nothing was read: not checked") for r in reqs]
         else:
             try:
                 gaps = yield from check_gaps(
                     run.writer(model=True), reqs, h.exploration.evidence, h.figures
                 )
             except LLMError as err:
-                yield run.model_failed("gap", err)
-                gaps = [{"requirement": r, "supported": None, "why": "not checked"} for r in reqs]
-            yield from run.notes_of("gap")
+                yield run.model_failed(self.name, err)
+                gaps = [GapRecord(r, None, "not checked") for r in reqs]
+            yield from run.notes_of(self.name)
         h.gaps = gaps
-        save_gaps(run.dir, [GapRecord.from_dict(g) for g in gaps])
-        unmet = [g["requirement"] for g in gaps if g["supported"] is False]
-        yield run.milestone("gap", "end", {"requirements": len(gaps), "unmet": unmet})
+        run.rundir.save_gaps(gaps)
+        unmet = [g.requirement for g in gaps if g.supported is False]
+        yield run.milestone(self.name, "end", GapDetail(len(gaps), unmet))
 
     def reload(self, run: RunContext) -> None:
-        gaps = load_gaps(run.dir)
-        run.h.gaps = None if gaps is None else [g.to_dict() for g in gaps]
+        run.h.gaps = run.rundir.load_gaps()
 
 
 def _requirements(run: RunContext) -> list[str]:
@@ -321,21 +343,32 @@ def _requirements(run: RunContext) -> list[str]:
     from labwright.core.report.offline.manual import drop_boilerplate
 
     # Marks, deadlines, links and the viva are no requirement a report can meet.
-    reqs = drop_boilerplate(run.h.exploration.to_findings().get("assignment_requirements") or [])
+    reqs = drop_boilerplate(run.h.exploration.to_findings().assignment_requirements)
     return reqs or manual_requirements(run.config.folder, run.h.documents())
 
 
 # -- draft, reflect ---------------------------------------------------------------------
 
 
-class Draft(Stage):
-    name = "draft"
-    reads = ("findings.json", "evidence.jsonl", "figures.json", "gaps.json")
-    writes = ("report.tex", "drafts/", "numbers.json", "run.json:skeleton", "run.json:numbers")
+class DraftStage(Stage):
+    name = StageNames.DRAFT
+    reads = (
+        written(FINDINGS_JSON),
+        written(EVIDENCE_JSONL),
+        written(FIGURES_JSON),
+        written(GAPS_JSON),
+    )
+    writes = (
+        written(REPORT_TEX),
+        written(DRAFTS),
+        written(NUMBERS_JSON),
+        written(RUN_JSON, "skeleton"),
+        written(RUN_JSON, "numbers"),
+    )
 
     def run(self, run: RunContext) -> Iterator[Event]:
         h = run.h
-        yield run.milestone("draft", "start")
+        yield run.milestone(self.name, "start")
         e = h.exploration
         h.skeleton = False
         tex = None
@@ -356,7 +389,7 @@ class Draft(Stage):
                     run.note,
                 )
             except LLMError as err:
-                yield run.model_failed("draft", err)
+                yield run.model_failed(self.name, err)
                 # the run's clock cut the draft: that is the reason, not a bad document
                 timed_out = isinstance(err, TimeUp)
             if tex is None:
@@ -367,13 +400,11 @@ class Draft(Stage):
                 tex = _skeleton(run, e.findings or None)
         numbers = _check_numbers(run, tex)
         yield run.save_report(tex)
-        detail: dict[str, Any] = {"version": h.version, "chars": len(tex), "skeleton": h.skeleton}
+        checked = None
         if numbers is not None:
-            detail["numbers"] = {
-                "checked": numbers.summary()["checked"],
-                "unmatched": len(numbers.unmatched),
-            }
-        yield run.milestone("draft", "end", detail)
+            checked = NumbersSummary(numbers.summary()["checked"], len(numbers.unmatched))
+        detail = DraftDetail(h.version, len(tex), bool(h.skeleton), checked)
+        yield run.milestone(self.name, "end", detail)
 
     def reload(self, run: RunContext) -> None:
         _reload_report(run)
@@ -384,8 +415,8 @@ class Draft(Stage):
 
 def _reload_report(run: RunContext) -> None:
     """report.tex as the last stage that touched it left it, and its draft number."""
-    if fence.is_file(run.dir, "report.tex"):
-        run.h.tex = fence.read_text(run.dir, "report.tex")
+    if run.rundir.has_report():
+        run.h.tex = run.rundir.read_report()
         run.h.version = max(run.h.version, 1)
 
 
@@ -399,9 +430,9 @@ def _skeleton(run: RunContext, findings: dict[str, Any] | None) -> str:
         run.config.folder,
         h.scan,
         run.template,
-        run.dir / "figures",
+        run.rundir.figures,
         findings=findings,
-        gaps=[g["requirement"] for g in h.gaps or [] if g["supported"] is not True],
+        gaps=[g.requirement for g in h.gaps or [] if g.supported is not True],
         figures=h.figures,
     )
     if not h.figures:
@@ -428,15 +459,21 @@ def _check_numbers(run: RunContext, tex: str) -> Verification | None:
     return result
 
 
-class Reflect(Stage):
-    name = "reflect"
-    reads = ("report.tex", "evidence.jsonl")
-    writes = ("report.tex", "drafts/", "numbers.json", "run.json:numbers", "run.json:converged")
+class ReflectStage(Stage):
+    name = StageNames.REFLECT
+    reads = (written(REPORT_TEX), written(EVIDENCE_JSONL))
+    writes = (
+        written(REPORT_TEX),
+        written(DRAFTS),
+        written(NUMBERS_JSON),
+        written(RUN_JSON, "numbers"),
+        written(RUN_JSON, "converged"),
+    )
 
     def run(self, run: RunContext) -> Iterator[Event]:
         h = run.h
-        rounds = run.plan.count("reflect")
-        n = run.cursor - run.plan.index("reflect") + 1
+        rounds = run.plan.count(self.name)
+        n = run.cursor - run.plan.index(self.name) + 1
         assert h.tex is not None
         reason = None
         if h.skeleton:
@@ -446,9 +483,9 @@ class Reflect(Stage):
         elif h.converged:
             reason = "converged"
         if reason:
-            yield run.milestone("reflect", "skipped", {"round": n, "of": rounds, "reason": reason})
+            yield run.milestone(self.name, "skipped", ReflectDetail(n, rounds, reason=reason))
             return
-        yield run.milestone("reflect", "start", {"round": n, "of": rounds})
+        yield run.milestone(self.name, "start", ReflectDetail(n, rounds))
         # the current text's untraced numbers go to the critique (also after a resume)
         checked = verify_report(h.tex, h.exploration.evidence, run.config.folder)
         unmatched = [c.to_dict() for c in checked.unmatched]
@@ -457,14 +494,14 @@ class Reflect(Stage):
                 run.writer(model=True), h.tex, h.exploration.evidence, unmatched
             )
         except LLMError as err:
-            yield run.model_failed("reflect", err)
+            yield run.model_failed(self.name, err)
             tex, converged = h.tex, True
         if tex != h.tex:
             _check_numbers(run, tex)
             yield run.save_report(tex)
         if converged:
             h.converged = n
-        yield run.milestone("reflect", "end", {"round": n, "of": rounds, "converged": converged})
+        yield run.milestone(self.name, "end", ReflectDetail(n, rounds, converged=converged))
 
     def reload(self, run: RunContext) -> None:
         _reload_report(run)
@@ -476,20 +513,20 @@ class Reflect(Stage):
 # -- bib, compile -----------------------------------------------------------------------
 
 
-class Bib(Stage):
-    name = "bib"
-    reads = ("report.tex",)
+class BibStage(Stage):
+    name = StageNames.BIB
+    reads = (written(REPORT_TEX),)
     writes = (
-        "refs.bib",
-        "report.tex",
-        "drafts/",
-        "run.json:unresolved_citations",
-        "run.json:notes",
+        written(REFS_BIB),
+        written(REPORT_TEX),
+        written(DRAFTS),
+        written(RUN_JSON, "unresolved_citations"),
+        written(RUN_JSON, "notes"),
     )
 
     def run(self, run: RunContext) -> Iterator[Event]:
         h = run.h
-        yield run.milestone("bib", "start")
+        yield run.milestone(self.name, "start")
         assert h.tex is not None
         refs = material_refs(h.documents())
         # Only a model's report has citations a model may resolve.
@@ -497,20 +534,17 @@ class Bib(Stage):
         try:
             bib, unresolved = yield from build_bib(writer, h.tex, refs)
         except LLMError as err:
-            yield run.model_failed("bib", err)
+            yield run.model_failed(self.name, err)
             # the material's own references still resolve without the model
             bib, unresolved = yield from build_bib(writer.without_model(), h.tex, refs)
-        yield from run.notes_of("bib")
-        run.store.write_text("refs.bib", bib)
+        yield from run.notes_of(self.name)
+        run.rundir.save_refs(bib)
         tex = ensure_bibliography(h.tex, run.template.bibliography_style)
         if tex != h.tex:
             yield run.save_report(tex)
         h.unresolved_citations = unresolved
-        yield run.milestone(
-            "bib",
-            "end",
-            {"entries": bib.count("\n@") + bib.startswith("@"), "unresolved": unresolved},
-        )
+        entries = bib.count("\n@") + bib.startswith("@")
+        yield run.milestone(self.name, "end", BibDetail(entries, unresolved))
 
     def reload(self, run: RunContext) -> None:
         _reload_report(run)
@@ -518,14 +552,19 @@ class Bib(Stage):
             run.h.unresolved_citations = run.prior.unresolved_citations
 
 
-class Compile(Stage):
-    name = "compile"
-    reads = ("report.tex", "refs.bib", "figures/")
-    writes = ("report.pdf", "report.tex", "drafts/", "run.json:compile")
+class CompileStage(Stage):
+    name = StageNames.COMPILE
+    reads = (written(REPORT_TEX), written(REFS_BIB), written(FIGURES))
+    writes = (
+        written(REPORT_PDF),
+        written(REPORT_TEX),
+        written(DRAFTS),
+        written(RUN_JSON, "compile"),
+    )
 
     def run(self, run: RunContext) -> Iterator[Event]:
         h = run.h
-        yield run.milestone("compile", "start", {"engine": run.engines.engine})
+        yield run.milestone(self.name, "start", CompileStart(run.engines.engine))
         assert h.tex is not None
         result = self._compile(run)
         rounds = 0
@@ -554,7 +593,7 @@ class Compile(Stage):
             try:
                 fixed = yield from fix_compile(run.writer(model=True), h.tex, result.errors)
             except LLMError as err:
-                yield run.model_failed("compile", err)
+                yield run.model_failed(self.name, err)
                 fixed = None
             if fixed is None:
                 break
@@ -563,38 +602,43 @@ class Compile(Stage):
         if run.cancelled():
             raise Cancelled
         h.pdf = result.pdf
-        errors = [
-            {"file": e.file, "line": e.line, "message": e.message} for e in result.errors[:10]
-        ]
+        errors = [CompileError(e.file, e.line, e.message) for e in result.errors[:10]]
         h.compile = CompileRecord(
             ok=result.ok,
-            errors=errors,
+            errors=[CompileErrorRecord(e.file, e.line, e.message) for e in errors],
             warnings=result.warnings[:20],
             seconds=result.seconds,
             fix_rounds=rounds,
         )
         if not result.ok:
             run.degrade(Reason.COMPILE_FAILED.value)
-        yield run.milestone(
-            "compile",
-            "end",
-            {"ok": result.ok, "pdf": run.rel(h.pdf), "errors": errors[:3], "fix_rounds": rounds},
-        )
+        ended = CompileDetail(result.ok, run.rel(h.pdf), errors[:3], rounds)
+        yield run.milestone(self.name, "end", ended)
 
-    def _compile(self, run: RunContext) -> Any:
+    def _compile(self, run: RunContext) -> CompileResult:
         return compile_tex(
-            run.dir / "report.tex",
+            run.rundir.report_tex,
             engines=run.engines,
             cancel=run.cancelled,
             secrets=[run.config.api_key],
         )
 
     def reload(self, run: RunContext) -> None:
-        run.h.pdf = run.dir / "report.pdf" if fence.is_file(run.dir, "report.pdf") else None
+        run.h.pdf = run.rundir.report_pdf if run.rundir.has_pdf() else None
         if run.prior is not None:
             run.h.compile = run.prior.compile
 
 
 STAGES: dict[str, Stage] = {
-    s.name: s for s in (Scan(), Explore(), Figures(), Gap(), Draft(), Reflect(), Bib(), Compile())
+    s.name: s
+    for s in (
+        ScanStage(),
+        ExploreStage(),
+        FiguresStage(),
+        GapStage(),
+        DraftStage(),
+        ReflectStage(),
+        BibStage(),
+        CompileStage(),
+    )
 }

@@ -20,29 +20,36 @@ from typing import Any, TypeVar
 
 from labwright.core.rundir import fence
 from labwright.core.rundir.errors import RunLinkError
+from labwright.core.rundir.names import (
+    DRAFTS,
+    EVIDENCE_JSONL,
+    FIGURES_JSON,
+    FINDINGS_JSON,
+    GAPS_JSON,
+    NUMBERS_JSON,
+    draft_number,
+)
+from labwright.core.rundir.names import (
+    RUN_FILES as RUN_FILES,
+)
+from labwright.core.rundir.names import (
+    RUN_JSON as RUN_JSON,
+)
 from labwright.core.rundir.records import (
     SCHEMA_VERSION,
     EvidenceRecord,
     FigureRecord,
+    FileRecord,
     FindingsRecord,
     GapRecord,
     NumbersRecord,
-    Record,
     RunFileError,
     RunRecord,
     _Bad,
     _Missing,
 )
 
-RUN_JSON = "run.json"
-FINDINGS_JSON = "findings.json"
-EVIDENCE_JSONL = "evidence.jsonl"
-FIGURES_JSON = "figures.json"
-GAPS_JSON = "gaps.json"
-NUMBERS_JSON = "numbers.json"
-RUN_FILES = (RUN_JSON, FINDINGS_JSON, EVIDENCE_JSONL, FIGURES_JSON, GAPS_JSON, NUMBERS_JSON)
-
-R = TypeVar("R", bound=Record)
+R = TypeVar("R", bound=FileRecord)
 
 
 def _raw(path: Path) -> Any:
@@ -158,8 +165,8 @@ def save_run(run_dir: Path, record: RunRecord) -> Path:
 
 def last_draft(run_dir: Path) -> int:
     """The number of the newest drafts/v<n>.tex (0 when there is none)."""
-    stems = [name[1:-4] for name in fence.names_in(Path(run_dir), "drafts", "v*.tex")]
-    return max((int(n) for n in stems if n.isdigit()), default=0)
+    names = fence.names_in(Path(run_dir), DRAFTS, "v*.tex")
+    return max((n for name in names if (n := draft_number(name)) is not None), default=0)
 
 
 # -- what the stages leave ------------------------------------------------------

@@ -31,11 +31,11 @@ class _Bad(Exception):
         self.where, self.what = where, what
 
 
-R = TypeVar("R", bound="Record")
+R = TypeVar("R", bound="FileRecord")
 
 
 @dataclass
-class Record:
+class FileRecord:
     """Base of the records: a dataclass with a checked JSON form.
 
     `_OMIT_NONE` names the fields written only when set (keys that an older run.json
@@ -61,9 +61,34 @@ class Record:
         """The record of `data`; raises _Bad naming the first key that does not fit."""
         return _record(cls, data, where)
 
+    @classmethod
+    def keeping(cls: type[R], data: dict[str, Any]) -> R:
+        """The record of what a part of this run made (a tool's evidence, a figure): a
+        key whose value does not fit its field is kept as it is, in `unknown`, and the
+        field takes its default. Never raises for the values; `data` must hold what the
+        record cannot do without."""
+        try:
+            return _record(cls, data, "")
+        except _Bad:
+            pass
+        hints = _hints(cls)
+        fitting: dict[str, Any] = {}
+        for f in fields(cls):
+            if f.name == "unknown" or f.name not in data:
+                continue
+            try:
+                fitting[f.name] = _check(data[f.name], hints[f.name], f.name)
+            except _Bad:
+                continue
+        record = _record(cls, fitting, "")
+        for key, value in data.items():
+            if key not in fitting:
+                getattr(record, "unknown", {})[key] = value
+        return record
+
 
 def _plain(value: Any) -> Any:
-    if isinstance(value, Record):
+    if isinstance(value, FileRecord):
         return value.to_dict()
     if isinstance(value, list):
         return [_plain(v) for v in value]
@@ -151,8 +176,8 @@ def _check(value: Any, tp: Any, where: str) -> Any:
             raise _Bad(where, f"holds {_kind(value)} where an object was expected")
         _, item = get_args(tp)
         return {str(k): _check(v, item, _key(where, str(k))) for k, v in value.items()}
-    if isinstance(tp, type) and is_dataclass(tp) and issubclass(tp, Record):
-        return _record(tp, value, where)
+    if isinstance(tp, type) and is_dataclass(tp) and issubclass(tp, FileRecord):
+        return tp.from_dict(value, where=where)
     if tp is float and isinstance(value, (int, float)) and not isinstance(value, bool):
         return float(value) if isinstance(value, int) else value
     if tp is int and isinstance(value, int) and not isinstance(value, bool):
@@ -167,7 +192,7 @@ def _check(value: Any, tp: Any, where: str) -> Any:
 
 
 @dataclass
-class RoleUsage(Record):
+class UsageRecord(FileRecord):
     _OMIT_NONE: ClassVar[frozenset[str]] = frozenset({"reasoning_tokens"})
     calls: int = 0
     prompt_tokens: int = 0
@@ -179,12 +204,25 @@ class RoleUsage(Record):
 
 
 @dataclass
-class CompileRecord(Record):
+class CompileErrorRecord(FileRecord):
+    """One error of a compile, where TeX placed it; the review's recompile adds the
+    source lines around it (`context`)."""
+
+    _OMIT_NONE: ClassVar[frozenset[str]] = frozenset({"context"})
+    file: str | None = None
+    line: int | None = None
+    message: str = ""
+    context: str | None = None
+    unknown: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class CompileRecord(FileRecord):
     """The last compile: the pipeline's, or the review pane's (by="review")."""
 
     _OMIT_NONE: ClassVar[frozenset[str]] = frozenset({"by"})
     ok: bool
-    errors: list[dict[str, Any]] = field(default_factory=list)
+    errors: list[CompileErrorRecord] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
     seconds: float = 0.0
     fix_rounds: int = 0
@@ -193,7 +231,7 @@ class CompileRecord(Record):
 
 
 @dataclass
-class GapRecord(Record):
+class GapRecord(FileRecord):
     """One requirement of the assignment, and whether the material supports it."""
 
     requirement: str
@@ -203,7 +241,7 @@ class GapRecord(Record):
 
 
 @dataclass
-class NoteRecord(Record):
+class NoteRecord(FileRecord):
     """Something that went wrong in a stage without stopping it."""
 
     stage: str
@@ -211,7 +249,58 @@ class NoteRecord(Record):
 
 
 @dataclass
-class RunRecord(Record):
+class ConfigRecord(FileRecord):
+    """run.json's `config`: the run's configuration as RunConfig.public_dict() wrote it
+    (no secrets), kept as it came, in its order.
+
+    A run.json is anyone's (a run folder travels), so its configuration is data to read,
+    never to obey: the properties below read what the app and the review need, typed,
+    and a value of another type than Labwright writes reads as unset. rundir/resume.py
+    judges `data` itself, to refuse a run that names values Labwright does not write."""
+
+    data: dict[str, Any] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        return dict(self.data)
+
+    @classmethod
+    def from_dict(cls, data: Any, *, where: str = "") -> ConfigRecord:
+        if not isinstance(data, dict):
+            raise _Bad(where or "config", f"holds {_kind(data)} where an object was expected")
+        return cls(dict(data))
+
+    def _str(self, key: str) -> str | None:
+        value = self.data.get(key)
+        return value if isinstance(value, str) else None
+
+    @property
+    def folder(self) -> str | None:
+        """The material folder, as run.json names it (maybe relative: see RunRecord.folder)."""
+        return self._str("folder")
+
+    @property
+    def base_url(self) -> str | None:
+        """The server the run was made with, without userinfo."""
+        return self._str("base_url")
+
+    @property
+    def offline(self) -> bool:
+        return self.data.get("offline") is True
+
+    @property
+    def lang(self) -> str | None:
+        """The report's language the run was asked for (None: its template's)."""
+        return self._str("lang")
+
+    @property
+    def guards(self) -> dict[str, Any]:
+        """The guard limits the run used (settings/config.GuardLimits' fields)."""
+        value = self.data.get("guards")
+        return dict(value) if isinstance(value, dict) else {}
+
+
+@dataclass
+class RunRecord(FileRecord):
     """run.json. The stage fields (gaps to compile) are absent until their stage ran."""
 
     _OMIT_NONE: ClassVar[frozenset[str]] = frozenset(
@@ -227,7 +316,7 @@ class RunRecord(Record):
         }
     )
     status: str  # "running" | "ok" | "degraded" | "failed" | "cancelled"
-    config: dict[str, Any]  # RunConfig.public_dict(): no secrets
+    config: ConfigRecord  # RunConfig.public_dict(): no secrets
     schema_version: int = SCHEMA_VERSION
     labwright: str = ""
     degraded: bool = False
@@ -237,7 +326,7 @@ class RunRecord(Record):
     engines: dict[str, Any] = field(default_factory=dict)
     started: float | None = None
     finished: float | None = None
-    usage: dict[str, RoleUsage] = field(default_factory=dict)
+    usage: dict[str, UsageRecord] = field(default_factory=dict)
     calls: dict[str, int] = field(default_factory=dict)
     total_tokens: int = 0
     cost_usd: float | None = None
@@ -256,6 +345,10 @@ class RunRecord(Record):
     notes: list[NoteRecord] = field(default_factory=list)
     unknown: dict[str, Any] = field(default_factory=dict)
 
+    def __post_init__(self) -> None:
+        if isinstance(self.config, dict):  # given as its JSON form
+            self.config = ConfigRecord(dict(self.config))
+
     def to_dict(self) -> dict[str, Any]:
         out = super().to_dict()
         # schema_version leads, so a person opening the file sees it first
@@ -266,8 +359,8 @@ class RunRecord(Record):
         """The material folder the run read: None when run.json does not say, or names
         a relative path (Labwright writes absolute ones; a relative one would mean
         wherever the reader stands, e.g. "." for their working folder)."""
-        folder = self.config.get("folder")
-        if not isinstance(folder, str) or not folder or not Path(folder).is_absolute():
+        folder = self.config.folder
+        if not folder or not Path(folder).is_absolute():
             return None
         return Path(folder)
 
@@ -280,7 +373,7 @@ class RunRecord(Record):
 
 
 @dataclass
-class FindingsRecord(Record):
+class FindingsRecord(FileRecord):
     """findings.json: what the exploration concluded, or only what it gathered."""
 
     status: str = "cut_short"  # "finished" | "cut_short" | "no_evidence" | "cancelled"
@@ -293,7 +386,7 @@ class FindingsRecord(Record):
     method_approach: str = ""
     sample_report: str = ""
     files_read: list[str] = field(default_factory=list)
-    gathered: list[dict[str, Any]] = field(default_factory=list)
+    gathered: list[GatheredRecord] = field(default_factory=list)
     figures: list[FigureRecord] = field(default_factory=list)
     unknown: dict[str, Any] = field(default_factory=dict)
 
@@ -314,23 +407,12 @@ class FindingsRecord(Record):
 
 
 @dataclass
-class FigureRecord(Record):
-    """A figure the report may include (figures/<filename>.pdf and .png)."""
-
-    filename: str
-    caption: str = ""
-    pdf: str | None = None
-    png: str | None = None
-    unknown: dict[str, Any] = field(default_factory=dict)
-
-
-@dataclass
-class EvidenceRecord(Record):
-    """One line of evidence.jsonl: text the model was shown, and where it came from."""
+class GatheredRecord(FileRecord):
+    """What findings.json says of one piece of evidence: where it is (the text is in
+    evidence.jsonl)."""
 
     _OMIT_NONE: ClassVar[frozenset[str]] = frozenset({"kind", "offset", "end"})
     path: str
-    text: str
     kind: str | None = None
     offset: int | None = None
     end: int | None = None
@@ -338,7 +420,151 @@ class EvidenceRecord(Record):
 
 
 @dataclass
-class NumbersRecord(Record):
+class FigureRecord(FileRecord):
+    """A figure the report may include (figures/<filename>.pdf and .png): an item of
+    figures.json and of findings.json's `figures`."""
+
+    _OMIT_NONE: ClassVar[frozenset[str]] = frozenset({"caption_tex", "fit"})
+    filename: str
+    caption: str = ""
+    pdf: str | None = None
+    png: str | None = None
+    # the caption as LaTeX, for a plot the offline skeleton drew in the same call
+    caption_tex: str | None = None
+    fit: dict[str, float] | None = None  # the straight-line fit the offline plot drew
+    unknown: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class InputRecord(FileRecord):
+    """A file of the material a figure was drawn from, as it was then."""
+
+    path: str
+    sha256: str | None = None
+    bytes: int | None = None
+
+
+@dataclass
+class PlottedTable(FileRecord):
+    """The table an offline plot drew: its file (and sheet), the rows, the columns."""
+
+    source: str
+    sheet: str | None = None
+    first_row: int | None = None
+    last_row: int | None = None
+    x: str = ""
+    y: list[str] = field(default_factory=list)
+    unknown: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class PlottedSeries(FileRecord):
+    """The files alike an offline overlay plot drew: how many there are, which were drawn."""
+
+    pattern: str
+    files: int = 0
+    drawn: list[str] = field(default_factory=list)
+    x: str = ""
+    y: str = ""
+    unknown: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class FigureSidecar(FileRecord):
+    """figures/<stem>.json: how a figure was made. Written by the figure sandbox (a
+    model's code: `code_file`, `stdout`) and by the offline plots (`table` or `series`
+    and a `fit`); every other field both write."""
+
+    _OMIT_NONE: ClassVar[frozenset[str]] = frozenset(
+        {"code_file", "stdout", "table", "series", "fit"}
+    )
+    filename: str = ""  # the figure's stem: its file's, where a sidecar lacks it
+    caption: str = ""
+    code: str = ""
+    code_file: str | None = None
+    inputs: list[InputRecord] = field(default_factory=list)
+    files: list[str] = field(default_factory=list)
+    figures: int = 1
+    created: str = ""
+    matplotlib: str = ""
+    stdout: str | None = None
+    table: PlottedTable | None = None
+    series: PlottedSeries | None = None
+    fit: dict[str, float] | None = None
+    unknown: dict[str, Any] = field(default_factory=dict)
+
+    def own_files(self) -> list[str]:
+        """The names in `files` that are names in figures/ (a sidecar is anyone's: a path
+        there names nothing of this figure)."""
+        return [f for f in self.files if "/" not in f and "\\" not in f]
+
+
+@dataclass
+class SpanRecord(FileRecord):
+    """Where lines of an evidence excerpt come from (material/readers/page.py's Span, as
+    its to_dict writes it): lines [start, end) of the reader's text, and their sheet and
+    row, PDF page, notebook cell or Word table; `marker` for the reader's own heading."""
+
+    _OMIT_NONE: ClassVar[frozenset[str]] = frozenset({"sheet", "row", "page", "cell", "table"})
+    start: int
+    end: int
+    marker: bool = False
+    sheet: str | None = None
+    row: int | None = None
+    page: int | None = None
+    cell: str | None = None
+    table: int | None = None
+    unknown: dict[str, Any] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        out = super().to_dict()
+        if not self.marker:  # as Span.to_dict: a line of the material says nothing here
+            del out["marker"]
+        return out
+
+
+@dataclass
+class EvidenceRecord(FileRecord):
+    """One line of evidence.jsonl: text the model was shown, and where it came from."""
+
+    _OMIT_NONE: ClassVar[frozenset[str]] = frozenset(
+        {"kind", "offset", "end", "spans", "question", "inputs"}
+        | {"input_files", "purpose", "code", "results"}
+    )
+    path: str
+    text: str
+    kind: str | None = None
+    offset: int | None = None
+    end: int | None = None
+    # where each line comes from; absent in a record written before readers said so
+    spans: list[SpanRecord] | None = None
+    question: str | None = None  # an image: what the model asked of it
+    inputs: list[str] | None = None  # a figure's printed output: the files its code read
+    # what analyze printed (kind "analysis_output"): its files as the code ran (each with
+    # its SHA-256), why, the code, and show()'s results by the output line they stand on
+    input_files: list[dict[str, Any]] | None = None
+    purpose: str | None = None
+    code: str | None = None
+    results: list[dict[str, Any]] | None = None
+    unknown: dict[str, Any] = field(default_factory=dict)
+
+    @classmethod
+    def from_dict(cls, data: Any, *, where: str = "") -> EvidenceRecord:
+        """As FileRecord's; spans that are not what a reader writes (an edited line) are
+        kept as they are, unread: the excerpt stays evidence, placed by its lines."""
+        try:
+            return _record(cls, data, where)
+        except _Bad:
+            if not (isinstance(data, dict) and "spans" in data):
+                raise
+        rest = {k: v for k, v in data.items() if k != "spans"}
+        record = _record(cls, rest, where)
+        record.unknown["spans"] = data["spans"]
+        return record
+
+
+@dataclass
+class NumbersRecord(FileRecord):
     """numbers.json: every number of report.tex, traced to the evidence or not."""
 
     report: str = "report.tex"

@@ -109,8 +109,8 @@ def resumed_config(
 def server_change(record: RunRecord, config: RunConfig) -> ServerChange | None:
     """Whether `config` (the person's) sends the run to another server than run.json
     names; None when it is the same server, the run is offline, or run.json names none."""
-    recorded = record.config.get("base_url")
-    if config.offline or not isinstance(recorded, str) or not recorded.strip():
+    recorded = record.config.base_url
+    if config.offline or recorded is None or not recorded.strip():
         return None
     if same_server(recorded, config.base_url):
         return None
@@ -120,7 +120,7 @@ def server_change(record: RunRecord, config: RunConfig) -> ServerChange | None:
 def material_folder(record: RunRecord, run_dir: Path) -> Path:
     """The folder the run read, when run.json names it by an absolute path to a folder
     that is there; RunFileError naming it otherwise."""
-    raw = record.config.get("folder")
+    raw = record.config.data.get("folder")
     if not isinstance(raw, str) or not raw.strip():
         raise RunFileError(
             f"{Path(run_dir) / RUN_JSON} does not name the run's material folder; "
@@ -150,7 +150,7 @@ def _recorded_config(record: RunRecord, run_dir: Path) -> RunConfig:
     """run.json's configuration as data: limits and prices to compare with, nothing to
     obey. RunFileError when a value is not one its setting takes (config.SCHEMA's
     checks, which RunConfig makes): not what Labwright writes."""
-    data = dict(record.config)
+    data = record.config.to_dict()
     data["out_dir"] = None
     data["allow_unconfined"] = False  # never read, never kept
     try:

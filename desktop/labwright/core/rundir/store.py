@@ -18,16 +18,16 @@ import tempfile
 import time
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
 
 # The atomic writes live in atomic.py (standard library only); importable from here too.
 from labwright.core.atomic import atomic_write_bytes as atomic_write_bytes
 from labwright.core.atomic import atomic_write_json as atomic_write_json
 from labwright.core.atomic import atomic_write_text as atomic_write_text
 from labwright.core.atomic import atomic_writer as atomic_writer
-from labwright.core.events import Event
+from labwright.core.events import Event, event_from_dict
 from labwright.core.rundir import fence
 from labwright.core.rundir.errors import RunDirError as RunDirError
+from labwright.core.rundir.names import DRAFTS, FIGURES, JOURNAL, LOCK
 from labwright.core.settings.config import RunConfig, labwright_home
 
 
@@ -99,10 +99,6 @@ def _drop_torn_tail(run_dir: Path) -> None:
             f.truncate(data.rfind(b"\n") + 1)
 
 
-JOURNAL = "events.jsonl"
-LOCK = ".lock"
-
-
 class RunStore:
     """One run's directory. Events are appended and flushed one by one.
 
@@ -139,8 +135,8 @@ class RunStore:
         try:
             if not _try_lock(self._lock):
                 raise busy
-            fence.make_dirs(run_dir, "drafts")
-            fence.make_dirs(run_dir, "figures")
+            fence.make_dirs(run_dir, DRAFTS)
+            fence.make_dirs(run_dir, FIGURES)
             if resume:
                 _drop_torn_tail(run_dir)
             # "x": two runs given the same folder at once cannot share one journal.
@@ -169,17 +165,6 @@ class RunStore:
         self._journal.write(event.to_json() + "\n")
         self._journal.flush()
 
-    def write_json(self, name: str, data: Any) -> Path:
-        return fence.write_json(self.dir, name, data)
-
-    def write_text(self, name: str, text: str) -> Path:
-        return fence.write_text(self.dir, name, text)
-
-    def append_jsonl(self, name: str, records: list[dict[str, Any]]) -> None:
-        with fence.open_in_run(self.dir, name, "a") as f:
-            for rec in records:
-                f.write(json.dumps(rec, ensure_ascii=False) + "\n")
-
     def close(self) -> None:
         if not self._journal.closed:
             self._journal.close()
@@ -201,16 +186,19 @@ def is_running(run_dir: Path) -> bool:
         os.close(fd)  # closing releases a lock this probe took
 
 
-def read_journal(run_dir: Path) -> list[dict[str, Any]]:
-    """The events of a run; a torn line (a run killed mid-write) is ignored.
+def read_journal(run_dir: Path) -> list[Event]:
+    """The events of a run, typed (core/events.py). A line that is no event this
+    Labwright knows is left out: a torn one (a run killed mid-write), one of a type
+    added by a newer Labwright, one that lacks what its type needs.
 
     OSError when there is no journal; RunLinkError (an OSError too) when it is a link."""
     out = []
     with fence.open_in_run(run_dir, JOURNAL, "r", errors="replace") as f:
         for line in f:
             try:
-                out.append(json.loads(line))
-            except json.JSONDecodeError:
+                data = json.loads(line)
+                out.append(event_from_dict(data))
+            except (ValueError, KeyError, TypeError):
                 continue
     return out
 

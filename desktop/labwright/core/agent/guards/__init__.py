@@ -1,6 +1,6 @@
 """The guards of the exploration loop (DESIGN.md, "Guards").
 
-- base.py: what a guard sees (`Record`) and answers (`Check`), fingerprints;
+- base.py: what a guard sees (`CallRecord`) and answers (`Ruling`), fingerprints;
 - policies.py: the guards of a call, one class each, and their order (`policies`);
 - turns.py: the guards of a turn (the final window, the per-turn call cap);
 - budget.py: token and money budgets (also used by the writing stages).
@@ -14,9 +14,9 @@ from __future__ import annotations
 from labwright.core.agent.guards.base import (
     PASS,
     Answer,
-    Check,
+    CallRecord,
     Policy,
-    Record,
+    Ruling,
     Stop,
     describe_call,
     error_shape,
@@ -31,10 +31,10 @@ __all__ = [
     "Answer",
     "Budget",
     "RunClock",
-    "Check",
+    "Ruling",
     "Intervals",
     "Policy",
-    "Record",
+    "CallRecord",
     "Stop",
     "Verdict",
     "describe_call",

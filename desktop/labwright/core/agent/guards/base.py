@@ -1,6 +1,6 @@
 """What every guard shares: the call as the guards see it, and the shape of a verdict.
 
-A guard (`Policy`) looks at calls through the ledger and answers with a `Check`;
+A guard (`Policy`) looks at calls through the ledger and answers with a `Ruling`;
 it never changes an outcome or a message. The ledger (agent/ledger.py) combines
 the checks: it appends notes to what the model reads, grants the one nudge of the
 run, keeps the first stop, and stamps each guard event with its call.
@@ -82,7 +82,7 @@ class Answer:
 
 
 @dataclass(frozen=True)
-class Check:
+class Ruling:
     """One guard's word on one call (or turn). Everything is optional."""
 
     events: tuple[Guard, ...] = ()  # the guard's own events (its stop's included)
@@ -95,16 +95,16 @@ class Check:
     trip: bool = False  # a breaker fired: repeated call/result pairs collapse from now on
 
 
-PASS = Check()
+PASS = Ruling()
 
 
-def stop_with(kind: GuardKind, reason: Reason, detail: str) -> Check:
+def stop_with(kind: GuardKind, reason: Reason, detail: str) -> Ruling:
     """A guard that ends exploration: its event and its stop say the same thing."""
-    return Check(events=(Guard(kind, detail),), stop=Stop(reason, detail))
+    return Ruling(events=(Guard(kind, detail),), stop=Stop(reason, detail))
 
 
 @dataclass
-class Record:
+class CallRecord:
     """One tool call in the ledger, from its proposal to the answer the model reads.
 
     The ledger fills it in; guards only read it. `outcome` is what the tool returned,
@@ -122,7 +122,7 @@ class Record:
     notes: list[str] = field(default_factory=list)  # appended to what the model reads
     productive: bool = True  # after the guards had their say
     cached: bool = False  # answered from an earlier result
-    same_as: Record | None = None  # the identical call of this batch it waits for
+    same_as: CallRecord | None = None  # the identical call of this batch it waits for
     repeat_of: str | None = None  # call id of the identical call/result pair before it
     settled: bool = False  # has its answer
 
@@ -167,16 +167,16 @@ class Policy:
 
     watches_finish = False
 
-    def before(self, record: Record) -> Check:
+    def before(self, record: CallRecord) -> Ruling:
         return PASS
 
-    def approved(self, record: Record) -> None:
+    def approved(self, record: CallRecord) -> None:
         return None
 
-    def after(self, record: Record) -> Check:
+    def after(self, record: CallRecord) -> Ruling:
         return PASS
 
-    def settle(self, record: Record) -> Check:
+    def settle(self, record: CallRecord) -> Ruling:
         return PASS
 
     def withholds(self, name: str, traits: ToolTraits) -> bool:

@@ -1,6 +1,6 @@
 """The guards of a call, one small class each (DESIGN.md, "Guards").
 
-Each holds only its own counts, looks at `Record`s and answers with a `Check`;
+Each holds only its own counts, looks at `CallRecord`s and answers with a `Ruling`;
 `POLICIES` is their order, the one list to extend with a new guard. What each
 guard means to a person is in reasons.py (GUARD_TEXT), not here.
 """
@@ -15,9 +15,9 @@ from typing import Any
 from labwright.core.agent.guards.base import (
     PASS,
     Answer,
-    Check,
+    CallRecord,
     Policy,
-    Record,
+    Ruling,
     Stop,
     describe_call,
     error_shape,
@@ -44,11 +44,11 @@ class Fences(Policy):
 
     watches_finish = True
 
-    def after(self, record: Record) -> Check:
+    def after(self, record: CallRecord) -> Ruling:
         outcome = record.outcome
         if outcome is None or not outcome.denied:
             return PASS
-        return Check(events=(Guard(outcome.denied, outcome.summary),))
+        return Ruling(events=(Guard(outcome.denied, outcome.summary),))
 
 
 class FailureBreaker(Policy):
@@ -70,14 +70,14 @@ class FailureBreaker(Policy):
         self.recent: dict[str, deque[str | None]] = {}  # error shapes; None = a success
         self.withdrawn: dict[str, str] = {}  # tool -> why, for the model
 
-    def before(self, record: Record) -> Check:
+    def before(self, record: CallRecord) -> Ruling:
         if record.name not in self.withdrawn:
             return PASS
         why = self.withdrawn[record.name]
         content = message("guard_withdrawn_refused", tool=record.name, why=why)
-        return Check(answer=Answer("refuse", content))
+        return Ruling(answer=Answer("refuse", content))
 
-    def after(self, record: Record) -> Check:
+    def after(self, record: CallRecord) -> Ruling:
         name, outcome = record.name, record.outcome
         assert outcome is not None
         recent = self.recent.setdefault(name, deque(maxlen=self.limits.error_storm_window))
@@ -106,7 +106,7 @@ class FailureBreaker(Policy):
             event = Guard("error_storm", detail)
         self.withdrawn[name] = why
         note = message("guard_withdrawn", tool=name, why=why, standing=self.standing())
-        return Check(events=(event,), note=note, trip=True)
+        return Ruling(events=(event,), note=note, trip=True)
 
     def withholds(self, name: str, traits: ToolTraits) -> bool:
         return name in self.withdrawn
@@ -121,22 +121,22 @@ class Dedup(Policy):
         self.results: dict[str, str] = {}  # fingerprint -> content of its successful run
         self.running: set[str] = set()  # fingerprints cleared to run, not yet landed
 
-    def before(self, record: Record) -> Check:
+    def before(self, record: CallRecord) -> Ruling:
         if record.action != "run":
             return PASS  # a withdrawn tool repeats nothing
         if record.fp in self.results:
             event = Guard("dedup", Words("repeated", call=record.described))
             content = dedup_message(self.limits, record.described, self.results[record.fp])
-            return Check(events=(event,), answer=Answer("dedup", content))
+            return Ruling(events=(event,), answer=Answer("dedup", content))
         if record.fp in self.running:
             event = Guard("dedup", Words("asked_twice", call=record.described))
-            return Check(events=(event,), answer=Answer("same", summary=Words("same_call")))
+            return Ruling(events=(event,), answer=Answer("same", summary=Words("same_call")))
         return PASS
 
-    def approved(self, record: Record) -> None:
+    def approved(self, record: CallRecord) -> None:
         self.running.add(record.fp)
 
-    def after(self, record: Record) -> Check:
+    def after(self, record: CallRecord) -> Ruling:
         self.running.discard(record.fp)
         if record.ok:
             assert record.outcome is not None
@@ -152,13 +152,13 @@ class LoopBreaker(Policy):
         self.limits = limits
         self.occurrences: dict[str, int] = {}
 
-    def before(self, record: Record) -> Check:
+    def before(self, record: CallRecord) -> Ruling:
         n = self.occurrences[record.fp] = self.occurrences.get(record.fp, 0) + 1
         if n >= self.limits.stop_at:
             detail = Words("loop_stop", call=record.described, count=n)
             return stop_with("loop_stop", Reason.LOOP, detail)
         if n >= self.limits.nudge_at:
-            return Check(
+            return Ruling(
                 nudge=f"{record.described} was asked {n} times with the same arguments.",
                 nudged=Words("nudge_loop", call=record.described, count=n),
             )
@@ -176,7 +176,7 @@ class CycleBreaker(Policy):
         self.sequence: deque[str] = deque(maxlen=limits.cycle_max_len * (limits.cycle_stop_at + 1))
         self.seen = False
 
-    def before(self, record: Record) -> Check:
+    def before(self, record: CallRecord) -> Ruling:
         if record.action == "refuse":
             return PASS
         cycle = self._cycle(record.fp)
@@ -191,7 +191,7 @@ class CycleBreaker(Policy):
             self.seen = True
             said = Words("cycle", block=block, rounds=rounds)
             nudged = Words("nudge_cycle", block=block, rounds=rounds)
-            return Check(events=(Guard("cycle", said),), nudge=what + ".", nudged=nudged)
+            return Ruling(events=(Guard("cycle", said),), nudge=what + ".", nudged=nudged)
         return PASS
 
     def _cycle(self, fp: str) -> tuple[str, int] | None:
@@ -219,17 +219,17 @@ class FigureCap(Policy):
         self.limit = limit
         self.runs = 0
 
-    def before(self, record: Record) -> Check:
+    def before(self, record: CallRecord) -> Ruling:
         if record.action != "run" or not record.traits.figure or self.runs < self.limit:
             return PASS
         summary = Words("figure_limit", limit=self.limit)
         detail = Words("figure_not_run", tool=record.name, limit=self.limit)
-        return Check(
+        return Ruling(
             events=(Guard("figure_cap", detail),),
             answer=Answer("refuse", message("figure_cap", figures=self.limit), summary),
         )
 
-    def approved(self, record: Record) -> None:
+    def approved(self, record: CallRecord) -> None:
         if record.traits.figure:
             self.runs += 1  # made or failed, each run costs a sandboxed process
 
@@ -268,7 +268,7 @@ class Coverage(Policy):
         self.rereads: dict[str, int] = {}  # file -> reads, counting the first, that re-covered
         self.files_read: list[str] = []
 
-    def after(self, record: Record) -> Check:
+    def after(self, record: CallRecord) -> Ruling:
         outcome = record.outcome
         if outcome is None or not outcome.ok or outcome.coverage is None:
             return PASS
@@ -285,15 +285,15 @@ class Coverage(Policy):
         reread = Guard("reread", Words("reread", call=record.described, start=start, end=end))
         if n >= self.limits.stop_at:
             detail = Words("reread_stop", path=path, count=n)
-            return Check(
+            return Ruling(
                 events=(reread, Guard("loop_stop", detail)),
                 stop=Stop(Reason.LOOP, detail),
                 note=note,
                 unproductive=True,
             )
         if n < self.limits.nudge_at:
-            return Check(events=(reread,), note=note, unproductive=True)
-        return Check(
+            return Ruling(events=(reread,), note=note, unproductive=True)
+        return Ruling(
             events=(reread,),
             nudge=f"{path} was re-read {n} times without new lines.",
             nudged=Words("nudge_reread", path=path, count=n),
@@ -313,7 +313,7 @@ class EvidenceGate(Policy):
         self.evidence = 0  # productive reads
         self.refusals = 0
 
-    def before(self, record: Record) -> Check:
+    def before(self, record: CallRecord) -> Ruling:
         if not record.traits.finishing or self.evidence > 0:
             return PASS
         self.refusals += 1
@@ -326,12 +326,12 @@ class EvidenceGate(Policy):
             n=self.refusals,
             of=self.limits.evidence_refusals,
         )
-        return Check(
+        return Ruling(
             events=(Guard("evidence_retry", detail),),
             answer=Answer("refuse", message("guard_no_evidence")),
         )
 
-    def after(self, record: Record) -> Check:
+    def after(self, record: CallRecord) -> Ruling:
         if record.traits.reads and record.ok and record.productive:
             self.evidence += 1
         return PASS
@@ -349,7 +349,7 @@ class Wander(Policy):
         self.listings: set[str] = set()  # listing bodies already shown
         self.seen = False
 
-    def settle(self, record: Record) -> Check:
+    def settle(self, record: CallRecord) -> Ruling:
         nothing_new = self._nothing_new(record)
         self.idle.append(nothing_new)
         if not nothing_new:
@@ -361,7 +361,7 @@ class Wander(Policy):
         )
         if idle >= self.limits.wander_stop_at:
             detail = Words("wander_stop", idle=idle, window=len(self.idle))
-            return Check(
+            return Ruling(
                 events=(Guard("wander", detail),),
                 stop=Stop(Reason.WANDER, detail),
                 unproductive=True,
@@ -370,12 +370,12 @@ class Wander(Policy):
             self.seen = True
             said = Words("wander", idle=idle, window=len(self.idle))
             nudged = Words("nudge_wander", idle=idle, window=len(self.idle))
-            return Check(
+            return Ruling(
                 events=(Guard("wander", said),), nudge=what, nudged=nudged, unproductive=True
             )
-        return Check(unproductive=True)
+        return Ruling(unproductive=True)
 
-    def _nothing_new(self, record: Record) -> bool:
+    def _nothing_new(self, record: CallRecord) -> bool:
         if record.cached or not record.ok or not record.productive:
             return True
         if record.traits.lists:

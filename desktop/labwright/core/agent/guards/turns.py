@@ -3,7 +3,7 @@ text-only turns."""
 
 from __future__ import annotations
 
-from labwright.core.agent.guards.base import PASS, Check, stop_with
+from labwright.core.agent.guards.base import PASS, Ruling, stop_with
 from labwright.core.events import Guard
 from labwright.core.reasons import Reason
 from labwright.core.resources import message
@@ -24,7 +24,7 @@ class FinalWindow:
         self.finishing = finishing
         self.forcing = True  # until the server rejects, or the model ignores, tool_choice
 
-    def start(self, turn: int, evidence: bool, standing: str) -> Check:
+    def start(self, turn: int, evidence: bool, standing: str) -> Ruling:
         """Before the model is asked for turn `turn` (1-based)."""
         past = turn - self.max_turns
         if past > self.window:
@@ -38,13 +38,13 @@ class FinalWindow:
         else:
             said, note = Words("window_unread", turns=self.max_turns), message("window_unread")
         event = Guard("final_window", said)
-        return Check(events=(event,), note=note, trip=True)
+        return Ruling(events=(event,), note=note, trip=True)
 
     def forces(self, turn: int, evidence: bool) -> bool:
         """Is the way out the only choice this turn (sent as a forced `tool_choice`)?"""
         return self.forcing and turn > self.max_turns and evidence
 
-    def fallback(self, why: str, standing: str, **params: object) -> Check:
+    def fallback(self, why: str, standing: str, **params: object) -> Ruling:
         """The server rejected the forced choice, or the model ignored it: from now on the
         way out is asked for in words. Once: a second word would be noise. `why` is the
         code of the event's detail (core/step_words.py), filled from `params`."""
@@ -53,7 +53,7 @@ class FinalWindow:
         self.forcing = False
         detail = Words(why, tool=self.finishing, **params)
         note = message("tool_choice_fallback", finishing=self.finishing, standing=standing)
-        return Check(events=(Guard("tool_choice_fallback", detail),), note=note)
+        return Ruling(events=(Guard("tool_choice_fallback", detail),), note=note)
 
 
 class CallCap:
@@ -68,7 +68,7 @@ class CallCap:
     def __init__(self, cap: int) -> None:
         self.cap = cap
 
-    def split(self, names: list[str]) -> tuple[int, Check]:
+    def split(self, names: list[str]) -> tuple[int, Ruling]:
         """How many of the turn's calls (by tool name) run, and the guard's word."""
         if len(names) <= self.cap:
             return len(names), PASS
@@ -80,7 +80,7 @@ class CallCap:
             dropped=len(names) - self.cap,
             names=dropped[:200],
         )
-        return self.cap, Check(
+        return self.cap, Ruling(
             events=(Guard("call_cap", detail),), note=message("cap_note", cap=self.cap)
         )
 
@@ -95,7 +95,7 @@ class NoToolCall:
         self.finishing = finishing
         self.in_a_row = 0
 
-    def reply(self, calls: int, standing: str) -> Check:
+    def reply(self, calls: int, standing: str) -> Ruling:
         """After the model's reply, by how many tool calls it made."""
         if calls:
             self.in_a_row = 0
@@ -109,4 +109,4 @@ class NoToolCall:
         note = message(
             "no_tool_call", finishing=self.finishing, standing=standing, left=self.stop_at - n
         )
-        return Check(events=(Guard("no_tool_call", detail),), note=note)
+        return Ruling(events=(Guard("no_tool_call", detail),), note=note)

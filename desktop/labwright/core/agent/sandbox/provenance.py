@@ -12,7 +12,6 @@ Python starts with that folder on its path).
 
 from __future__ import annotations
 
-import json
 import os
 import re
 from dataclasses import dataclass
@@ -21,7 +20,15 @@ from functools import cache
 from pathlib import Path
 
 from labwright.core.agent.sandbox import child_files
-from labwright.core.rundir import fence
+from labwright.core.rundir.layout import (
+    load_sidecar,
+    make_figures_dir,
+    remove_figure_file,
+    save_sidecar,
+    sidecar_name,
+    write_figure_file,
+)
+from labwright.core.rundir.records import FigureSidecar, InputRecord
 
 # Published figure files are created like open() creates them (0o666 before the
 # umask), not private like the run's other files.
@@ -30,7 +37,6 @@ _STEM_BAD = re.compile(r"[^A-Za-z0-9_-]+")
 _STAGED = re.compile(r"fig-(\d{3})\.(pdf|png)")
 _MAGIC = {"pdf": b"%PDF-", "png": b"\x89PNG\r\n\x1a\n"}
 MAX_STEM = 80
-MAX_SIDECAR_BYTES = 1 << 20  # a figure's .json: its code, caption and printed output
 
 
 class InputError(ValueError):
@@ -171,19 +177,6 @@ class Published:
     files: list[str]
 
 
-def _previous_files(run_dir: Path, meta_rel: str) -> list[str]:
-    """The files an earlier version of this figure listed in its sidecar.
-
-    The sidecar may come from a run folder someone sent: read through the fence (never
-    a link, a FIFO or a device, without blocking) and capped."""
-    try:
-        raw = fence.read_bytes(run_dir, meta_rel, limit=MAX_SIDECAR_BYTES)
-        files = json.loads(raw.decode("utf-8")).get("files", [])
-    except (OSError, ValueError, AttributeError):  # a link too (RunLinkError): not read
-        return []
-    return [f for f in files if isinstance(f, str) and "/" not in f and "\\" not in f]
-
-
 def publish(
     figures_dir: Path,
     stem: str,
@@ -198,35 +191,37 @@ def publish(
 
     figures_dir is the run folder's figures/: it and everything in it is reached from
     the run folder without following a link (RunLinkError otherwise)."""
-    run_dir, sub = figures_dir.parent, figures_dir.name
-    fence.make_dirs(run_dir, sub)
-    meta_path = figures_dir / f"{stem}.json"
-    stale = set(_previous_files(run_dir, f"{sub}/{meta_path.name}"))
+    make_figures_dir(figures_dir)
+    meta_path = figures_dir / sidecar_name(stem)
+    # The files an earlier version of this figure listed: the sidecar may come from a run
+    # folder someone sent, so it is read through the fence, capped, and only its bare
+    # names count.
+    earlier = load_sidecar(figures_dir, stem)
+    stale = set(earlier.own_files()) if earlier is not None else set()
     files: list[str] = []
     for i, (pdf, png) in enumerate(figures, start=1):
         base = stem if i == 1 else f"{stem}-{i}"
         for suffix, data in ((".pdf", pdf), (".png", png)):
-            fence.write_atomic(run_dir, f"{sub}/{base}{suffix}", data, mode=_FILE_MODE)
+            write_figure_file(figures_dir, f"{base}{suffix}", data, mode=_FILE_MODE)
             files.append(base + suffix)
-    fence.write_atomic(run_dir, f"{sub}/{stem}.py", code.encode("utf-8"), mode=_FILE_MODE)
+    write_figure_file(figures_dir, f"{stem}.py", code.encode("utf-8"), mode=_FILE_MODE)
     files.append(f"{stem}.py")
-    meta = {
-        "filename": stem,
-        "caption": caption,
-        "code": code,
-        "code_file": f"{stem}.py",
-        "inputs": [{"path": f.rel, "sha256": f.sha256, "bytes": f.size} for f in inputs],
-        "files": files,
-        "figures": len(figures),
-        "created": datetime.now(timezone.utc).isoformat(timespec="seconds"),
-        "matplotlib": matplotlib_version(),
-        "stdout": stdout,
-    }
-    meta_bytes = json.dumps(meta, ensure_ascii=False, indent=2).encode("utf-8")
-    fence.write_atomic(run_dir, f"{sub}/{meta_path.name}", meta_bytes, mode=_FILE_MODE)
+    meta = FigureSidecar(
+        filename=stem,
+        caption=caption,
+        code=code,
+        code_file=f"{stem}.py",
+        inputs=[InputRecord(f.rel, f.sha256, f.size) for f in inputs],
+        files=files,
+        figures=len(figures),
+        created=datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        matplotlib=matplotlib_version(),
+        stdout=stdout,
+    )
+    save_sidecar(figures_dir, meta, mode=_FILE_MODE)
     # Extra figures of an earlier version of this figure must not linger.
     for name in stale - set(files) - {meta_path.name}:
-        fence.remove(run_dir, f"{sub}/{name}")
+        remove_figure_file(figures_dir, name)
     return Published(
         pdf=figures_dir / f"{stem}.pdf",
         png=figures_dir / f"{stem}.png",

@@ -12,6 +12,7 @@ from labwright.core.agent.tools.base import (
     error,
     str_arg,
 )
+from labwright.core.rundir.names import FIGURES, in_figures
 from labwright.core.step_words import CallMistake, Words
 
 
@@ -62,7 +63,7 @@ class MakeFigure(Tool):
         result = run_figure(
             code,
             data_dir=ctx.root,
-            figures_dir=ctx.run_dir / "figures",
+            figures_dir=ctx.run_dir / FIGURES,
             filename=filename,
             caption=caption,
             inputs=inputs,
@@ -77,7 +78,7 @@ class MakeFigure(Tool):
         evidence = None
         if result.stdout.strip():
             evidence = {
-                "path": f"figures/{result.pdf.name if result.pdf else filename}",
+                "path": in_figures(result.pdf.name if result.pdf else f"{filename}"),
                 "kind": "figure_output",
                 "text": result.stdout,
                 "inputs": inputs,

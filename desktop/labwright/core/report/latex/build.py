@@ -41,6 +41,7 @@ from labwright.core.report.latex.logparse import (
 from labwright.core.report.latex.probe import Engines
 from labwright.core.report.latex.structure import structure_problems
 from labwright.core.rundir import fence
+from labwright.core.rundir.names import BUILD
 
 POLL_S = 0.1  # how often a running compile checks cancel, the deadline and the bounds
 _KILL_GRACE_S = 1.0
@@ -534,7 +535,7 @@ def _refused(
 def _make_build_dir(cwd: Path, build_dir: Path | None) -> Path:
     """The build folder (cwd/build by default), made without following a link when it
     lies in the document's folder (check_run_dir saw none a moment ago)."""
-    build_dir = Path(build_dir).resolve() if build_dir else cwd / "build"
+    build_dir = Path(build_dir).resolve() if build_dir else cwd / BUILD
     try:
         rel = build_dir.relative_to(cwd)
     except ValueError:  # the caller's own folder elsewhere

@@ -28,6 +28,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from labwright.core import confine
+from labwright.core.rundir.names import FIGURES
 from labwright.core.secrets import hide_secrets
 
 _SECRET_MARKERS = ("KEY", "TOKEN", "SECRET", "PASSWORD", "CREDENTIAL", "AUTH", "COOKIE")
@@ -192,7 +193,7 @@ def policy(
     cwd = tex_path.parent
     # A rule follows a symlink to its target, so none is given for a link: a
     # link in the run folder (figures/ included) leads nowhere TeX may read.
-    own = [p for p in [tex_path, cwd / "figures", *sorted(cwd.glob("*.bib"))] if not p.is_symlink()]
+    own = [p for p in [tex_path, cwd / FIGURES, *sorted(cwd.glob("*.bib"))] if not p.is_symlink()]
     pol = confine.policy(
         read=[*tex_trees(tool_dirs), *own, build_dir],
         write=[build_dir],

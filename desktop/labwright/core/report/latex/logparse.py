@@ -35,6 +35,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 from labwright.core.report.latex.structure import Problem, check_structure
+from labwright.core.rundir.names import REPORT_TEX
 
 CONTEXT_RADIUS = 3
 MAX_ERRORS = 50
@@ -352,7 +353,7 @@ def _clip(message: str) -> str:
 
 
 def parse_log(
-    log_text: str, source: str | None = None, tex_name: str = "report.tex"
+    log_text: str, source: str | None = None, tex_name: str = REPORT_TEX
 ) -> list[LogError]:
     """Errors of a TeX log; `source` is the text of `tex_name`, for context."""
     main = _normalize_file(tex_name)

@@ -37,6 +37,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from labwright.core import confine
+from labwright.core.rundir.names import FIGURES
 
 # -- roots: where the files TeX may read live --------------------------------------
 
@@ -62,7 +63,7 @@ def run_inputs(tex_path: Path, build_dir: Path) -> list[Path]:
     """The run's documented TeX inputs: the document, its .bib files, figures/ and
     the build folder. A link among them leads nowhere (jail.policy agrees)."""
     cwd = tex_path.parent
-    own = [tex_path, cwd / "figures", *sorted(cwd.glob("*.bib")), build_dir]
+    own = [tex_path, cwd / FIGURES, *sorted(cwd.glob("*.bib")), build_dir]
     return [p for p in own if not p.is_symlink() and p.exists()]
 
 
@@ -126,7 +127,7 @@ def source_files(tex_path: Path) -> list[Path]:
     """What TeX reads as source: the document, its .bib files, figures/ (not pictures)."""
     cwd = tex_path.parent
     found = [tex_path, *sorted(cwd.glob("*.bib"))]
-    figures = cwd / "figures"
+    figures = cwd / FIGURES
     if figures.is_dir() and not figures.is_symlink():
         for root, dirs, files in os.walk(figures):
             dirs[:] = [d for d in dirs if not (Path(root) / d).is_symlink()]

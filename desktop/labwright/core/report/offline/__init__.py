@@ -50,6 +50,7 @@ from labwright.core.report.offline.skeleton import (
     _todo_line,
 )
 from labwright.core.report.templates import Template
+from labwright.core.rundir.records import FigureRecord
 
 __all__ = [
     "OfflineReport",
@@ -69,7 +70,7 @@ MAX_FIGURES = 12
 class OfflineReport:
     tex: str
     tables: list[Table]
-    figures: list[dict]
+    figures: list[FigureRecord]
     headings: list[str]
     requirements: list[str]
 
@@ -116,11 +117,14 @@ def plot_item(
     lang: str = "en",
     *,
     siunitx: bool = True,
-) -> dict | None:
-    """A table's plot, or a series' one overlay plot."""
+) -> FigureRecord | None:
+    """A table's plot, or a series' one overlay plot: the figure's record, or None when
+    there is nothing to plot."""
     if isinstance(item, Series):
-        return plot_series(item, figures_dir, stem, folder, lang)
-    return plot_table(item, figures_dir, stem, folder, lang=lang, siunitx=siunitx)
+        made = plot_series(item, figures_dir, stem, folder, lang)
+    else:
+        made = plot_table(item, figures_dir, stem, folder, lang=lang, siunitx=siunitx)
+    return None if made is None else FigureRecord.keeping(made)
 
 
 def _item_name(item: Table | Series) -> str:
@@ -153,7 +157,7 @@ def offline_report(
     *,
     findings: dict | None = None,
     gaps: list[str] | None = None,
-    figures: list[dict] | None = None,
+    figures: Sequence[FigureRecord] | None = None,
 ) -> OfflineReport:
     """A whole LaTeX document for `template` made from the material alone.
 
@@ -171,7 +175,7 @@ def offline_report(
     headings = manual_headings(folder, documents)
     requirements = manual_requirements(folder, documents)
 
-    table_figures: dict[int, dict] = {}
+    table_figures: dict[int, FigureRecord] = {}
     if figures is None:
         base = _slug(folder.name) or "data"
         for i, item in enumerate(overview.items):
@@ -191,10 +195,10 @@ def offline_report(
                 continue
             if made is not None:
                 table_figures[i] = made
-        extra_figures: list[dict] = []
+        extra_figures: list[FigureRecord] = []
     else:
         extra_figures = [
-            f for f in figures if isinstance(f, dict) and _figure_exists(f, figures_dir)
+            f for f in figures if isinstance(f, FigureRecord) and _figure_exists(f, figures_dir)
         ]
     included = [*table_figures.values(), *extra_figures]
 

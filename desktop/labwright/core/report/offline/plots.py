@@ -22,7 +22,8 @@ from labwright.core.material.workspace import PathDenied, file_digest
 from labwright.core.report.offline.columns import ColumnLabel, as_written, table_labels
 from labwright.core.report.offline.formatting import tex_text
 from labwright.core.report.offline.language import _CJK, _TEXT, table_title
-from labwright.core.rundir import fence
+from labwright.core.rundir.layout import save_sidecar, write_figure_file
+from labwright.core.rundir.records import FigureSidecar, InputRecord, PlottedSeries, PlottedTable
 
 MAX_Y_SERIES = 4
 FIGURE_DPI = 100  # the canvas the layout is worked out on (matplotlib's own default)
@@ -318,13 +319,11 @@ def plot_table(
         y_name=labels[ys[0]].mpl if table.family is not None else None,
     )
     # figures/ of the run: written beneath the run folder, never through a link
-    run_dir, sub = figures_dir.parent, figures_dir.name
-    pdf_path = fence.write_atomic(run_dir, f"{sub}/{stem}.pdf", pdf)
-    png_path = fence.write_atomic(run_dir, f"{sub}/{stem}.png", png)
+    pdf_path = write_figure_file(figures_dir, f"{stem}.pdf", pdf)
+    png_path = write_figure_file(figures_dir, f"{stem}.png", png)
     meta = _provenance(table, stem, caption, x, ys, folder)
-    if fit is not None:
-        meta["fit"] = fit
-    fence.write_json(run_dir, f"{sub}/{stem}.json", meta)
+    meta.fit = fit
+    save_sidecar(figures_dir, meta)
     made: dict[str, Any] = {
         "filename": stem,
         "caption": caption,
@@ -417,17 +416,22 @@ def capped_dpi(fig: Any, dpi: float) -> float:
     return min(float(dpi), math.sqrt(MAX_PIXELS / area))
 
 
+def input_record(folder: Path, source: str) -> InputRecord:
+    """A file of the material as the figure was drawn from it (its hash; None when it
+    cannot be read beneath the folder)."""
+    try:
+        sha256, size, _ = file_digest(folder, source)
+    except (PathDenied, OSError):
+        return InputRecord(source)
+    return InputRecord(source, sha256, size)
+
+
 def _provenance(
     table: Table, stem: str, caption: str, x: int, ys: list[int], folder: Path
-) -> dict[str, Any]:
+) -> FigureSidecar:
     """The same fields the sandbox writes for a model's figure, plus the table's location."""
 
-    inputs = []
-    try:
-        sha256, size, _ = file_digest(folder, table.source)
-        inputs.append({"path": table.source, "sha256": sha256, "bytes": size})
-    except (PathDenied, OSError):
-        inputs.append({"path": table.source, "sha256": None, "bytes": None})
+    inputs = [input_record(folder, table.source)]
     where = f"sheet {table.sheet!r}, " if table.sheet is not None else ""
     code = (
         f"labwright.core.report.offline.plot_table (deterministic, no model): {table.source}, {where}"
@@ -436,35 +440,40 @@ def _provenance(
         f"{', '.join(table_roles(table))}; error bars from uncertainty columns; a straight-line "
         f"fit (numpy.polyfit) when R² >= {LINEAR_R2}."
     )
-    return figure_record(
-        stem,
-        caption,
-        code,
-        inputs,
-        table={
-            "source": table.source,
-            "sheet": table.sheet,
-            "first_row": table.first_row,
-            "last_row": table.last_row,
-            "x": table.columns[x],
-            "y": [table.columns[j] for j in ys],
-        },
+    plotted = PlottedTable(
+        source=table.source,
+        sheet=table.sheet,
+        first_row=table.first_row,
+        last_row=table.last_row,
+        x=table.columns[x],
+        y=[table.columns[j] for j in ys],
     )
+    return figure_record(stem, caption, code, inputs, table=plotted)
 
 
-def figure_record(stem: str, caption: str, code: str, inputs: list, **what: Any) -> dict:
+def figure_record(
+    stem: str,
+    caption: str,
+    code: str,
+    inputs: list[InputRecord],
+    *,
+    table: PlottedTable | None = None,
+    series: PlottedSeries | None = None,
+) -> FigureSidecar:
     """The sidecar of a figure the offline report drew (figures/<stem>.json), with what
-    it shows (`table`, `series`, `fit`…) beside the fields every figure has."""
+    it shows (`table` or `series`; the caller adds a `fit`) beside the fields every
+    figure has."""
     matplotlib = quiet_matplotlib()
 
-    return {
-        "filename": stem,
-        "caption": caption,
-        "code": code,
-        "inputs": inputs,
-        "files": [f"{stem}.pdf", f"{stem}.png"],
-        "figures": 1,
-        "created": datetime.now(timezone.utc).isoformat(timespec="seconds"),
-        "matplotlib": matplotlib.__version__,
-        **what,
-    }
+    return FigureSidecar(
+        filename=stem,
+        caption=caption,
+        code=code,
+        inputs=inputs,
+        files=[f"{stem}.pdf", f"{stem}.png"],
+        figures=1,
+        created=datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        matplotlib=matplotlib.__version__,
+        table=table,
+        series=series,
+    )

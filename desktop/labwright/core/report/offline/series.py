@@ -11,10 +11,8 @@ named in a line under the table.
 from __future__ import annotations
 
 from pathlib import Path, PurePosixPath
-from typing import Any
 
 from labwright.core.material.tables import Series
-from labwright.core.material.workspace import PathDenied, file_digest
 from labwright.core.report.offline.columns import table_labels
 from labwright.core.report.offline.formatting import _breakable, format_stat, tex_text
 from labwright.core.report.offline.language import _CJK, _TEXT
@@ -24,11 +22,13 @@ from labwright.core.report.offline.plots import (
     _short,
     figure_record,
     house_style,
+    input_record,
     pdf_and_png,
     quiet_matplotlib,
 )
 from labwright.core.report.offline.skeleton import FLOAT_PLACEMENT
-from labwright.core.rundir import fence
+from labwright.core.rundir.layout import save_sidecar, write_figure_file
+from labwright.core.rundir.records import FigureSidecar, PlottedSeries
 
 MAX_CURVES = 8  # curves on one overlay plot; more are a tangle
 MAX_SERIES_ROWS = 40  # files listed in a series' table; the rest are named below it
@@ -204,12 +204,9 @@ def plot_series(
         )
     pdf, png = _render(curves, x_name, y_name, series.pattern)
     # figures/ of the run: written beneath the run folder, never through a link
-    run_dir, sub = figures_dir.parent, figures_dir.name
-    pdf_path = fence.write_atomic(run_dir, f"{sub}/{stem}.pdf", pdf)
-    png_path = fence.write_atomic(run_dir, f"{sub}/{stem}.png", png)
-    fence.write_json(
-        run_dir, f"{sub}/{stem}.json", _provenance(series, picks, stem, caption, folder)
-    )
+    pdf_path = write_figure_file(figures_dir, f"{stem}.pdf", pdf)
+    png_path = write_figure_file(figures_dir, f"{stem}.png", png)
+    save_sidecar(figures_dir, _provenance(series, picks, stem, caption, folder))
     return {"filename": stem, "caption": caption, "pdf": str(pdf_path), "png": str(png_path)}
 
 
@@ -237,15 +234,8 @@ def _render(
 
 def _provenance(
     series: Series, picks: list[int], stem: str, caption: str, folder: Path
-) -> dict[str, Any]:
-    inputs = []
-    for i in picks:
-        source = series.tables[i].source
-        try:
-            sha256, size, _ = file_digest(folder, source)
-            inputs.append({"path": source, "sha256": sha256, "bytes": size})
-        except (PathDenied, OSError):
-            inputs.append({"path": source, "sha256": None, "bytes": None})
+) -> FigureSidecar:
+    inputs = [input_record(folder, series.tables[i].source) for i in picks]
     assert series.x is not None and series.y is not None
     x_name, y_name = series.columns[series.x], series.columns[series.y]
     code = (
@@ -258,11 +248,11 @@ def _provenance(
         caption,
         code,
         inputs,
-        series={
-            "pattern": series.pattern,
-            "files": len(series.tables),
-            "drawn": [series.tables[i].source for i in picks],
-            "x": x_name,
-            "y": y_name,
-        },
+        series=PlottedSeries(
+            pattern=series.pattern,
+            files=len(series.tables),
+            drawn=[series.tables[i].source for i in picks],
+            x=x_name,
+            y=y_name,
+        ),
     )

@@ -14,6 +14,8 @@ from labwright.core.report.offline.formatting import format_stat, format_value, 
 from labwright.core.report.offline.language import _TEXT, table_title
 from labwright.core.report.templates import Template
 from labwright.core.rundir import fence
+from labwright.core.rundir.names import in_figures
+from labwright.core.rundir.records import FigureRecord
 
 MAX_SHOWN_ROWS = 25  # table rows printed; the rest are counted
 MAX_TABLE_COLUMNS = 7  # data columns per printed chunk (the first one repeats)
@@ -214,27 +216,27 @@ def _stat_cell(stat: dict | None, key: str) -> str:
     return format_stat(value)
 
 
-def _figure_tex(figure: dict, caption_tex: str | None = None) -> list[str]:
+def _figure_tex(figure: FigureRecord, caption_tex: str | None = None) -> list[str]:
     """A figure float; `caption_tex` only for a plot made in this run's skeleton (LaTeX
     built here, data escaped): a caption from elsewhere is text, escaped."""
-    stem = str(figure["filename"])
-    caption = caption_tex or tex_text(str(figure.get("caption") or stem))
+    stem = figure.filename
+    caption = caption_tex or tex_text(figure.caption or stem)
     return [
         f"\\begin{{figure}}[{FLOAT_PLACEMENT}]",
         "\\centering",
-        f"\\includegraphics[width=0.85\\linewidth,height=0.5\\textheight,keepaspectratio]{{figures/{stem}.pdf}}",
+        f"\\includegraphics[width=0.85\\linewidth,height=0.5\\textheight,keepaspectratio]{{{in_figures(stem + '.pdf')}}}",
         f"\\caption{{{caption}}}\\label{{{_label('fig', stem)}}}",
         "\\end{figure}",
         "",
     ]
 
 
-def _figure_exists(figure: dict, figures_dir: Path) -> bool:
-    stem = str(figure.get("filename") or "")
+def _figure_exists(figure: FigureRecord, figures_dir: Path) -> bool:
+    stem = figure.filename
     # The stem goes into \includegraphics verbatim: only names the sandbox or we make.
     if not stem or not re.fullmatch(r"[A-Za-z0-9_-]+", stem):
         return False
-    pdf = figure.get("pdf")
+    pdf = figure.pdf
     in_run = fence.is_file(figures_dir.parent, f"{figures_dir.name}/{stem}.pdf")  # no link
     return in_run or bool(pdf and Path(pdf).is_file())
 
@@ -276,8 +278,8 @@ def _as_items(value: Any) -> list[str]:
 def _results(
     findings: dict,
     tables: list[Table | Series],
-    table_figures: dict[int, dict],
-    extra_figures: list[dict],
+    table_figures: dict[int, FigureRecord],
+    extra_figures: list[FigureRecord],
     words: dict[str, str],
     lang: str,
     left_out: list[str] | None = None,
@@ -299,7 +301,7 @@ def _results(
             out += _table_tex(table, i + 1, lang, siunitx=siunitx)
         if i in table_figures:
             made = table_figures[i]
-            out += _figure_tex(made, str(made.get("caption_tex") or "") or None)
+            out += _figure_tex(made, made.caption_tex or None)
     out += stated_tex(stated or [], words)
     out += left_out_tex(left_out or [], lang)
     for figure in extra_figures:

@@ -6,16 +6,15 @@ import dataclasses
 import threading
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
 
 from labwright.core.reasons import Reason
 from labwright.core.report.latex import CompileResult, Engines, LogError, compile_tex, probe_engines
 from labwright.core.report.latex.build import publish_file
 from labwright.core.rundir import fence
-from labwright.core.rundir.files import save_run, try_load_run
-from labwright.core.rundir.records import CompileRecord
-
-REVIEW_BUILD = "build-review"
+from labwright.core.rundir.layout import RunDir
+from labwright.core.rundir.names import REVIEW_BUILD as REVIEW_BUILD
+from labwright.core.rundir.names import synctex_name
+from labwright.core.rundir.records import CompileErrorRecord, CompileRecord
 
 _LOCKS: dict[Path, threading.Lock] = {}
 _LOCKS_GUARD = threading.Lock()
@@ -42,36 +41,36 @@ def recompile(
     its compile_failed reason) is updated. Never raises for TeX problems.
     """
     run_dir = Path(run_dir)
+    run = RunDir(run_dir)
     engines = engines or probe_engines()
     with _lock(run_dir):
         result = compile_tex(
-            run_dir / "report.tex",
+            run.report_tex,
             engines=engines,
-            build_dir=run_dir / REVIEW_BUILD,
+            build_dir=run.review_build,
             cancel=cancel,
             publish=False,
             secrets=secrets,
         )
-        final = run_dir / "report.pdf"
         if result.ok and result.pdf is not None:
-            publish_file(result.pdf, final)
-            synctex = result.pdf.with_name(f"{result.pdf.stem}.synctex.gz")
+            publish_file(result.pdf, run.report_pdf)
+            synctex = result.pdf.with_name(synctex_name(result.pdf))
             if fence.is_file(synctex.parent, synctex.name):
-                publish_file(synctex, run_dir / "report.synctex.gz")
-        shown = fence.is_file(run_dir, final.name)  # a link there is no PDF of this run
-        result = dataclasses.replace(result, pdf=final if shown else None)
+                publish_file(synctex, run.synctex)
+        shown = run.has_pdf()  # a link there is no PDF of this run
+        result = dataclasses.replace(result, pdf=run.report_pdf if shown else None)
         if not (cancel is not None and cancel()):  # a cancelled build says nothing of the text
-            _record_compile(run_dir, result)
+            _record_compile(run, result)
     return result
 
 
-def _record_compile(run_dir: Path, result: CompileResult) -> None:
-    meta = try_load_run(run_dir)
+def _record_compile(run: RunDir, result: CompileResult) -> None:
+    meta = run.try_load_run()
     if meta is None:
         return  # not a run directory we can describe; the PDF is still published
     meta.compile = CompileRecord(
         ok=result.ok,
-        errors=[_error_dict(e) for e in result.errors[:10]],
+        errors=[error_record(e) for e in result.errors[:10]],
         warnings=result.warnings[:20],
         seconds=result.seconds,
         fix_rounds=0,
@@ -81,8 +80,8 @@ def _record_compile(run_dir: Path, result: CompileResult) -> None:
     meta.reasons = [r for r in meta.reasons if r != failed]
     if not result.ok:
         meta.reasons.append(failed)
-    save_run(run_dir, meta)
+    run.save_run(meta)
 
 
-def _error_dict(e: LogError) -> dict[str, Any]:
-    return {"file": e.file, "line": e.line, "message": e.message, "context": e.context}
+def error_record(e: LogError) -> CompileErrorRecord:
+    return CompileErrorRecord(e.file, e.line, e.message, e.context)

@@ -5,14 +5,10 @@ from __future__ import annotations
 import difflib
 from pathlib import Path
 
-from labwright.core.report.review.files import journal, read_text
-from labwright.core.rundir import fence
-
-
-def _draft_number(name: str) -> int | None:
-    stem = name.removesuffix(".tex")
-    digits = stem[1:]
-    return int(digits) if stem.startswith("v") and digits.isdigit() else None
+from labwright.core.events import Draft
+from labwright.core.report.review.files import journal
+from labwright.core.rundir.layout import RunDir
+from labwright.core.rundir.names import diff_labels
 
 
 def generated_draft(run_dir: Path) -> str:
@@ -21,17 +17,13 @@ def generated_draft(run_dir: Path) -> str:
     drafts/v<N>.tex where N is the version of the journal's last `draft` event,
     else the highest N; "" when the run has no draft.
     """
-    run_dir = Path(run_dir)
-    try:
-        names = fence.names_in(run_dir, "drafts", "v*.tex")
-    except OSError:  # drafts/ is a link (RunLinkError) or unreadable: no baseline
-        names = []
-    drafts = {n: name for name in names if (n := _draft_number(name)) is not None}
+    run = RunDir(Path(run_dir))
+    drafts = run.draft_files()  # none when drafts/ is a link (RunLinkError) or unreadable
     if not drafts:
         return ""
-    announced = [e.get("version") for e in journal(run_dir) if e.get("type") == "draft"]
+    announced = [e.version for e in journal(run_dir) if isinstance(e, Draft)]
     last = announced[-1] if announced else None
-    return read_text(run_dir, "drafts/" + (drafts[last] if last in drafts else drafts[max(drafts)]))
+    return run.read_draft(last if last in drafts else max(drafts))
 
 
 def save_edit(run_dir: Path, text: str) -> None:
@@ -40,13 +32,13 @@ def save_edit(run_dir: Path, text: str) -> None:
     Cheap to call every second: an unchanged text is not written again (so the
     file's time stays and latexmk sees nothing new). drafts/ is never touched.
     """
-    run_dir = Path(run_dir)
+    run = RunDir(Path(run_dir))
     try:
-        if fence.read_bytes(run_dir, "report.tex") == text.encode("utf-8"):
+        if run.report_bytes() == text.encode("utf-8"):
             return
     except OSError:
         pass
-    fence.write_text(run_dir, "report.tex", text)
+    run.save_report(text)
 
 
 def diff_lines(before: str, after: str) -> list[tuple[str, str]]:
@@ -76,8 +68,7 @@ def unified_diff(before: str, after: str, context: int = 3) -> str:
         difflib.unified_diff(
             before.splitlines(keepends=True),
             after.splitlines(keepends=True),
-            "generated/report.tex",
-            "edited/report.tex",
+            *diff_labels(),
             n=context,
         )
     )

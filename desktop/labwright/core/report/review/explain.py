@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
+from labwright.core.events import Error, Guard, ToolCall
 from labwright.core.reasons import Degrade, Reason, reason_text
 from labwright.core.report.review.files import findings, journal, run_meta
 from labwright.core.report.review.text import short
@@ -42,8 +42,8 @@ class _Context:
 
     def last_guard(self, kinds: tuple[str, ...], contains: str = "") -> str | None:
         for event in reversed(self.journal):
-            if event.get("type") == "guard" and event.get("kind") in kinds:
-                detail = str(event.get("detail", ""))
+            if isinstance(event, Guard) and event.kind in kinds:
+                detail = str(event.detail)
                 if contains in detail:
                     return detail
         return None
@@ -52,12 +52,12 @@ class _Context:
         from labwright.core.agent.guards import describe_call
 
         for event in reversed(self.journal):
-            if event.get("type") == "tool_call":
-                return describe_call(str(event.get("name")), event.get("args"))
+            if isinstance(event, ToolCall):
+                return describe_call(str(event.name), event.args)
         return None
 
-    def errors(self) -> list[dict[str, Any]]:
-        return [e for e in self.journal if e.get("type") == "error"]
+    def errors(self) -> list[Error]:
+        return [e for e in self.journal if isinstance(e, Error)]
 
     def files_read(self) -> str:
         files = list(self.findings.files_read)
@@ -126,9 +126,9 @@ def _compile_failed(d: Degrade, ctx: _Context) -> str | None:
     if not errors:
         return None
     first = errors[0]
-    lines = str(first.get("message") or "error").strip().splitlines() or ["error"]
+    lines = (first.message or "error").strip().splitlines() or ["error"]
     message = short(lines[0]).rstrip(".")
-    where = f" at line {first['line']}" if first.get("line") else ""
+    where = f" at line {first.line}" if first.line else ""
     return f"First error{where}: {message}. Fix it in the editor and recompile."
 
 
@@ -141,8 +141,8 @@ def _model_failed(d: Degrade, ctx: _Context) -> str:
     if not errors:
         return tail
     last = errors[-1]
-    message = short(str(last.get("message", "")), 120)
-    return f"It failed during the {last.get('stage', 'run')} stage: {message} {tail}"
+    message = short(str(last.message), 120)
+    return f"It failed during the {last.stage or 'run'} stage: {message} {tail}"
 
 
 def _model_error(d: Degrade, ctx: _Context) -> str:

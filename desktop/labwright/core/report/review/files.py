@@ -11,10 +11,12 @@ import re
 from pathlib import Path
 from typing import Any
 
+from labwright.core.events import Event
 from labwright.core.report.templates import TemplateError, load_template
 from labwright.core.rundir import fence
 from labwright.core.rundir.files import RunFileError, load_findings, load_gaps, try_load_run
-from labwright.core.rundir.records import FindingsRecord, GapRecord, RunRecord
+from labwright.core.rundir.layout import RunDir
+from labwright.core.rundir.records import ConfigRecord, FindingsRecord, GapRecord, RunRecord
 from labwright.core.rundir.store import read_journal
 
 
@@ -27,7 +29,7 @@ def read_json(run_dir: Path, rel: str, default: Any) -> Any:
 
 def run_meta(run_dir: Path) -> RunRecord:
     """run.json, or an empty record when there is none to read (the lists still work)."""
-    return try_load_run(run_dir) or RunRecord(status="", config={})
+    return try_load_run(run_dir) or RunRecord(status="", config=ConfigRecord())
 
 
 def findings(run_dir: Path) -> FindingsRecord:
@@ -44,7 +46,7 @@ def gaps(run_dir: Path) -> list[GapRecord]:
         return []
 
 
-def journal(run_dir: Path) -> list[dict[str, Any]]:
+def journal(run_dir: Path) -> list[Event]:
     try:
         return read_journal(run_dir)
     except OSError:
@@ -65,14 +67,14 @@ def report_language(run_dir: Path, tex: str | None = None) -> str:
     """The report's language ("en", "zh"): a ctex document (`tex`, else report.tex) is
     Chinese; else the run's setting, else its template's, else English."""
     if tex is None:
-        tex = read_text(run_dir, "report.tex")
+        tex = RunDir(run_dir).report_text()
     if _CTEX.search(tex):
         return "zh"
     meta = try_load_run(run_dir)
     if meta is None:
         return "en"
-    lang = meta.config.get("lang")
-    if isinstance(lang, str) and lang:
+    lang = meta.config.lang
+    if lang:
         return lang
     try:
         return load_template(meta.template).lang if meta.template else "en"

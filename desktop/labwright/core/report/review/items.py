@@ -7,21 +7,21 @@ material.
 
 from __future__ import annotations
 
-import dataclasses
 import re
 from dataclasses import dataclass, field
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Any
 
 from labwright.core.report.item_words import item_text
 from labwright.core.report.latex import CompileResult
 from labwright.core.report.review.edits import generated_draft
 from labwright.core.report.review.files import gaps as gap_records
-from labwright.core.report.review.files import read_json, read_text, run_meta
+from labwright.core.report.review.files import run_meta
 from labwright.core.report.review.text import norm, plain, short, without_comment
 from labwright.core.report.writing import cite_keys
-from labwright.core.rundir import fence
-from labwright.core.rundir.records import RunRecord
+from labwright.core.rundir.layout import RunDir
+from labwright.core.rundir.names import in_figures, is_report
+from labwright.core.rundir.records import CompileErrorRecord, RunRecord
 
 KINDS = (
     "compile_error",
@@ -80,7 +80,7 @@ def open_items(
     """
     run_dir = Path(run_dir)
     if tex is None:
-        tex = read_text(run_dir, "report.tex")
+        tex = RunDir(run_dir).report_text()
     meta = run_meta(run_dir)
     lines = tex.splitlines()
     word = _todo_word(meta)
@@ -182,7 +182,7 @@ def _bib_keys(run_dir: Path, tex: str) -> set[str]:
     import bibtexparser
 
     keys = set(_BIBITEM.findall(tex))  # a thebibliography block resolves its own keys
-    bib = read_text(run_dir, "refs.bib")
+    bib = RunDir(run_dir).refs_text()
     if bib.strip():
         keys |= {entry.key for entry in bibtexparser.parse_string(bib).entries}
     return keys
@@ -204,12 +204,12 @@ def _compile_items(
     meta: RunRecord, result: CompileResult | None, *, skip_citations: set[str]
 ) -> list[OpenItem]:
     if result is not None:
-        errors = [dataclasses.asdict(e) for e in result.errors]
+        errors = [CompileErrorRecord(e.file, e.line, e.message, e.context) for e in result.errors]
         warnings = list(result.warnings)
     else:
         errors = list(meta.compile.errors) if meta.compile else []
         warnings = list(meta.compile.warnings) if meta.compile else []
-    items = [_error_item(e) for e in errors if isinstance(e, dict)]
+    items = [_error_item(e) for e in errors]
     for warning in warnings:
         m = _CITATION_WARNING.search(warning)
         if m and m["key"] in skip_citations:
@@ -218,23 +218,19 @@ def _compile_items(
     return items
 
 
-def _in_report(file: str | None) -> bool:
-    return not file or Path(file).name == "report.tex"
-
-
-def _error_item(error: dict[str, Any]) -> OpenItem:
-    file, line = error.get("file"), error.get("line")
-    first = str(error.get("message", "")).strip().splitlines()
+def _error_item(error: CompileErrorRecord) -> OpenItem:
+    file, line = error.file, error.line
+    first = error.message.strip().splitlines()
     message = first[0] if first else "error"
-    if _in_report(file):
+    if is_report(file):
         return _item("compile_error", "compile_error", {"message": message}, line, _context(error))
     where = f"{file}:{line}" if line else str(file)
     params = {"where": where, "message": message}
     return _item("compile_error", "compile_error_in", params, None, _context(error))
 
 
-def _context(error: dict[str, Any]) -> str:
-    return str(error.get("context") or error.get("message") or "")
+def _context(error: CompileErrorRecord) -> str:
+    return error.context or error.message or ""
 
 
 def _warning_item(warning: str) -> OpenItem:
@@ -261,25 +257,27 @@ def _figure_key(target: str) -> str:
 
 def _figure_items(run_dir: Path, tex: str) -> list[OpenItem]:
     used = {_figure_key(t) for t in included_figures(tex)}
-    folder = run_dir / "figures"
+    run = RunDir(run_dir)
     try:
-        names = fence.names_in(run_dir, "figures")
+        names = run.figure_names()
     except OSError:  # figures/ is a link (RunLinkError) or unreadable: nothing listed
         names = []
-    by_stem: dict[str, Path] = {}
-    for path in (folder / name for name in names):
-        figure = path.suffix.lower() in _FIGURE_EXTS and not path.name.startswith(".")
+    by_stem: dict[str, str] = {}
+    for name in names:
+        path = PurePosixPath(name)
+        figure = path.suffix.lower() in _FIGURE_EXTS and not name.startswith(".")
         # one figure per stem (PDF and PNG of one plot); the PDF is what LaTeX includes
         if figure and (path.stem not in by_stem or path.suffix.lower() == ".pdf"):
-            by_stem[path.stem] = path
+            by_stem[path.stem] = name
     items = []
-    for stem, path in sorted(by_stem.items()):
-        if f"figures/{stem}" in used:
+    for stem, name in sorted(by_stem.items()):
+        if in_figures(stem) in used:
             continue
-        caption = str(read_json(run_dir, f"figures/{stem}.json", {}).get("caption", "") or "")
+        sidecar = run.figure(stem)
+        caption = sidecar.caption if sidecar is not None else ""
         which = "figure_unused_caption" if caption else "figure_unused"
-        params = {"path": f"figures/{path.name}", "caption": caption}
-        items.append(_item("figure_unused", which, params, None, f"figures/{path.name}"))
+        params = {"path": in_figures(name), "caption": caption}
+        items.append(_item("figure_unused", which, params, None, in_figures(name)))
     return items
 
 
@@ -288,7 +286,7 @@ def _number_items(run_dir: Path, tex: str, meta: RunRecord) -> list[OpenItem]:
     A skeleton is not checked: its numbers were copied from the data by code."""
     from labwright.core.report.verify import verify_run
 
-    if meta.skeleton or meta.config.get("offline"):
+    if meta.skeleton or meta.config.offline:
         return []
     verification = verify_run(run_dir, tex)
     return [

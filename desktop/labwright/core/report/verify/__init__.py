@@ -31,7 +31,7 @@ directory and `write_numbers` stores numbers.json for the review pane.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -43,11 +43,14 @@ from labwright.core.report.verify.extract import _parse, extract_numbers
 from labwright.core.report.verify.markup import readable as readable
 from labwright.core.report.verify.match import _FRACTION_WORDS, _Index, _nearest
 from labwright.core.report.verify.match import match_evidence as match_evidence
-from labwright.core.report.verify.model import Check, ReportNumber, Verification
+from labwright.core.report.verify.model import NumberCheck, ReportNumber, Verification
 from labwright.core.report.verify.structure import _Report
+from labwright.core.rundir.layout import RunDir
+from labwright.core.rundir.names import REPORT_TEX
+from labwright.core.rundir.records import EvidenceRecord, NumbersRecord
 
 __all__ = [
-    "Check",
+    "NumberCheck",
     "ReportNumber",
     "Verification",
     "extract_numbers",
@@ -92,7 +95,7 @@ def _chance_of_match(n: ReportNumber, at: float, index: _Index) -> float:
     return max(len(near), 1) * 2 * n.tol / (1.5 * n.value)
 
 
-def _place(c: Check) -> tuple[object, ...] | None:
+def _place(c: NumberCheck) -> tuple[object, ...] | None:
     src = c.source
     if src is None:
         return None
@@ -100,13 +103,13 @@ def _place(c: Check) -> tuple[object, ...] | None:
 
 
 def _chance_guard(
-    report: _Report, checks: dict[int, Check], index: _Index, found_at: dict[int, float]
+    report: _Report, checks: dict[int, NumberCheck], index: _Index, found_at: dict[int, float]
 ) -> None:
     """Matches a random number would get as often (0.5 in a workbook of thousands of values)
     stand only when another number of the same sentence or table row matched the same place
     of the material (its row, line or page); otherwise they are skipped, neither traced nor
     flagged: the check cannot tell them from chance."""
-    by_segment: dict[tuple[object, ...], list[Check]] = {}
+    by_segment: dict[tuple[object, ...], list[NumberCheck]] = {}
     for n in report.numbers:
         c = checks[id(n)]
         if c.status == "matched":
@@ -131,35 +134,35 @@ def _chance_guard(
 
 
 def verify_report(
-    tex: str, records: Iterable[dict[str, Any]], folder: Path | None = None
+    tex: str, records: Iterable[EvidenceRecord | Mapping[str, Any]], folder: Path | None = None
 ) -> Verification:
     """Check every number of the report against the evidence records (see the module doc)."""
     report = _parse(tex)
     ev = evidence_numbers(records, folder)
     # no match through the material's row or frame numbers (tables/roles.py "index")
     index = _Index([e for e in ev if e.role != INDEX])
-    checks: dict[int, Check] = {}  # by id() of the report number
+    checks: dict[int, NumberCheck] = {}  # by id() of the report number
     roles = column_roles(report)
     row_numbers = index_columns(report) | {k for k, r in roles.items() if r == INDEX}
     found_at: dict[int, float] = {}  # the material's value each match found
     for n in report.numbers:
         sentence = report.sentence(n)
         if n.table is not None and (n.table, n.col) in row_numbers:
-            checks[id(n)] = Check(n, "skipped", "a row number", sentence=sentence)
+            checks[id(n)] = NumberCheck(n, "skipped", "a row number", sentence=sentence)
             continue
         if n.table is not None and roles.get((n.table, n.col or 0)) == INDEPENDENT:
             n.setpoint = True
         if n.trivial:
-            checks[id(n)] = Check(n, "skipped", n.trivial, sentence=sentence)
+            checks[id(n)] = NumberCheck(n, "skipped", n.trivial, sentence=sentence)
             continue
         hit = match_evidence(n, index)
         if hit and hit[0].role == INDEPENDENT:
             n.setpoint = True  # "at 30°": a set point restated, no evidence to derive from
         if hit:
-            checks[id(n)] = Check(n, "matched", hit[1], hit[0].source, sentence)
+            checks[id(n)] = NumberCheck(n, "matched", hit[1], hit[0].source, sentence)
             found_at[id(n)] = hit[0].value
         else:
-            checks[id(n)] = Check(n, "unmatched", sentence=sentence)
+            checks[id(n)] = NumberCheck(n, "unmatched", sentence=sentence)
     _chance_guard(report, checks, index, found_at)
     _column_formulas(report, checks)
     for _ in range(2):  # derived values may restate other derived values
@@ -184,9 +187,7 @@ def verify_report(
 
 def run_folder(run_dir: Path) -> Path | None:
     """The material folder a run read (for workbook cell names), from its run.json."""
-    from labwright.core.rundir.files import try_load_run
-
-    meta = try_load_run(run_dir)
+    meta = RunDir(run_dir).try_load_run()
     folder = meta.folder if meta is not None else None
     return folder if folder is not None and folder.is_dir() else None
 
@@ -195,15 +196,10 @@ def verify_run(run_dir: Path, tex: str | None = None) -> Verification:
     """The check of a run directory's report.tex (or `tex`) against its evidence.
 
     Nothing is read through a link (core/rundir/fence.py): RunLinkError instead."""
-    from labwright.core.rundir import fence
-
     if tex is None:
-        tex = fence.read_text(run_dir, "report.tex")
+        tex = RunDir(run_dir).read_report()
     return verify_report(tex, load_run_evidence(run_dir), run_folder(run_dir))
 
 
-def write_numbers(run_dir: Path, verification: Verification, report: str = "report.tex") -> Path:
-    from labwright.core.rundir.files import save_numbers
-    from labwright.core.rundir.records import NumbersRecord
-
-    return save_numbers(run_dir, NumbersRecord.from_dict(verification.to_dict(report)))
+def write_numbers(run_dir: Path, verification: Verification, report: str = REPORT_TEX) -> Path:
+    return RunDir(run_dir).save_numbers(NumbersRecord.from_dict(verification.to_dict(report)))

@@ -9,7 +9,7 @@ from collections.abc import Iterable
 
 from labwright.core.material.tables.roles import INDEPENDENT, INDEX, assign_roles, split_unit
 from labwright.core.report.verify.markup import readable
-from labwright.core.report.verify.model import Check, ReportNumber
+from labwright.core.report.verify.model import NumberCheck, ReportNumber
 from labwright.core.report.verify.structure import _Report
 
 _NICE: dict[str, float] = {"": 1.0, "π": math.pi, "2π": 2 * math.pi, "4π²": 4 * math.pi**2,
@@ -88,7 +88,7 @@ def _cell_text(report: _Report, t: int, r: int, c: int) -> str:
     return cells[c].strip() if c < len(cells) else ""
 
 
-def _column_formulas(report: _Report, checks: dict[int, Check]) -> None:
+def _column_formulas(report: _Report, checks: dict[int, NumberCheck]) -> None:
     """A table column computed from other columns (T = t̄/10, g = 4π²L/T²): accepted when
     one formula holds on at least two rows and two thirds of the rows, so a single
     invented cell breaks it for its own row only."""
@@ -127,7 +127,7 @@ def _candidates(cols: list[int], j: int) -> Iterable[tuple[tuple[int, float], ..
 
 def _fit_column(
     report: _Report,
-    checks: dict[int, Check],
+    checks: dict[int, NumberCheck],
     t: int,
     rows: dict[int, dict[int, ReportNumber]],
     cols: list[int],

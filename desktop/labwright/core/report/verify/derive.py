@@ -9,7 +9,7 @@ from collections.abc import Callable
 
 from labwright.core.report.verify.arithmetic import _arithmetic_suffix
 from labwright.core.report.verify.markup import readable
-from labwright.core.report.verify.model import Check, ReportNumber
+from labwright.core.report.verify.model import NumberCheck, ReportNumber
 from labwright.core.report.verify.structure import _Report
 
 RESTATEMENT_CHANCE = 0.02  # at most this share of random numbers may "restate" a derived one
@@ -105,7 +105,7 @@ def _window(n: ReportNumber, report: _Report) -> tuple[list[list[ReportNumber]],
     return _runs(same) + [prev + same], words
 
 
-def _operand(x: ReportNumber, checks: dict[int, Check]) -> bool:
+def _operand(x: ReportNumber, checks: dict[int, NumberCheck]) -> bool:
     """A number a derivation may start from: traced itself, or a common constant (never
     a row number or a set point)."""
     c = checks.get(id(x))
@@ -124,7 +124,7 @@ def _compatible(a: ReportNumber, b: ReportNumber) -> bool:
 
 
 def _pairs(
-    n: ReportNumber, pool: list[ReportNumber], words: str, checks: dict[int, Check]
+    n: ReportNumber, pool: list[ReportNumber], words: str, checks: dict[int, NumberCheck]
 ) -> str | None:
     tests: list[tuple[str, Callable[[list[float]], float]]] = []
     if n.percent or _DIFF_WORDS.search(words):
@@ -156,7 +156,7 @@ def _pairs(
 
 
 def _derivation(
-    n: ReportNumber, report: _Report, checks: dict[int, Check]
+    n: ReportNumber, report: _Report, checks: dict[int, NumberCheck]
 ) -> tuple[str, float | None] | None:
     found = _computation(n, report)
     if found:

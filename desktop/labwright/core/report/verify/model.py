@@ -8,6 +8,7 @@ from typing import Any
 from labwright.core.material.evidence import EvidenceNumber, Source, Unit
 from labwright.core.reasons import numbers_unmatched
 from labwright.core.report.item_words import item_text
+from labwright.core.rundir.names import NUMBERS_JSON, REPORT_TEX
 
 # -- what a number in the report is ------------------------------------------
 
@@ -38,7 +39,7 @@ class ReportNumber:
 
 
 @dataclass
-class Check:
+class NumberCheck:
     number: ReportNumber
     status: str  # matched | derived | cited | unmatched | skipped
     how: str = ""
@@ -70,18 +71,18 @@ class Check:
 
 @dataclass
 class Verification:
-    checks: list[Check] = field(default_factory=list)
+    checks: list[NumberCheck] = field(default_factory=list)
     evidence_numbers: int = 0
 
-    def by_status(self, *statuses: str) -> list[Check]:
+    def by_status(self, *statuses: str) -> list[NumberCheck]:
         return [c for c in self.checks if c.status in statuses]
 
     @property
-    def unmatched(self) -> list[Check]:
+    def unmatched(self) -> list[NumberCheck]:
         return self.by_status("unmatched")
 
     @property
-    def matched(self) -> list[Check]:
+    def matched(self) -> list[NumberCheck]:
         return self.by_status("matched", "derived", "cited")
 
     @property
@@ -99,7 +100,7 @@ class Verification:
                 {"text": c.number.text, "line": c.number.line, "sentence": c.sentence}
                 for c in self.unmatched
             ],
-            "file": "numbers.json",
+            "file": NUMBERS_JSON,
         }
 
     def open_items(self) -> list[dict[str, Any]]:
@@ -123,7 +124,7 @@ class Verification:
             )
         return items
 
-    def to_dict(self, report: str = "report.tex") -> dict[str, Any]:
+    def to_dict(self, report: str = REPORT_TEX) -> dict[str, Any]:
         counts = {s: len(self.by_status(s)) for s in _STATUSES}
         counts["checked"] = len(self.checks) - counts["skipped"]
         return {
