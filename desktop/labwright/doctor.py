@@ -569,7 +569,7 @@ def provider_check(
         config = resolve_config(Path.cwd(), flags=flags, settings=settings, provider=provider)
     except ValueError as e:  # "custom" without a URL
         why = e.args[0] if e.args and isinstance(e.args[0], str) else str(e)
-        fix = ("labwright doctor --provider custom --base-url URL",)
+        fix: tuple[str, ...] = ("labwright doctor --provider custom --base-url URL",)
         return Check(name, False, why, fix, for_model=True)
     preset = provider_for_url(config.base_url)
     at = {"provider": provider or preset.name, "url": redact_url(config.base_url)}
