@@ -1,6 +1,7 @@
 """Screenshots of the app for a person to look at, in English and Chinese: empty, scanned, running,
-finished (its PDF tab, also zoomed), settings, Check Setup, review of a degraded draft, a compile
-error in review, and the export notice.
+finished (its PDF tab, also zoomed), settings, Check Setup, Settings and Check Setup on a machine
+without a keyring or a key, review of a degraded draft, a compile error in review, and the export
+notice.
 
     .venv/bin/python scripts/screenshots.py [OUT_DIR]
 
@@ -144,6 +145,7 @@ def shoot(out: Path, lang: str) -> None:
         w.grab().save(str(out / f"scanned-{lang}.png"))
         shoot_settings(app, w, out / f"settings-{lang}.png")
         shoot_check_setup(app, w, out / f"check-setup-{lang}.png")
+        shoot_without_keyring(app, w, out, lang)
         w.start_run()
         wait_until(
             app,
@@ -225,6 +227,45 @@ def shoot_check_setup(app, w, path: Path) -> None:
     dialog.grab().save(str(path))
     dialog.reject()
     settle(app, 0.2)
+
+
+def shoot_without_keyring(app, w, out: Path, lang: str) -> None:
+    """No Secret Service and no key (DeepSeek): Settings with a key typed (asking where to
+    keep it), then "a file only I can read" chosen; Check Setup saying offline reports work."""
+    import keyring
+    from keyring.backends import fail
+    from PySide6.QtCore import Qt
+    from PySide6.QtTest import QTest
+
+    from labwright.core.settings.saved import Settings
+    from labwright.gui.doctor_dialog import DoctorDialog
+    from labwright.gui.settings_dialog import SettingsDialog
+
+    previous_keyring, previous_key = keyring.get_keyring(), os.environ.pop("LABWRIGHT_API_KEY")
+    keyring.set_keyring(fail.Keyring())
+    try:
+        dialog = SettingsDialog(Settings(), w)
+        dialog.show()
+        settle(app, 0.5)
+        QTest.keyClicks(dialog.key_edit, "sk-0123456789abcdef0123456789abf3a9")
+        settle(app, 0.3)
+        dialog.grab().save(str(out / f"settings-no-keyring-{lang}.png"))  # asked where
+        dialog.key_store_combo.setFocus()
+        QTest.keyClick(dialog.key_store_combo, Qt.Key.Key_Down)  # "Keep in a file only I can read"
+        settle(app, 0.5)
+        dialog.grab().save(str(out / f"settings-key-in-a-file-{lang}.png"))
+        dialog.reject()
+        settle(app, 0.2)
+        doctor = DoctorDialog(w, settings=Settings())
+        doctor.show()
+        wait_until(app, lambda: bool(doctor.checks), 60)
+        settle(app, 0.5)
+        doctor.grab().save(str(out / f"check-setup-no-key-{lang}.png"))
+        doctor.reject()
+        settle(app, 0.2)
+    finally:
+        keyring.set_keyring(previous_keyring)
+        os.environ["LABWRIGHT_API_KEY"] = previous_key
 
 
 DOC = r"""\documentclass{article}

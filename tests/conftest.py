@@ -48,14 +48,18 @@ def isolated_home(tmp_path_factory, monkeypatch) -> Path:
 
 @pytest.fixture(autouse=True)
 def no_real_keyring():
-    """No test may reach the OS keyring: by default there is none (tests that need one install a fake)."""
+    """No test may reach the OS keyring: by default there is none (tests that need one
+    install a fake). Keys kept "for this session only" end with the test."""
     import keyring
     from keyring.backends import fail
+
+    from labwright.core.settings.keys import forget_session_keys
 
     previous = keyring.get_keyring()
     keyring.set_keyring(fail.Keyring())
     yield
     keyring.set_keyring(previous)
+    forget_session_keys()
 
 
 @pytest.fixture(autouse=True)

@@ -170,13 +170,14 @@ def test_wayland_that_works_is_enough(plugins, tmp_path):
         assert "libxcb-icccm.so.4" in doctor.display_problem(env, platform="linux", ldd=broken)
 
 
-# --- TeX, keyring, disk -----------------------------------------------------------------
+# --- TeX, the API key, disk -------------------------------------------------------------
 
 
 def test_missing_tex_is_named_with_the_install_commands(monkeypatch):
     monkeypatch.setenv("LABWRIGHT_TEX", "none")
     tex, zh = doctor.tex_checks("linux")
-    assert not tex.ok and tex.needed and "no xelatex, lualatex or pdflatex" in tex.detail
+    # a warning: reports are still written (as .tex), only the PDF needs TeX
+    assert not tex.ok and not tex.needed and "no xelatex, lualatex or pdflatex" in tex.detail
     assert tex.fix[0].startswith("sudo apt-get install texlive-xetex")
     assert "latexmk" in tex.fix[0] and "fonts-noto-cjk" in tex.fix[0]
     assert tex.fix[1].startswith("sudo dnf install latexmk")
@@ -192,16 +193,65 @@ def test_tex_found(monkeypatch):
     assert zh.ok
 
 
-def test_missing_keyring_is_a_warning_with_the_way_around():
-    check = doctor.keyring_check("linux")  # conftest: keyring's fail backend
-    assert not check.ok and not check.needed
-    assert "sudo apt-get install gnome-keyring" in check.fix[0]
-    assert any("LABWRIGHT_API_KEY" in step for step in check.fix)
+def test_without_a_keyring_the_key_line_says_settings_keeps_it_in_a_file(isolated_home):
+    check = doctor.key_check()  # conftest: keyring's fail backend, no key anywhere
+    assert check.ok and check.status == "ok"
+    assert check.detail == (
+        "deepseek: none yet; with no system keyring here, Settings keeps keys in a file "
+        f"only you can read, in {isolated_home / 'keys'}"
+    )
 
 
-def test_a_keyring_is_found(memory_keyring):
-    check = doctor.keyring_check("linux")
-    assert check.ok and "MemoryKeyring" in check.detail
+def test_a_keyring_is_named(memory_keyring):
+    check = doctor.key_check()
+    assert check.ok and "Settings keeps keys in the system keyring (MemoryKeyring)" in check.detail
+
+
+@pytest.mark.parametrize(
+    "store, said",
+    [
+        ("keyring", "deepseek: in the system keyring (MemoryKeyring)"),
+        ("file", "deepseek: in the file {home}/keys/deepseek (only you can read it)"),
+        ("session", "deepseek: kept for this session only (forgotten when Labwright closes)"),
+    ],
+)
+def test_the_key_line_says_where_the_key_is_kept(memory_keyring, isolated_home, store, said):
+    from labwright.core.settings.saved import set_api_key
+
+    set_api_key("deepseek", "sk-doctor-stored-0123456789", store)
+    check = doctor.key_check()
+    assert check.ok and check.detail == said.format(home=isolated_home)
+    assert "sk-doctor-stored" not in check.detail + "".join(check.fix)
+
+
+def test_the_key_line_names_the_environment_variable(monkeypatch):
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-doctor-env-0123456789")
+    check = doctor.key_check("openai")
+    assert check.ok and check.detail == "openai: from the environment variable OPENAI_API_KEY"
+    assert doctor.key_check("ollama").detail == (
+        "ollama: none needed (the server runs on this computer)"
+    )
+
+
+def test_a_key_file_open_to_others_is_a_warning_with_the_chmod(isolated_home):
+    from labwright.core.settings.saved import set_api_key
+
+    set_api_key("deepseek", "sk-doctor-stored-0123456789", "file")
+    (isolated_home / "keys" / "deepseek").chmod(0o644)
+    check = doctor.key_check()
+    assert check.status == "warning" and "which others can read too" in check.detail
+    keys = isolated_home / "keys"
+    assert check.fix == (f"chmod 700 {keys} && chmod 600 {keys / 'deepseek'}",)
+
+
+def test_a_key_file_that_is_a_link_is_named(isolated_home, tmp_path):
+    (tmp_path / "elsewhere").write_text("sk-planted-0000000000\n")
+    (isolated_home / "keys").mkdir(mode=0o700)
+    (isolated_home / "keys" / "deepseek").symlink_to(tmp_path / "elsewhere")
+    check = doctor.key_check()
+    assert check.status == "warning" and "a link" in check.detail
+    assert check.fix[0] == f"rm {isolated_home / 'keys' / 'deepseek'}"
+    assert "sk-planted" not in check.detail
 
 
 def test_disk_space(monkeypatch, isolated_home):
@@ -243,11 +293,24 @@ def test_a_wrong_key_is_reported_without_the_key(monkeypatch):
     assert "key" in check.detail.lower()
 
 
-def test_no_key_for_a_preset_that_needs_one():
-    check = doctor.provider_check("openai")
-    assert not check.ok and "openai at https://api.openai.com/v1: no API key" in check.detail
-    assert "export OPENAI_API_KEY=sk-…" in check.fix
+def test_no_key_is_a_warning_that_offline_reports_work():
+    check = doctor.provider_check("openai")  # no keyring here (conftest)
+    assert check.status == "warning" and not check.needed
+    assert check.detail == (
+        "openai at https://api.openai.com/v1: no API key yet. Offline reports work; for "
+        "reports written by a model, add one in Settings (kept in a file only you can read)"
+    )
+    assert "“Keep in a file only I can read” (no keyring here)" in "".join(check.fix)
+    assert "cannot be stored" not in check.detail + "".join(check.fix)
+    assert any(step.startswith("export OPENAI_API_KEY=sk-…") for step in check.fix)
     assert all(step.startswith(("#", "export")) for step in check.fix)
+
+
+def test_no_key_with_a_keyring_says_the_keyring(memory_keyring):
+    check = doctor.provider_check("openai")
+    assert check.status == "warning"
+    assert "add one in Settings (kept in the system keyring (MemoryKeyring))" in check.detail
+    assert "it is kept in the system keyring" in "".join(check.fix)
 
 
 def test_an_unreachable_server(monkeypatch):
@@ -270,12 +333,11 @@ def test_doctor_names_each_missing_thing_and_its_fix(plugins, monkeypatch, capsy
     table = out.split("To fix:")[0]
     assert "Qt platform libraries" in table and "libxcb-icccm.so.4 (libxcb-icccm4" in table
     assert "TeX engine" in table and "no xelatex" in table
-    assert "Keyring" in table and "no system keyring" in table
+    assert "API key" in table and "a file only you can read" in table
     fixes = out.split("To fix:")[1]
     assert "sudo apt-get install libxcb-icccm4 libxcb-keysyms1" in fixes
     assert "sudo apt-get install texlive-xetex" in fixes
-    assert "sudo apt-get install gnome-keyring" in fixes
-    assert "Not ready: Qt platform libraries, TeX engine." in out
+    assert "Not ready: Qt platform libraries." in out  # no TeX: a warning (no PDFs)
 
 
 def test_doctor_exits_0_when_everything_needed_is_there(
@@ -291,6 +353,37 @@ def test_doctor_exits_0_when_everything_needed_is_there(
     out = capsys.readouterr().out
     assert code == 0, out
     assert "Everything Labwright needs is there." in out and "To fix:" not in out
+
+
+def test_doctor_without_a_key_is_ready_for_offline_reports(plugins, monkeypatch, capsys, x_display):
+    """Issue 24: no key (and no keyring) is no reason for "Not ready" while offline reports
+    work; the provider line says so and how to add a key here. No TeX is a warning too."""
+    monkeypatch.setattr(doctor, "_ldd", fake_ldd({"libqxcb.so": ALL_THERE}))
+    monkeypatch.setenv("LABWRIGHT_TEX", "none")
+    monkeypatch.setenv("DISPLAY", x_display)
+    code = main(["doctor"])  # DeepSeek, no key anywhere: nothing is sent
+    out = capsys.readouterr().out
+    assert code == 0, out
+    line = next(row for row in out.splitlines() if row.startswith("Model provider"))
+    assert "WARNING" in line and "Offline reports work" in line
+    assert "add one in Settings (kept in a file only you can read)" in line
+    assert "Not ready" not in out
+    assert (
+        "Ready, with warnings: TeX engine, Chinese reports (ctex, CJK font), Model provider." in out
+    )
+
+
+def test_an_unreachable_local_server_gets_the_commands_that_start_it(ready_machine, capsys):
+    with socket.socket() as s:  # a port nobody listens on
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    url = f"http://127.0.0.1:{port}/v1"
+    assert main(["doctor", "--provider", "ollama", "--base-url", url]) == 1
+    fixes = capsys.readouterr().out.split("To fix:")[1]
+    assert "ollama serve\n" in fixes and "ollama pull qwen2.5:7b\n" in fixes
+    assert main(["doctor", "--provider", "vllm", "--base-url", url]) == 1
+    fixes = capsys.readouterr().out.split("To fix:")[1]
+    assert "vllm serve Qwen/Qwen2.5-7B-Instruct --enable-auto-tool-choice" in fixes
 
 
 def test_doctor_rejects_an_unknown_provider(capsys):
@@ -375,7 +468,9 @@ def test_doctor_provider_says_the_model_rejects_tools(ready_machine, capsys):
     assert "qwen2.5:7b rejects tools (HTTP 400): " in seen["line"]
     assert "qwen2.5:7b does not support tools" in seen["line"]  # the server's words
     assert "ollama pull qwen2.5:7b" in out.split("To fix:")[1]
-    assert "Not ready: Model provider." in out
+    # what is set up does not work, but an offline report can be made: said so
+    assert "Offline reports work; reports written by a model need: Model provider." in out
+    assert "Not ready" not in out
 
 
 def test_doctor_custom_provider_needs_a_url(capsys):

@@ -213,10 +213,11 @@ def _parser() -> argparse.ArgumentParser:
     d = sub.add_parser(
         "doctor",
         help="what is missing on this machine, and the fix",
-        description="Check Qt's platform libraries, TeX, ctex and CJK fonts, the keyring, "
-        "the configured model provider (its list of models, and one tiny tool-call request: "
-        "can the exploring model call tools?) and the disk space; print the commands that "
-        "fix what is missing. Exit 0 only if everything needed is there.",
+        description="Check Qt's platform libraries, TeX, ctex and CJK fonts, where the API "
+        "key is kept, the configured model provider (its list of models, and one tiny "
+        "tool-call request: can the exploring model call tools?) and the disk space; print "
+        "the commands that fix what is missing. Exit 0 when everything needed is there "
+        "(warnings such as no key yet or no TeX allowed: offline reports work), 1 otherwise.",
     )
     d.add_argument(
         "--provider",

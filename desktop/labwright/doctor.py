@@ -2,7 +2,7 @@
 
 The checks: Qt's platform libraries, a display, the TeX engine, what confines
 TeX (report/latex/tex_reads.py's statement, kept true by tests/security/test_sec_tex_fence.py),
-ctex and a CJK font, the keyring, the configured model provider (its list of models and one tiny
+ctex and a CJK font, where the API key is kept, the configured model provider (its list of models and one tiny
 tool-call request: can the exploring model call tools?) and the
 disk space of LABWRIGHT_HOME. The command line prints them as a table
 (`labwright doctor`), the app shows them in Help > Check setup… and on its first
@@ -115,15 +115,17 @@ PROVIDER_TIMEOUT_S = 10.0
 class Check:
     """One line of the doctor's table.
 
-    `needed`: Labwright cannot do its job without it (a failure makes `labwright
-    doctor` exit 1); otherwise a failure is a warning. `fix`: commands or steps,
-    each one line, copied as they are."""
+    `needed`: Labwright cannot do what it is set up for without it (a failure makes
+    `labwright doctor` exit 1); otherwise a failure is a warning. `for_model`: needed
+    only for reports written by a model (offline reports work without it). `fix`:
+    commands or steps, each one line, copied as they are."""
 
     name: str
     ok: bool
     detail: str
     fix: tuple[str, ...] = ()
     needed: bool = True
+    for_model: bool = False
 
     @property
     def status(self) -> str:
@@ -379,19 +381,16 @@ def _tex_fix(platform: str) -> tuple[str, ...]:
 
 
 def tex_checks(platform: str | None = None) -> list[Check]:
-    """The TeX engine (needed: the report's PDF), ctex and a CJK font (Chinese reports)."""
+    """The TeX engine (the report's PDF), ctex and a CJK font (Chinese reports): warnings,
+    as a report is written without them (as .tex)."""
     from labwright.core.report.latex import probe_engines
 
     platform = platform or sys.platform
     engines = probe_engines()
     fix = _tex_fix(platform)
     if engines.engine is None:
-        tex = Check(
-            Words("check_tex"),
-            False,
-            Words("tex_none"),
-            fix,
-        )
+        # Reports are still written (as .tex, to compile elsewhere): a warning, for PDFs.
+        tex = Check(Words("check_tex"), False, Words("tex_none"), fix, needed=False)
     else:
         engine_path = getattr(engines, engines.engine)
         how = "tex_latexmk" if engines.latexmk else "tex_no_latexmk"
@@ -452,30 +451,75 @@ def tex_fence_checks() -> list[Check]:
 # --- keyring, disk, provider ------------------------------------------------------
 
 
-def keyring_check(platform: str | None = None) -> Check:
-    from labwright.core.settings.saved import keyring_available
+def key_store_words(provider: str | None = None) -> Words:
+    """Where Settings keeps a key typed there, on this machine: a few words, or with
+    `provider` the API key line's sentence for a provider without one."""
+    from labwright.core.settings import key_file
+    from labwright.core.settings.keys import keyring_available, keyring_name
 
-    name = Words("check_keyring")
-    platform = platform or sys.platform
+    if provider is None:
+        if keyring_available():
+            return Words("store_keyring", keyring=keyring_name())
+        return Words("store_file")
     if keyring_available():
-        import keyring
+        return Words("key_none_keyring", provider=provider, keyring=keyring_name())
+    path = key_file.shown_path(key_file.key_folder())
+    return Words("key_none_file", provider=provider, path=path)
 
-        backend = keyring.get_keyring()
-        return Check(name, True, f"{type(backend).__module__}.{type(backend).__name__}")
-    fix = ["# or keep the key in the environment instead:", "export LABWRIGHT_API_KEY=sk-…"]
-    if _is_linux(platform):
-        fix[:0] = [
-            "sudo apt-get install gnome-keyring    # Debian/Ubuntu (KDE: kwalletmanager)",
-            "sudo dnf install gnome-keyring    # Fedora",
-            "# then log in again, so that the keyring is unlocked",
-        ]
-    return Check(
-        name,
-        False,
-        Words("keyring_none"),
-        tuple(fix),
-        needed=False,
-    )
+
+def _key_where(where: str, provider: str) -> tuple[Words, tuple[str, ...], bool]:
+    """(detail, fix, ok) for a key found in `where` (resolve.resolve_with_key_source)."""
+    from labwright.core.settings import key_file
+    from labwright.core.settings.keys import keyring_name
+
+    if where.startswith("environment:"):
+        return Words("key_env", provider=provider, var=where.split(":", 1)[1]), (), True
+    if where == "session":
+        return Words("key_session", provider=provider), (), True
+    if where == "keyring":
+        return Words("key_keyring", provider=provider, keyring=keyring_name()), (), True
+    path = key_file.key_path(provider)
+    shown = key_file.shown_path(path)
+    if key_file.inspect(provider).open_to_others:
+        fix = (f"chmod 700 {key_file.shown_path(path.parent)} && chmod 600 {shown}",)
+        return Words("key_file_open", provider=provider, path=shown), fix, False
+    return Words("key_file", provider=provider, path=shown), (), True
+
+
+def key_check(
+    provider: str | None = None,
+    *,
+    settings: Settings | None = None,
+    base_url: str | None = None,
+) -> Check:
+    """Where the key of the configured provider (or of `provider`, at `base_url`) comes
+    from: the environment, this session, the keyring or a file only you can read; and
+    where Settings would keep one. Makes no request."""
+    from labwright.core.settings import key_file
+    from labwright.core.settings.config import CUSTOM, provider_for_url
+    from labwright.core.settings.resolve import resolve_with_key_source
+
+    name = Words("check_key")
+    flags = {"base_url": base_url} if base_url else {}
+    try:
+        config, where = resolve_with_key_source(
+            Path.cwd(), flags=flags, settings=settings, provider=provider
+        )
+    except ValueError:  # "custom" without a URL: the provider line says so
+        return Check(name, True, key_store_words(CUSTOM))
+    preset = provider_for_url(config.base_url)
+    stored_as = config.provider or preset.name
+    if where != "none":
+        detail, fix, ok = _key_where(where, stored_as)
+        return Check(name, ok, detail, fix, needed=False)
+    problem = key_file.inspect(stored_as).problem
+    if problem:  # a key file Labwright will not use (a link, another user's...)
+        fix = (f"rm {key_file.shown_path(key_file.key_path(stored_as))}",)
+        fix += ("# then add the key again in Settings",)
+        return Check(name, False, Words("key_file_unusable", problem=problem), fix, needed=False)
+    if preset.local:
+        return Check(name, True, Words("key_not_needed", provider=stored_as))
+    return Check(name, True, key_store_words(stored_as))
 
 
 def disk_check(home: Path | None = None) -> Check:
@@ -516,6 +560,7 @@ def provider_check(
     from labwright.core.llm.client import LLM, LLMError, hide_secrets, redact_url
     from labwright.core.llm.probe import probe_tools
     from labwright.core.settings.config import provider_for_url
+    from labwright.core.settings.providers import serve_commands
     from labwright.core.settings.resolve import key_problem, resolve_config
 
     flags = {"base_url": base_url} if base_url else {}
@@ -524,21 +569,32 @@ def provider_check(
         config = resolve_config(Path.cwd(), flags=flags, settings=settings, provider=provider)
     except ValueError as e:  # "custom" without a URL
         why = e.args[0] if e.args and isinstance(e.args[0], str) else str(e)
-        return Check(name, False, why, ("labwright doctor --provider custom --base-url URL",))
+        fix: tuple[str, ...] = ("labwright doctor --provider custom --base-url URL",)
+        return Check(name, False, why, fix, for_model=True)
     preset = provider_for_url(config.base_url)
     at = {"provider": provider or preset.name, "url": redact_url(config.base_url)}
     problem = key_problem(config)
     if problem:
+        # Offline reports work without a key: a warning, saying how to add one here.
         envs = [e for e in preset.key_env if e != "LABWRIGHT_API_KEY"] or ["LABWRIGHT_API_KEY"]
+        store = key_store_words()
+        how = (
+            "# in Labwright's Settings (Ctrl+,): paste the key; it is kept in the system keyring"
+            if store.code == "store_keyring"
+            else "# in Labwright's Settings (Ctrl+,): paste the key and choose "
+            "“Keep in a file only I can read” (no keyring here)"
+        )
         return Check(
             name,
             False,
-            Words("provider_no_key", **at),
+            Words("provider_no_key", **at, store=store),
             (
-                "# add the key in Labwright's Settings (Ctrl+,), or in the environment:",
-                f"export {envs[0]}=sk-…",
-                "# (or make offline reports: tick Offline, or `labwright run --offline`)",
+                "# offline reports work now: tick Offline, or `labwright run --offline`",
+                "# for reports written by a model, add the key:",
+                how,
+                f"export {envs[0]}=sk-…    # or in the environment, for `labwright run`",
             ),
+            needed=False,
         )
     try:
         llm = LLM(
@@ -555,9 +611,11 @@ def provider_check(
             llm.close()
     except LLMError as e:
         detail = Words("provider_failed", **at, error=e)  # the client's words, the key scrubbed
+        kind = e.kind
     except Exception as e:  # a URL the HTTP client cannot even use
         error = hide_secrets(f"{type(e).__name__}: {e}", [config.api_key])
         detail = Words("provider_failed", **at, error=error)
+        kind = "error"
     else:
         wanted = [m for m in dict.fromkeys([config.explore_model, config.write_model]) if m]
         unlisted = [m for m in wanted if m not in models]
@@ -576,13 +634,13 @@ def provider_check(
         # Weak tool support still gives a report (the guards end exploration, degraded);
         # a deadline may be a local model still loading. Both are warnings.
         weak = probe.verdict == "text" or probe.kind == "deadline"
-        return Check(name, False, answers, model_fix, needed=not weak)
-    return Check(
-        name,
-        False,
-        detail,
-        ("# check the URL and the key in Settings (Test connection), then:", "labwright doctor"),
-    )
+        return Check(name, False, answers, model_fix, needed=not weak, for_model=True)
+    fix = ("# check the URL and the key in Settings (Test connection), then:", "labwright doctor")
+    # a server on this computer that does not answer is most often not started yet
+    serve = serve_commands(config.provider or preset.name, config.explore_model)
+    if serve and kind == "unreachable":
+        fix = ("# start the server on this computer:", *serve, "labwright doctor")
+    return Check(name, False, detail, fix, for_model=True)
 
 
 # --- all of them ------------------------------------------------------------------
@@ -603,7 +661,7 @@ def run_checks(
     checks = [qt_check(platform=platform), display_check(platform=platform)] if qt else []
     checks += tex_checks(platform)
     checks += tex_fence_checks()
-    checks.append(keyring_check(platform))
+    checks.append(key_check(provider, settings=settings, base_url=base_url))
     if offline:
         offline_check = Check(
             Words("check_provider"), True, Words("provider_offline"), needed=False
@@ -617,6 +675,24 @@ def run_checks(
 
 def failed_needed(checks: Sequence[Check]) -> list[Check]:
     return [c for c in checks if not c.ok and c.needed]
+
+
+def verdict(checks: Sequence[Check]) -> tuple[str, list[Check]]:
+    """The table's last line, as (kind, the checks it names):
+
+    "not_ready": something no report can be made without (Qt's libraries for the
+    window, disk space); "offline_only": offline reports work, but what reports by a
+    model need does not (the configured server refuses the key, the model cannot call
+    tools); "warnings": everything needed is there, with warnings (no key yet, no TeX
+    for PDFs, no display...); "ready": nothing to say."""
+    needed = failed_needed(checks)
+    if blocking := [c for c in needed if not c.for_model]:
+        return "not_ready", blocking
+    if needed:
+        return "offline_only", needed
+    if warned := [c for c in checks if not c.ok]:
+        return "warnings", warned
+    return "ready", []
 
 
 def report(checks: Sequence[Check]) -> str:
@@ -639,17 +715,23 @@ def report(checks: Sequence[Check]) -> str:
         for c in todo:
             lines.append(f"  {c.name}:")
             lines += [f"    {step}" for step in c.fix]
-    bad = failed_needed(checks)
+    kind, named = verdict(checks)
+    names = ", ".join(c.name for c in named)
     lines.append("")
-    if bad:
-        lines.append(f"Not ready: {', '.join(c.name for c in bad)}.")
-    else:
-        lines.append("Everything Labwright needs is there.")
+    lines.append(
+        {
+            "not_ready": f"Not ready: {names}.",
+            "offline_only": f"Offline reports work; reports written by a model need: {names}.",
+            "warnings": f"Ready, with warnings: {names}.",
+            "ready": "Everything Labwright needs is there.",
+        }[kind]
+    )
     return "\n".join(lines)
 
 
 def main(*, provider: str | None = None, offline: bool = False, base_url: str | None = None) -> int:
-    """`labwright doctor`: 0 when everything needed is there, 1 otherwise, 2 bad usage."""
+    """`labwright doctor`: 0 when everything needed is there (warnings allowed: no key
+    yet, no TeX), 1 when something needed is missing, 2 bad usage."""
     from labwright.core.settings.config import PROVIDER_NAMES, unknown_provider
 
     if provider is not None and provider not in PROVIDER_NAMES:

@@ -170,7 +170,7 @@ STEP_TEXT: dict[str, str] = {
     "check_tex": "TeX engine",
     "check_tex_fence": "TeX confinement",
     "check_zh": "Chinese reports (ctex, CJK font)",
-    "check_keyring": "Keyring",
+    "check_key": "API key",
     "check_disk": "Disk space",
     "check_provider": "Model provider",
     "qt_bundled": "bundled with PySide6 on this system",
@@ -210,13 +210,29 @@ STEP_TEXT: dict[str, str] = {
     ),
     "zh_ok": "ctex and a CJK font found",
     "zh_lacks": "no {lacks}: Chinese reports do not compile",
-    "keyring_none": "no system keyring: keys typed in Settings cannot be stored",
+    "store_keyring": "in the system keyring ({keyring})",
+    "store_file": "in a file only you can read",
+    "key_env": "{provider}: from the environment variable {var}",
+    "key_session": "{provider}: kept for this session only (forgotten when Labwright closes)",
+    "key_keyring": "{provider}: in the system keyring ({keyring})",
+    "key_file": "{provider}: in the file {path} (only you can read it)",
+    "key_file_open": "{provider}: in the file {path}, which others can read too",
+    "key_file_unusable": "a key file Labwright does not use: {problem}",
+    "key_not_needed": "{provider}: none needed (the server runs on this computer)",
+    "key_none_keyring": "{provider}: none yet; Settings keeps keys in the system keyring ({keyring})",
+    "key_none_file": (
+        "{provider}: none yet; with no system keyring here, Settings keeps keys in a file "
+        "only you can read, in {path}"
+    ),
     "disk_unreadable": "cannot read the free space of {home}: {why}",
     "disk_free": "{free} MB free for {home}",
     "disk_too_little": "{free} MB free for {home} (runs need at least {need} MB)",
     "disk_few_runs": "{free} MB free for {home}: enough for a few runs",
     "provider_offline": "not checked (offline)",
-    "provider_no_key": "{provider} at {url}: no API key",
+    "provider_no_key": (
+        "{provider} at {url}: no API key yet. Offline reports work; for reports written by a "
+        "model, add one in Settings (kept {store})"
+    ),
     "provider_failed": "{provider} at {url}: {error}",
     "provider_answers": "{provider} at {url} answers ({count} models); {probe}",
     "provider_answers_unlisted": (

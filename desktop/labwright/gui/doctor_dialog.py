@@ -161,20 +161,27 @@ class DoctorDialog(QDialog):
                 item.setToolTip(detail)
                 self.table.setItem(row, col, item)
         self.table.resizeRowsToContents()
-        bad = doctor.failed_needed(checks)
-        if bad:
-            self.summary.setText(
-                self.tr("Labwright is not ready yet: {0}.").format(
-                    self.tr(", ").join(_worded(c.name) for c in bad)
-                )
-            )
-        else:
-            self.summary.setText(self.tr("Everything Labwright needs is there."))
+        self.summary.setText(self._verdict(checks))
         steps = [f"# {_worded(c.name)}\n" + "\n".join(c.fix) for c in checks if not c.ok and c.fix]
         self.fixes.setPlainText("\n\n".join(steps))
         for w in (self.fix_label, self.fixes, self.copy_button):
             w.setVisible(bool(steps))
         self.checked.emit()
+
+    def _verdict(self, checks: list[doctor.Check]) -> str:
+        """doctor.verdict's line, in the UI language: "not ready" only when no report
+        can be made, not for a missing key or TeX (warnings)."""
+        kind, named = doctor.verdict(checks)
+        names = self.tr(", ").join(_worded(c.name) for c in named)
+        if kind == "not_ready":
+            return self.tr("Labwright is not ready yet: {0}.").format(names)
+        if kind == "offline_only":
+            return self.tr("Offline reports work; reports written by a model need: {0}.").format(
+                names
+            )
+        if kind == "warnings":
+            return self.tr("Labwright can make reports. Warnings: {0}.").format(names)
+        return self.tr("Everything Labwright needs is there.")
 
     def _copy_fixes(self) -> None:
         QGuiApplication.clipboard().setText(self.fixes.toPlainText())
@@ -196,9 +203,10 @@ def _worded(text: str) -> str:
 
 def show_if_needed(parent: QWidget) -> DoctorDialog | None:
     """First run: the local checks (no request to a provider not chosen yet), and the
-    dialog only when something Labwright needs is missing."""
-    checks = [*doctor.tex_checks(), doctor.keyring_check(), doctor.disk_check()]
-    if not doctor.failed_needed(checks):
+    dialog only when something Labwright needs is missing, or TeX (no PDFs without it)."""
+    tex = doctor.tex_checks()
+    checks = [*tex, doctor.key_check(), doctor.disk_check()]
+    if not doctor.failed_needed(checks) and tex[0].ok:
         return None
     dialog = DoctorDialog(parent, checks=checks)
     dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)

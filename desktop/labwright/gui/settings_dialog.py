@@ -5,9 +5,17 @@ kind, range, label and tip are the schema's (`_SettingField`), in the box the sc
 names; the provider, the models, the key, the template and the price table are built
 here. On OK every value is checked by its setting's kind before anything is saved.
 
-Keys go to the OS keyring through `core.settings.set_api_key` on OK and are
-never shown again: the key field stays empty, its placeholder names where the
-stored key comes from and shows only a masked fragment of it.
+A key typed here is stored on OK (`core.settings.keys.set_api_key`) where the person
+chose, among the places this machine has: the OS keyring, a file only they can read
+(LABWRIGHT_HOME/keys/<provider>), or this session only. Without a keyring the dialog
+says so and asks which of the other two; it never promises a keyring it does not have.
+A stored key is never shown again: the key field stays empty, its placeholder names
+where the key comes from and shows only a masked fragment of it.
+
+A connection test's result belongs to what was tested: changing the provider, URL or
+key clears it, changing the exploring model clears the tool-call verdict. A model of
+the server's list goes to a role by a button or the list's context menu ("Use for
+exploring / writing / vision"); a status line says what was filled.
 
 "Test connection" lists the server's models and sends the exploring model one
 tiny tool-call request (core/llm/probe.py: can it call tools?) from a worker
@@ -23,7 +31,8 @@ import os
 import threading
 from typing import Any
 
-from PySide6.QtCore import QObject, QStringListModel, Qt, Signal, Slot
+from PySide6.QtCore import QObject, QSize, QStringListModel, Qt, Signal, Slot
+from PySide6.QtGui import QAction
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QCheckBox,
@@ -50,21 +59,28 @@ from PySide6.QtWidgets import (
 from labwright.core.llm.client import LLM, LLMError
 from labwright.core.llm.probe import ToolProbe, probe_tools
 from labwright.core.report import templates
+from labwright.core.settings import key_file
 from labwright.core.settings.config import PROVIDERS, SCHEMA
+from labwright.core.settings.providers import serve_commands
 from labwright.core.settings.saved import (
     CUSTOM,
+    FILE,
+    KEYRING,
+    SESSION,
     KeyStoreError,
     Settings,
     get_api_key,
     key_env_names,
-    keyring_available,
+    key_stores,
+    keyring_name,
     mask_key,
     preset_settings,
     save_settings,
     set_api_key,
 )
 from labwright.core.settings.schema import TR_CONTEXT, Setting
-from labwright.gui.i18n import translator
+from labwright.gui.i18n import current_language, translator
+from labwright.gui.timeline import error_words
 
 # A connection test should answer quickly or say why not; no retries behind the user's back.
 TEST_TIMEOUT_S = 15.0
@@ -77,8 +93,9 @@ class _Invalid(Exception):
 class _TestRelay(QObject):
     """Carries the worker's answer to the GUI thread (a queued connection: emitted off-thread)."""
 
-    # models (list[str]) or None, error message, the tool-call test (ToolProbe) or None
-    finished = Signal(object, str, object)
+    # models (list[str]) or None, error message, its kind (LLMError.kind), the
+    # tool-call test (ToolProbe) or None
+    finished = Signal(object, str, str, object)
 
 
 def _probe(
@@ -95,7 +112,7 @@ def _probe(
     if key is None and key_lookup is not None:
         key = get_api_key(*key_lookup)[0]
     models: list[str] | None = None
-    message = ""
+    message = kind = ""
     tools: ToolProbe | None = None
     try:
         llm = LLM(base_url, key, timeout_s=TEST_TIMEOUT_S, max_retries=0, provider=provider)
@@ -106,12 +123,12 @@ def _probe(
         finally:
             llm.close()
     except LLMError as e:
-        message = str(e)  # already says what to do, with the key scrubbed
+        message, kind = str(e), e.kind  # already says what to do, with the key scrubbed
     except Exception as e:  # e.g. a URL the HTTP client cannot even parse
         message = f"The connection test failed ({type(e).__name__}). Check the URL."
         if key:
             message = message.replace(key, "***")
-    relay.finished.emit(models, message, tools)
+    relay.finished.emit(models, message, kind, tools)
 
 
 _tr = translator(TR_CONTEXT)  # the widgets' texts of the settings schema
@@ -182,6 +199,42 @@ class _SettingField:
         return None if not text and self.setting.kind.optional else text
 
 
+class _Note(QLabel):
+    """A wrapped label that keeps the height its text needs at its width: a form layout
+    would otherwise squeeze a note whose text grew after the dialog was laid out."""
+
+    def __init__(self, name: str) -> None:
+        super().__init__()
+        self.setObjectName(name)
+        self.setWordWrap(True)
+        self.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+
+    def setText(self, text: str) -> None:
+        super().setText(text)
+        self._keep_height()
+
+    def resizeEvent(self, event: Any) -> None:
+        super().resizeEvent(event)
+        self._keep_height()
+
+    def _keep_height(self) -> None:
+        self.setMinimumHeight(self.heightForWidth(max(self.width(), 200)) if self.text() else 0)
+
+
+class _CompactList(QListWidget):
+    """A list that asks for a few rows' height (Qt's default asks for 192 px): with it the
+    dialog fits a 1024×640 screen without squeezing its wrapped notes; it still takes
+    whatever height is spare."""
+
+    def sizeHint(self) -> QSize:
+        return QSize(super().sizeHint().width(), 100)
+
+
+class _CompactTable(QTableWidget):
+    def sizeHint(self) -> QSize:
+        return QSize(super().sizeHint().width(), 130)
+
+
 class SettingsDialog(QDialog):
     language_changed = Signal(str)  # on OK, when the interface language changed
     connection_tested = Signal(bool)  # after a connection test: True when models were listed
@@ -193,12 +246,16 @@ class SettingsDialog(QDialog):
         self._saved: Settings | None = None
         # Keys typed or forgotten but not yet stored: provider -> key, None = forget.
         self._pending_keys: dict[str, str | None] = {}
+        # Where each typed key is to be kept (keys.KEYRING, FILE, SESSION), as chosen.
+        self._pending_stores: dict[str, str] = {}
+        self._stores = key_stores()  # where this machine can keep a key, the best first
         self._key_provider = settings.provider  # the provider the key field belongs to now
         # What a custom URL had, so a trip through a preset does not lose it.
         self._custom = preset_settings(CUSTOM, settings) if settings.provider == CUSTOM else None
         self._worker: threading.Thread | None = None
         self._relay: _TestRelay | None = None
         self._close_with: int | None = None  # a close requested while the test was running
+        self._stale_test = False  # what the running test checks was changed meanwhile
 
         self._build()
         self._load(settings)
@@ -214,6 +271,9 @@ class SettingsDialog(QDialog):
                 label = self.tr("{0} (on this computer)").format(label)
             self.provider_combo.addItem(label, name)
         self.provider_combo.addItem(self.tr("Custom URL"), CUSTOM)
+        # How to start a server on this computer (a local preset), its commands selectable.
+        self.server_hint = _Note("server_hint")
+        self.server_hint.hide()
         self.url_edit = QLineEdit()
         self.url_edit.setPlaceholderText("https://example.com/v1")
         self.url_edit.setToolTip(
@@ -222,13 +282,22 @@ class SettingsDialog(QDialog):
         self.key_edit = QLineEdit()
         self.key_edit.setEchoMode(QLineEdit.EchoMode.Password)
         self.key_edit.setClearButtonEnabled(True)
-        # Wide enough for the whole hint "stored: sk-…f3a9 (keyring)".
-        self.key_edit.setMinimumWidth(self.key_edit.fontMetrics().horizontalAdvance("x" * 34))
+        # Wide enough for the whole hint "stored: sk-…f3a9 (this session)".
+        self.key_edit.setMinimumWidth(self.key_edit.fontMetrics().horizontalAdvance("x" * 36))
         self.key_edit.setToolTip(
             self.tr(
-                "A key typed here replaces the stored one when you press OK. It is kept in the system keyring, never in a file."
+                "A key typed here replaces the stored one when you press OK, kept where you choose below."
             )
         )
+        # Where a typed key is kept: only the places this machine has, none preselected
+        # when there is no keyring (a key in a file is the person's choice to make).
+        self.key_store_combo = QComboBox()
+        self.key_store_combo.setObjectName("key_store_combo")
+        self.key_store_combo.setAccessibleName(self.tr("Where to keep the key"))
+        for store in self._stores:
+            self.key_store_combo.addItem(self._store_text(store), store)
+        self.key_store_combo.setPlaceholderText(self.tr("Choose where to keep the key…"))
+        self.key_store_note = _Note("key_store_note")  # what the chosen place means
         self.forget_button = QPushButton(self.tr("Forget key"))
         self.forget_button.setAutoDefault(False)
         key_row = QHBoxLayout()
@@ -237,10 +306,13 @@ class SettingsDialog(QDialog):
         key_row.addWidget(self.forget_button)
         provider_form = QFormLayout()
         provider_form.addRow(self.tr("&Provider:"), self.provider_combo)
+        provider_form.addRow(self.server_hint)
         provider_form.addRow(self.tr("Base &URL:"), self.url_edit)
         key_label = QLabel(self.tr("API &key:"))
         key_label.setBuddy(self.key_edit)  # a row holding a layout gets no buddy by itself
         provider_form.addRow(key_label, key_row)
+        provider_form.addRow("", self.key_store_combo)
+        provider_form.addRow(self.key_store_note)
         provider_box = QGroupBox(self.tr("Model provider"))
         provider_box.setLayout(provider_form)
 
@@ -265,25 +337,57 @@ class SettingsDialog(QDialog):
         # Connection test
         self.test_button = QPushButton(self.tr("&Test connection"))
         self.test_button.setAutoDefault(False)
-        self.test_status = QLabel(
-            self.tr(
-                "Lists the models the server offers and checks that the exploring model can call tools, using the key above."
-            )
-        )
+        self.test_status = QLabel(self._test_intro())
         self.test_status.setWordWrap(True)
         self.test_status.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.tools_status = QLabel()  # the tool-call test's verdict
         self.tools_status.setWordWrap(True)
         self.tools_status.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.tools_status.hide()
-        self.models_list = QListWidget()
+        self.models_list = _CompactList()
         self.models_list.setMinimumHeight(80)
-        self.models_list.setToolTip(self.tr("Double-click a model to use it for writing."))
+        self.models_list.setToolTip(
+            self.tr(
+                "Select a model, then choose its role with the buttons or the right-click menu; a double-click uses it for writing."
+            )
+        )
+        # A model of the list goes to a role only when the person says which: the same
+        # actions as buttons and as the list's context menu.
+        self.use_actions: dict[str, QAction] = {}
+        use_buttons = QVBoxLayout()
+        use_buttons.setContentsMargins(0, 0, 0, 0)
+        for role, text in (
+            ("explore", self.tr("Use for exploring")),
+            ("write", self.tr("Use for writing")),
+            ("vision", self.tr("Use for vision")),
+        ):
+            action = QAction(text, self)
+            action.triggered.connect(self._use_selected_model)
+            action.setData(role)
+            self.use_actions[role] = action
+            self.models_list.addAction(action)
+            button = QPushButton(text)
+            button.setObjectName(f"use_for_{role}")
+            button.setAutoDefault(False)
+            button.clicked.connect(action.trigger)
+            action.changed.connect(lambda b=button, a=action: b.setEnabled(a.isEnabled()))
+            use_buttons.addWidget(button)
+        use_buttons.addStretch(1)
+        self.models_list.setContextMenuPolicy(Qt.ContextMenuPolicy.ActionsContextMenu)
+        self.models_status = QLabel()  # which field a model of the list went to
+        self.models_status.setObjectName("models_status")
+        self.models_status.setWordWrap(True)
+        self.models_status.hide()
+        list_row = QHBoxLayout()
+        list_row.setContentsMargins(0, 0, 0, 0)
+        list_row.addWidget(self.models_list, 1)
+        list_row.addLayout(use_buttons)
         test_layout = QVBoxLayout()
         test_layout.addWidget(self.test_button, 0, Qt.AlignmentFlag.AlignLeft)
         test_layout.addWidget(self.test_status)
         test_layout.addWidget(self.tools_status)
-        test_layout.addWidget(self.models_list, 1)  # the list takes the spare height
+        test_layout.addLayout(list_row, 1)  # the list takes the spare height
+        test_layout.addWidget(self.models_status)
         test_box = QGroupBox(self.tr("Connection"))
         test_box.setLayout(test_layout)
 
@@ -301,7 +405,7 @@ class SettingsDialog(QDialog):
         report_box.setLayout(report_form)
 
         # Budget and prices
-        self.prices_table = QTableWidget(0, 3)
+        self.prices_table = _CompactTable(0, 3)
         self.prices_table.setHorizontalHeaderLabels(
             [self.tr("Model"), self.tr("Prompt $/1M"), self.tr("Completion $/1M")]
         )
@@ -378,6 +482,7 @@ class SettingsDialog(QDialog):
             self.url_edit,
             self.key_edit,
             self.forget_button,
+            self.key_store_combo,
             self.explore_edit,
             self.write_edit,
             self.vision_edit,
@@ -394,15 +499,19 @@ class SettingsDialog(QDialog):
         ]
         for first, then in itertools.pairwise(order):
             QWidget.setTabOrder(first, then)
-        hint = self.sizeHint()
-        self.resize(max(hint.width(), 880), hint.height())
+        self._fit_to_screen()
 
         self.provider_combo.currentIndexChanged.connect(self._on_provider_changed)
         self.url_edit.editingFinished.connect(self._refresh_key_hint)
+        self.url_edit.textEdited.connect(self._clear_test)
         self.key_edit.textChanged.connect(self._on_key_typed)
+        self.key_store_combo.activated.connect(self._on_store_chosen)
         self.forget_button.clicked.connect(self._forget_key)
+        self.explore_edit.textChanged.connect(self._on_explore_model_changed)
         self.test_button.clicked.connect(self._start_test)
         self.models_list.itemDoubleClicked.connect(self._use_listed_model)
+        self.models_list.currentItemChanged.connect(self._enable_use_actions)
+        self._enable_use_actions()
         self.add_price_button.clicked.connect(self._new_price_row)
         self.remove_price_button.clicked.connect(self._remove_price_rows)
         self.buttons.accepted.connect(self.accept)
@@ -455,6 +564,7 @@ class SettingsDialog(QDialog):
         else:
             chosen = preset_settings(current.provider, current)
         self._key_provider = current.provider
+        self._clear_test()
         self._show_models(chosen)
         # A key typed for one provider stays with it; the field now shows the new provider's.
         self.key_edit.blockSignals(True)
@@ -469,6 +579,13 @@ class SettingsDialog(QDialog):
             self._pending_keys[provider] = text.strip()
         elif self._pending_keys.get(provider):
             del self._pending_keys[provider]  # typed, then erased: keep the stored key
+        self._clear_test()
+        self._refresh_key_hint()
+
+    @Slot(int)
+    def _on_store_chosen(self, index: int) -> None:
+        if index >= 0:
+            self._pending_stores[self._key_provider] = self.key_store_combo.itemData(index)
         self._refresh_key_hint()
 
     @Slot()
@@ -477,7 +594,54 @@ class SettingsDialog(QDialog):
         self.key_edit.clear()
         self.key_edit.blockSignals(False)
         self._pending_keys[self._key_provider] = None
+        self._clear_test()
         self._refresh_key_hint()
+
+    def _store_text(self, store: str) -> str:
+        if store == KEYRING:
+            return self.tr("Keep in the system keyring ({0})").format(keyring_name())
+        if store == FILE:
+            return self.tr("Keep in a file only I can read")
+        return self.tr("Keep for this session only")
+
+    def _store_note(self, store: str | None, provider: str) -> str:
+        """What keeping the key in `store` means (None: not chosen yet), in plain words."""
+        if store == KEYRING:
+            return self.tr(
+                "The system keyring ({0}) keeps the key encrypted, unlocked when you log in."
+            ).format(keyring_name())
+        if store == FILE:
+            where = key_file.shown_path(key_file.key_path(provider))
+            return self.tr(
+                "Saved in {0}, which only your user account can read (as gh keeps its token)."
+            ).format(where)
+        if store == SESSION:
+            return self.tr("Kept in memory until Labwright closes; nothing is written to disk.")
+        return self.tr(
+            "This computer has no system keyring (no Secret Service). Labwright can keep the key in a file only you can read, or for this session only."
+        )
+
+    def _shown_store(self, provider: str, where: str) -> str | None:
+        """The place the store list shows: the one chosen for a typed key, else where the
+        stored key is, else the keyring when there is one (None: nothing chosen yet)."""
+        if provider in self._pending_stores:
+            return self._pending_stores[provider]
+        if where in self._stores:
+            return where
+        return KEYRING if KEYRING in self._stores else None
+
+    def _chosen_store(self, provider: str) -> str:
+        """Where the key typed for `provider` goes on OK; _Invalid when not chosen."""
+        store = self._pending_stores.get(provider)
+        if store is None and KEYRING in self._stores:
+            store = KEYRING
+        if store is None:
+            raise _Invalid(
+                self.tr(
+                    "Choose where to keep the key: in a file only you can read, or for this session only."
+                )
+            )
+        return store
 
     @Slot()
     def _refresh_key_hint(self) -> None:
@@ -485,31 +649,123 @@ class SettingsDialog(QDialog):
         provider = self._key_provider
         pending = self._pending_keys.get(provider, "")
         preset = PROVIDERS.get(provider)
+        key, where = get_api_key(provider, self.url_edit.text().strip() or None)
         if provider in self._pending_keys and pending is None:
             hint = self.tr("The stored key will be forgotten when you press OK.")
             can_forget = False
         else:
-            key, where = get_api_key(provider, self.url_edit.text().strip() or None)
-            if where == "keyring":
-                hint = self.tr("stored: {key} (keyring)").format(key=mask_key(key))
+            stored = {
+                KEYRING: self.tr("stored: {key} (keyring)"),
+                FILE: self.tr("stored: {key} (file)"),
+                SESSION: self.tr("stored: {key} (this session)"),
+            }
+            if where in stored:
+                hint = stored[where].format(key=mask_key(key))
             elif where.startswith("environment:"):
                 hint = self.tr("from {name}").format(name=where.split(":", 1)[1])
             elif preset is not None and not preset.needs_key:
                 hint = self.tr("Not needed: the server runs on this computer")
-            elif not keyring_available():
-                hint = self.tr("No system keyring. Set LABWRIGHT_API_KEY instead.")
             else:
                 hint = self.tr("No key stored. Paste your API key here.")
-            can_forget = where == "keyring" or bool(pending)
+            can_forget = where in stored or bool(pending)
         self.key_edit.setPlaceholderText(hint)
         # A server on this computer takes no key; one started with a key of its own
         # gets it from LABWRIGHT_API_KEY (or choose Custom URL).
-        self.key_edit.setEnabled(preset is None or preset.needs_key)
+        takes_key = preset is None or preset.needs_key
+        self.key_edit.setEnabled(takes_key)
         self.forget_button.setEnabled(can_forget)
+        store = self._shown_store(provider, where)
+        self.key_store_combo.setCurrentIndex(self.key_store_combo.findData(store))
+        # The place is chosen for a key being typed; otherwise it says where the key is.
+        self.key_store_combo.setEnabled(bool(pending))
+        self.key_store_note.setText(self._store_note(store, provider))
+        for w in (self.key_store_combo, self.key_store_note):
+            w.setVisible(takes_key)
+        self._refresh_server_hint()
+
+    @Slot()
+    def _refresh_server_hint(self) -> None:
+        """Under a preset on this computer: the commands that start it and fetch the model."""
+        provider = self._key_provider
+        commands = [f"`{c}`" for c in serve_commands(provider, self.explore_edit.text().strip())]
+        hints = {
+            "ollama": self.tr("Start Ollama with {0}, then download the model with {1}."),
+            "lmstudio": self.tr(
+                "Start LM Studio's server (its Developer tab, or {0}), then download and load the model: {1}, {2}."
+            ),
+            "llamacpp": self.tr(
+                "Start the server with your model file: {0} (--jinja lets the model call tools)."
+            ),
+            "vllm": self.tr("Start vLLM with tool calls turned on: {0}"),
+        }
+        template = hints.get(provider)
+        self.server_hint.setVisible(template is not None)
+        self.server_hint.setText(template.format(*commands) if template else "")
 
     @Slot(QListWidgetItem)
     def _use_listed_model(self, item: QListWidgetItem) -> None:
-        self.write_edit.setText(item.text())
+        self.models_list.setCurrentItem(item)
+        self.use_actions["write"].trigger()
+
+    @Slot()
+    def _use_selected_model(self) -> None:
+        action = self.sender()
+        item = self.models_list.currentItem()
+        if not isinstance(action, QAction) or item is None:
+            return
+        role, model = action.data(), item.text()
+        edit = {"explore": self.explore_edit, "write": self.write_edit}.get(role, self.vision_edit)
+        edit.setText(model)
+        said = {
+            "explore": self.tr("Model for exploring set to {0}."),
+            "write": self.tr("Model for writing set to {0}."),
+            "vision": self.tr("Model for vision set to {0}."),
+        }[role]
+        self.models_status.setText(said.format(model))
+        self.models_status.show()
+
+    @Slot()
+    def _enable_use_actions(self) -> None:
+        chosen = self.models_list.currentItem() is not None
+        for action in self.use_actions.values():
+            action.setEnabled(chosen)
+
+    @Slot(str)
+    def _on_explore_model_changed(self, _text: str) -> None:
+        # The tool-call verdict was about the model tested; the server's list still holds.
+        self.tools_status.clear()
+        self.tools_status.hide()
+        self._refresh_server_hint()
+
+    @Slot()
+    def _clear_test(self) -> None:
+        """Forget the connection test's result: it was about another server or key."""
+        if self._worker is not None:
+            self._stale_test = True  # its answer, when it comes, is not shown
+        self.test_status.setText(self._test_intro())
+        self.tools_status.clear()
+        self.tools_status.hide()
+        self.models_list.clear()
+        self._model_names.setStringList([])
+        self.models_status.hide()
+        self._enable_use_actions()
+
+    def _test_intro(self) -> str:
+        return self.tr(
+            "Lists the models the server offers and checks that the exploring model can call tools, using the key above."
+        )
+
+    def _fit_to_screen(self) -> None:
+        """The size the content asks for, but never larger than the screen (a 1024×640
+        laptop): the list and the price table give up height first."""
+        hint = self.sizeHint()
+        width, height = max(hint.width(), 880), hint.height()
+        screen = self.screen()
+        if screen is not None:
+            room = screen.availableGeometry()
+            width = min(width, room.width())
+            height = min(height, room.height() - 40)  # the window's title bar
+        self.resize(width, max(height, self.minimumSizeHint().height()))
 
     # --- connection test --------------------------------------------------------
 
@@ -538,21 +794,26 @@ class SettingsDialog(QDialog):
             daemon=True,
         )
         self.test_button.setEnabled(False)
-        self.models_list.clear()
-        self.tools_status.clear()
-        self.tools_status.hide()
+        self._clear_test()
+        self._stale_test = False  # cleared for this test, not during it
         self.test_status.setText(self.tr("Connecting to {url}…").format(url=url))
         self._worker.start()
 
-    @Slot(object, str, object)
-    def _on_tested(self, models: list[str] | None, message: str, tools: ToolProbe | None) -> None:
+    @Slot(object, str, str, object)
+    def _on_tested(
+        self, models: list[str] | None, message: str, kind: str, tools: ToolProbe | None
+    ) -> None:
         assert self._worker is not None
         self._worker.join()  # it emitted as its last act: this returns at once
         self._worker = None
         self._relay = None
         self.test_button.setEnabled(True)
-        if models is None:
-            self.test_status.setText(message)
+        stale, self._stale_test = self._stale_test, False
+        if stale:  # the provider, URL or key changed while it ran: not their answer
+            models, tools = None, None
+            self.test_status.setText(self._test_intro())
+        elif models is None:
+            self.test_status.setText(self._connection_words(kind, message))
         elif not models:
             self.test_status.setText(self.tr("Connected, but the server lists no models."))
         else:
@@ -567,6 +828,17 @@ class SettingsDialog(QDialog):
         self.connection_tested.emit(models is not None)
         if self._close_with is not None:
             super().done(self._close_with)
+
+    def _connection_words(self, kind: str, message: str) -> str:
+        """The client's message for the app: its CLI wording ("run with --offline")
+        becomes what the window offers; in Chinese the sentence for its kind (timeline.py)
+        and the server's address."""
+        if current_language() != "en":
+            url = self.url_edit.text().strip()
+            words = error_words(kind, message)
+            return f"{words}\n{url}" if words != message and url else words
+        tick = self.tr("tick “Offline” in the main window")
+        return message.replace("run with --offline", tick).replace("--offline", tick)
 
     def _tools_words(self, probe: ToolProbe) -> str:
         """The tool-call test's verdict for a person; the server's own words and the
@@ -694,9 +966,13 @@ class SettingsDialog(QDialog):
         except _Invalid as e:
             return self._show_error(str(e))
         # Keys first: when the keyring refuses, nothing is half-saved and the dialog stays.
+        try:
+            stores = {p: self._chosen_store(p) for p, k in self._pending_keys.items() if k}
+        except _Invalid as e:
+            return self._show_error(str(e))
         for provider, key in list(self._pending_keys.items()):
             try:
-                set_api_key(provider, key)
+                set_api_key(provider, key, stores.get(provider, KEYRING))
             except KeyStoreError as e:
                 return self._show_error(str(e))
             del self._pending_keys[provider]

@@ -30,6 +30,9 @@ class Provider:
     # What to do when a model rejects `tools` here: one sentence naming a model (or
     # the server option) that calls tools. Exploration is nothing but tool calls.
     tools_advice: str = ""
+    # A server on this computer: the commands that start it and fetch the model, one a
+    # line; "{model}" is the model to use (Settings' hint, doctor's fix).
+    serve: tuple[str, ...] = ()
 
     @property
     def local(self) -> bool:
@@ -131,6 +134,7 @@ PROVIDERS: dict[str, Provider] = {
             "Use a model with tool support (marked “tools” on ollama.com), "
             "e.g. `ollama pull qwen2.5:7b`."
         ),
+        serve=("ollama serve", "ollama pull {model}"),
     ),
     "lmstudio": Provider(
         "lmstudio",
@@ -142,6 +146,8 @@ PROVIDERS: dict[str, Provider] = {
         needs_key=False,
         label="LM Studio",
         tools_advice="Load a model with tool support in LM Studio, e.g. qwen2.5-7b-instruct.",
+        # LM Studio's own command line (or its Developer tab: Start Server)
+        serve=("lms server start", "lms get {model}", "lms load {model}"),
     ),
     "llamacpp": Provider(
         "llamacpp",
@@ -156,6 +162,8 @@ PROVIDERS: dict[str, Provider] = {
             "Start llama-server with --jinja (tool calls go through the model's chat "
             "template), with a model that calls tools, e.g. Qwen2.5-7B-Instruct."
         ),
+        # one model per server, whatever name is asked for: -m names its .gguf file
+        serve=("llama-server --jinja -m MODEL.gguf --port 8080",),
     ),
     "vllm": Provider(
         "vllm",
@@ -170,12 +178,22 @@ PROVIDERS: dict[str, Provider] = {
             "Start vLLM with --enable-auto-tool-choice --tool-call-parser hermes "
             "(or the parser for your model)."
         ),
+        serve=("vllm serve {model} --enable-auto-tool-choice --tool-call-parser hermes",),
     ),
 }
 DEFAULT_PROVIDER = "deepseek"
 CUSTOM = "custom"  # the provider name of "any OpenAI-compatible URL"
 PROVIDER_NAMES: tuple[str, ...] = (*PROVIDERS, CUSTOM)  # what --provider accepts
 CUSTOM_TOOLS_ADVICE = "Use a model that supports tool (function) calling."
+
+
+def serve_commands(provider: str, model: str | None = None) -> tuple[str, ...]:
+    """The commands that start the local server `provider` with `model` (its preset's
+    exploring model by default); () for a server elsewhere."""
+    preset = PROVIDERS.get(provider)
+    if preset is None:
+        return ()
+    return tuple(c.replace("{model}", model or preset.explore_model) for c in preset.serve)
 
 
 def unknown_provider(name: str) -> Words:

@@ -6,7 +6,8 @@ Precedence, highest first (README, "Where settings come from"):
    own controls for template, language, reflection rounds and offline);
 2. environment variables (`LABWRIGHT_BASE_URL`; `LABWRIGHT_API_KEY`, then the
    provider's own, e.g. `DEEPSEEK_API_KEY`);
-3. the OS keyring, for keys only (what Settings stored, per provider);
+3. the key Settings stored, per provider: for this session, in the OS keyring or in a
+   file only you can read (keys.py);
 4. the saved settings.json (provider, models, template, language, budget, prices);
 5. the provider preset's defaults (config.PROVIDERS), by the base URL.
 
@@ -46,11 +47,12 @@ from labwright.core.settings.providers import (
 from labwright.core.settings.saved import Settings, load_settings, run_config
 from labwright.core.step_words import Words
 
-__all__ = ["key_problem", "resolve_config", "resolve_key"]
+__all__ = ["key_problem", "resolve_config", "resolve_key", "resolve_with_key_source"]
 
 
-def _keyring_name(base_url: str, settings: Settings | None) -> str | None:
-    """The keyring entry that may hold the key for `base_url`; None: do not look.
+def _stored_name(base_url: str, settings: Settings | None) -> str | None:
+    """The name a key for `base_url` may be stored under (the keyring entry, the key
+    file, the session's key: keys.py); None: do not look.
 
     `settings`: the saved settings when `base_url` is their URL, else None. A custom
     server's stored key goes to the URL it was stored for and no other; a preset's
@@ -70,7 +72,25 @@ def resolve_config(
     env: Mapping[str, str] | None = None,
     provider: str | None = None,
 ) -> RunConfig:
-    """The RunConfig for a run on `folder`, in the documented precedence.
+    """The RunConfig for a run on `folder`, in the documented precedence (below)."""
+    return resolve_with_key_source(
+        folder, flags=flags, settings=settings, env=env, provider=provider
+    )[0]
+
+
+def resolve_with_key_source(
+    folder: Path,
+    *,
+    flags: Mapping[str, Any] | None = None,
+    settings: Settings | None = None,
+    env: Mapping[str, str] | None = None,
+    provider: str | None = None,
+) -> tuple[RunConfig, str]:
+    """(config, where its key came from): "flag" (`--api-key`), "environment:NAME",
+    "session", "keyring", "file" or "none" (keys.resolve_key). For Check Setup, which
+    says where the key of the very run it checks is kept.
+
+    The RunConfig for a run on `folder`, in the documented precedence.
 
     `flags`: settings (config.SCHEMA's names, and `out_dir`) with the values given on
     the command line (config.SCHEMA.flag_values) or by the app's controls; None means
@@ -112,23 +132,24 @@ def resolve_config(
         models["vision_model"] = p.vision_model
 
     key = given.pop("api_key", None)  # --api-key: above every other source
+    where = "flag"
     if not key:
         # By the server the key would go to: a preset moved to another URL is another
         # server (LABWRIGHT_API_KEY, never its own variable or stored key).
-        key = _key_for(_keyring_name(base_url, s if saved_url else None), base_url, env)[0]
+        key, where = _key_for(_stored_name(base_url, s if saved_url else None), base_url, env)
     prices = {m: dict(p) for m, p in s.prices.items()}
     prices.update({m: dict(p) for m, p in given.pop("prices", {}).items()})
     chosen = provider or (s.provider if saved_url else provider_for_url(base_url).name)
     values: dict[str, Any] = {"base_url": base_url, "provider": chosen, **models}
     values.update({"prices": prices, **given})
-    return run_config(s, Path(folder), api_key=key, **values)
+    return run_config(s, Path(folder), api_key=key, **values), where
 
 
 def _key_for(
-    keyring_name: str | None, base_url: str, env: Mapping[str, str]
+    stored_name: str | None, base_url: str, env: Mapping[str, str]
 ) -> tuple[str | None, str]:
-    if keyring_name is not None:
-        return resolve_key(keyring_name, base_url, env)
+    if stored_name is not None:
+        return resolve_key(stored_name, base_url, env)
     for name in key_env_names(CUSTOM, base_url):  # the environment only
         value = env.get(name)
         if value:

@@ -1,7 +1,7 @@
 """The person's settings file, settings.json: read, migrated, written. No Qt here.
 
 `settings.json` lives in `labwright_home()` and never holds a key: keys go to the
-OS keyring (keys.py). Which settings it keeps, their kinds and defaults are
+OS keyring, a file of their own or the session (keys.py). Which settings it keeps, their kinds and defaults are
 config.SCHEMA's (the `saved` ones); which source wins (flags, environment,
 keyring, this file, presets) is decided in resolve.py.
 
@@ -40,30 +40,41 @@ from labwright.core.settings.config import (
     labwright_home,
 )
 from labwright.core.settings.keys import (
+    FILE,
+    KEYRING,
     KEYRING_SERVICE,
+    SESSION,
     KeyStoreError,
     get_api_key,
     key_env_names,
+    key_stores,
     keyring_available,
+    keyring_name,
     mask_key,
     set_api_key,
     stored_key,
+    stored_key_where,
 )
 from labwright.core.step_words import Words
 
 # Names of this module before keys.py and the schema; kept for the app and the tests.
 __all__ = [
     "CUSTOM",
+    "FILE",
+    "KEYRING",
     "KEYRING_SERVICE",
     "MAX_RECENT",
     "MIGRATIONS",
+    "SESSION",
     "SETTINGS_VERSION",
     "KeyStoreError",
     "Migration",
     "Settings",
     "get_api_key",
     "key_env_names",
+    "key_stores",
     "keyring_available",
+    "keyring_name",
     "load_settings",
     "mask_key",
     "preset_settings",
@@ -73,6 +84,7 @@ __all__ = [
     "settings_path",
     "settings_problem",
     "stored_key",
+    "stored_key_where",
 ]
 
 SETTINGS_VERSION = 1

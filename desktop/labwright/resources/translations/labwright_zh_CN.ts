@@ -80,11 +80,11 @@
     </message>
     <message>
         <source>Offline reports work; reports written by a model need: {0}.</source>
-        <translation type="vanished">可以生成离线报告；由模型撰写的报告还需要：{0}。</translation>
+        <translation>可以生成离线报告；由模型撰写的报告还需要：{0}。</translation>
     </message>
     <message>
         <source>Labwright can make reports. Warnings: {0}.</source>
-        <translation type="vanished">Labwright 可以生成报告。警告：{0}。</translation>
+        <translation>Labwright 可以生成报告。警告：{0}。</translation>
     </message>
 </context>
 <context>
@@ -1376,7 +1376,7 @@
     </message>
     <message>
         <source>A key typed here replaces the stored one when you press OK. It is kept in the system keyring, never in a file.</source>
-        <translation>在此输入的密钥会在按“确定”后替换已保存的密钥。密钥保存在系统钥匙串中，绝不写入文件。</translation>
+        <translation type="vanished">在此输入的密钥会在按“确定”后替换已保存的密钥。密钥保存在系统钥匙串中，绝不写入文件。</translation>
     </message>
     <message>
         <source>Forget key</source>
@@ -1432,7 +1432,7 @@
     </message>
     <message>
         <source>Double-click a model to use it for writing.</source>
-        <translation>双击一个模型，将其用于写作。</translation>
+        <translation type="vanished">双击一个模型，将其用于写作。</translation>
     </message>
     <message>
         <source>Connection</source>
@@ -1508,7 +1508,7 @@
     </message>
     <message>
         <source>No system keyring. Set LABWRIGHT_API_KEY instead.</source>
-        <translation>没有系统钥匙串，请改为设置环境变量 LABWRIGHT_API_KEY。</translation>
+        <translation type="vanished">没有系统钥匙串，请改为设置环境变量 LABWRIGHT_API_KEY。</translation>
     </message>
     <message>
         <source>No key stored. Paste your API key here.</source>
@@ -1568,103 +1568,103 @@
     </message>
     <message>
         <source>A key typed here replaces the stored one when you press OK, kept where you choose below.</source>
-        <translation type="vanished">在此输入的密钥会在按“确定”后替换已保存的密钥，并保存在你在下方选择的位置。</translation>
+        <translation>在此输入的密钥会在按“确定”后替换已保存的密钥，并保存在你在下方选择的位置。</translation>
     </message>
     <message>
         <source>Where to keep the key</source>
-        <translation type="vanished">密钥的保存位置</translation>
+        <translation>密钥的保存位置</translation>
     </message>
     <message>
         <source>Choose where to keep the key…</source>
-        <translation type="vanished">选择密钥的保存位置…</translation>
+        <translation>选择密钥的保存位置…</translation>
     </message>
     <message>
         <source>Select a model, then choose its role with the buttons or the right-click menu; a double-click uses it for writing.</source>
-        <translation type="vanished">选中一个模型，再用按钮或右键菜单选择它的用途；双击则把它用于写作。</translation>
+        <translation>选中一个模型，再用按钮或右键菜单选择它的用途；双击则把它用于写作。</translation>
     </message>
     <message>
         <source>Use for exploring</source>
-        <translation type="vanished">用于探索</translation>
+        <translation>用于探索</translation>
     </message>
     <message>
         <source>Use for writing</source>
-        <translation type="vanished">用于写作</translation>
+        <translation>用于写作</translation>
     </message>
     <message>
         <source>Use for vision</source>
-        <translation type="vanished">用于视觉</translation>
+        <translation>用于视觉</translation>
     </message>
     <message>
         <source>Keep in the system keyring ({0})</source>
-        <translation type="vanished">保存在系统钥匙串中（{0}）</translation>
+        <translation>保存在系统钥匙串中（{0}）</translation>
     </message>
     <message>
         <source>Keep in a file only I can read</source>
-        <translation type="vanished">保存在只有我能读取的文件中</translation>
+        <translation>保存在只有我能读取的文件中</translation>
     </message>
     <message>
         <source>Keep for this session only</source>
-        <translation type="vanished">仅在本次会话中保留</translation>
+        <translation>仅在本次会话中保留</translation>
     </message>
     <message>
         <source>The system keyring ({0}) keeps the key encrypted, unlocked when you log in.</source>
-        <translation type="vanished">系统钥匙串（{0}）加密保存密钥，在你登录时解锁。</translation>
+        <translation>系统钥匙串（{0}）加密保存密钥，在你登录时解锁。</translation>
     </message>
     <message>
         <source>Saved in {0}, which only your user account can read (as gh keeps its token).</source>
-        <translation type="vanished">保存在 {0}，只有你的用户账户能读取（gh 也这样保存令牌）。</translation>
+        <translation>保存在 {0}，只有你的用户账户能读取（gh 也这样保存令牌）。</translation>
     </message>
     <message>
         <source>Kept in memory until Labwright closes; nothing is written to disk.</source>
-        <translation type="vanished">只保留在内存中，直到 Labwright 关闭；不写入磁盘。</translation>
+        <translation>只保留在内存中，直到 Labwright 关闭；不写入磁盘。</translation>
     </message>
     <message>
         <source>This computer has no system keyring (no Secret Service). Labwright can keep the key in a file only you can read, or for this session only.</source>
-        <translation type="vanished">这台电脑没有系统钥匙串（没有 Secret Service）。Labwright 可以把密钥保存在只有你能读取的文件中，或仅在本次会话中保留。</translation>
+        <translation>这台电脑没有系统钥匙串（没有 Secret Service）。Labwright 可以把密钥保存在只有你能读取的文件中，或仅在本次会话中保留。</translation>
     </message>
     <message>
         <source>Choose where to keep the key: in a file only you can read, or for this session only.</source>
-        <translation type="vanished">请选择密钥的保存位置：只有你能读取的文件，或仅限本次会话。</translation>
+        <translation>请选择密钥的保存位置：只有你能读取的文件，或仅限本次会话。</translation>
     </message>
     <message>
         <source>stored: {key} (file)</source>
-        <translation type="vanished">已保存：{key}（文件）</translation>
+        <translation>已保存：{key}（文件）</translation>
     </message>
     <message>
         <source>stored: {key} (this session)</source>
-        <translation type="vanished">已保存：{key}（本次会话）</translation>
+        <translation>已保存：{key}（本次会话）</translation>
     </message>
     <message>
         <source>Start Ollama with {0}, then download the model with {1}.</source>
-        <translation type="vanished">用 {0} 启动 Ollama，再用 {1} 下载模型。</translation>
+        <translation>用 {0} 启动 Ollama，再用 {1} 下载模型。</translation>
     </message>
     <message>
         <source>Start LM Studio&apos;s server (its Developer tab, or {0}), then download and load the model: {1}, {2}.</source>
-        <translation type="vanished">启动 LM Studio 的服务器（在其“开发者”页，或运行 {0}），再下载并加载模型：{1}，{2}。</translation>
+        <translation>启动 LM Studio 的服务器（在其“开发者”页，或运行 {0}），再下载并加载模型：{1}，{2}。</translation>
     </message>
     <message>
         <source>Start the server with your model file: {0} (--jinja lets the model call tools).</source>
-        <translation type="vanished">用你的模型文件启动服务器：{0}（--jinja 让模型能调用工具）。</translation>
+        <translation>用你的模型文件启动服务器：{0}（--jinja 让模型能调用工具）。</translation>
     </message>
     <message>
         <source>Start vLLM with tool calls turned on: {0}</source>
-        <translation type="vanished">启动 vLLM 并打开工具调用：{0}</translation>
+        <translation>启动 vLLM 并打开工具调用：{0}</translation>
     </message>
     <message>
         <source>Model for exploring set to {0}.</source>
-        <translation type="vanished">探索模型已设为 {0}。</translation>
+        <translation>探索模型已设为 {0}。</translation>
     </message>
     <message>
         <source>Model for writing set to {0}.</source>
-        <translation type="vanished">写作模型已设为 {0}。</translation>
+        <translation>写作模型已设为 {0}。</translation>
     </message>
     <message>
         <source>Model for vision set to {0}.</source>
-        <translation type="vanished">视觉模型已设为 {0}。</translation>
+        <translation>视觉模型已设为 {0}。</translation>
     </message>
     <message>
         <source>tick “Offline” in the main window</source>
-        <translation type="vanished">在主窗口勾选“离线”</translation>
+        <translation>在主窗口勾选“离线”</translation>
     </message>
 </context>
 <context>
@@ -2027,7 +2027,7 @@
     </message>
     <message>
         <source>Keyring</source>
-        <translation>密钥环</translation>
+        <translation type="vanished">密钥环</translation>
     </message>
     <message>
         <source>Disk space</source>
@@ -2103,7 +2103,7 @@
     </message>
     <message>
         <source>no system keyring: keys typed in Settings cannot be stored</source>
-        <translation>没有系统密钥环：在设置中输入的密钥无法保存</translation>
+        <translation type="vanished">没有系统密钥环：在设置中输入的密钥无法保存</translation>
     </message>
     <message>
         <source>cannot read the free space of {home}: {why}</source>
@@ -2127,7 +2127,7 @@
     </message>
     <message>
         <source>{provider} at {url}: no API key</source>
-        <translation>{provider}（{url}）：没有 API 密钥</translation>
+        <translation type="vanished">{provider}（{url}）：没有 API 密钥</translation>
     </message>
     <message>
         <source>{provider} at {url}: {error}</source>
@@ -2263,55 +2263,55 @@
     </message>
     <message>
         <source>API key</source>
-        <translation type="vanished">API 密钥</translation>
+        <translation>API 密钥</translation>
     </message>
     <message>
         <source>in the system keyring ({keyring})</source>
-        <translation type="vanished">保存在系统钥匙串中（{keyring}）</translation>
+        <translation>保存在系统钥匙串中（{keyring}）</translation>
     </message>
     <message>
         <source>in a file only you can read</source>
-        <translation type="vanished">保存在只有你能读取的文件中</translation>
+        <translation>保存在只有你能读取的文件中</translation>
     </message>
     <message>
         <source>{provider}: from the environment variable {var}</source>
-        <translation type="vanished">{provider}：来自环境变量 {var}</translation>
+        <translation>{provider}：来自环境变量 {var}</translation>
     </message>
     <message>
         <source>{provider}: kept for this session only (forgotten when Labwright closes)</source>
-        <translation type="vanished">{provider}：仅在本次会话中保留（Labwright 关闭后即忘记）</translation>
+        <translation>{provider}：仅在本次会话中保留（Labwright 关闭后即忘记）</translation>
     </message>
     <message>
         <source>{provider}: in the system keyring ({keyring})</source>
-        <translation type="vanished">{provider}：保存在系统钥匙串中（{keyring}）</translation>
+        <translation>{provider}：保存在系统钥匙串中（{keyring}）</translation>
     </message>
     <message>
         <source>{provider}: in the file {path} (only you can read it)</source>
-        <translation type="vanished">{provider}：保存在文件 {path} 中（只有你能读取）</translation>
+        <translation>{provider}：保存在文件 {path} 中（只有你能读取）</translation>
     </message>
     <message>
         <source>{provider}: in the file {path}, which others can read too</source>
-        <translation type="vanished">{provider}：保存在文件 {path} 中，但其他人也能读取它</translation>
+        <translation>{provider}：保存在文件 {path} 中，但其他人也能读取它</translation>
     </message>
     <message>
         <source>a key file Labwright does not use: {problem}</source>
-        <translation type="vanished">Labwright 不使用的密钥文件：{problem}</translation>
+        <translation>Labwright 不使用的密钥文件：{problem}</translation>
     </message>
     <message>
         <source>{provider}: none needed (the server runs on this computer)</source>
-        <translation type="vanished">{provider}：无需密钥（服务器运行在本机）</translation>
+        <translation>{provider}：无需密钥（服务器运行在本机）</translation>
     </message>
     <message>
         <source>{provider}: none yet; Settings keeps keys in the system keyring ({keyring})</source>
-        <translation type="vanished">{provider}：尚无密钥；设置会把密钥保存在系统钥匙串中（{keyring}）</translation>
+        <translation>{provider}：尚无密钥；设置会把密钥保存在系统钥匙串中（{keyring}）</translation>
     </message>
     <message>
         <source>{provider}: none yet; with no system keyring here, Settings keeps keys in a file only you can read, in {path}</source>
-        <translation type="vanished">{provider}：尚无密钥；本机没有系统钥匙串，设置会把密钥保存在只有你能读取的文件中，位于 {path}</translation>
+        <translation>{provider}：尚无密钥；本机没有系统钥匙串，设置会把密钥保存在只有你能读取的文件中，位于 {path}</translation>
     </message>
     <message>
         <source>{provider} at {url}: no API key yet. Offline reports work; for reports written by a model, add one in Settings (kept {store})</source>
-        <translation type="vanished">{provider}（{url}）：尚无 API 密钥。离线报告可以生成；要由模型撰写报告，请在设置中添加密钥（{store}）</translation>
+        <translation>{provider}（{url}）：尚无 API 密钥。离线报告可以生成；要由模型撰写报告，请在设置中添加密钥（{store}）</translation>
     </message>
 </context>
 <context>
