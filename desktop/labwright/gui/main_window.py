@@ -242,7 +242,7 @@ class MainWindow(QMainWindow):
         self.history_dock.retranslate()
         self.menus.retranslate()
         self.notice.retranslate()
-        self._update_export_tip()
+        self._update_buttons()  # the tooltips of Start and Export too
 
     @property
     def tokens(self) -> int:
@@ -337,7 +337,7 @@ class MainWindow(QMainWindow):
         self.run_page.header.show_scan(result)
         if not isinstance(result, Exception):
             self.scan = result
-            self._update_buttons()
+        self._update_buttons()  # an empty or unreadable folder: Start says why it cannot
 
     def _clear_run_page(self, limits: GuardLimits | None = None) -> None:
         """An empty timeline (quoting `limits`) and results, no banner or notice."""
@@ -369,7 +369,7 @@ class MainWindow(QMainWindow):
             self.cancel_button.setEnabled(False)
 
     def on_events(self, events: list[Event]) -> None:
-        from labwright.core.events import Draft, Error
+        from labwright.core.events import Draft, Error, Milestone
         from labwright.gui import run_files
 
         self.timeline.apply(events)
@@ -380,6 +380,14 @@ class MainWindow(QMainWindow):
                 self.show_banner(partial(error_sentence, ev))
             elif isinstance(ev, Draft) and self.run_dir is not None:
                 self.results.draft.setPlainText(run_files.read_text(self.run_dir, REPORT))
+            elif (
+                isinstance(ev, Milestone)
+                and (ev.stage, ev.status) == ("scan", "end")
+                and isinstance(ev.detail, dict)
+            ):
+                # what this run's scan found (also replayed from the journal of a run
+                # reopened from History): the header's scan line is the run's
+                self.run_page.header.show_scan(ev.detail)
         plan = self.timeline.plan
         if plan and self._running():
             meter.show_steps(plan, self.timeline.done_count, self.timeline.current_stage)
@@ -551,15 +559,18 @@ class MainWindow(QMainWindow):
     def _update_buttons(self) -> None:
         """Every action enabled only when it can work."""
         running, m = self._running(), self.menus
-        can_start = self.folder is not None and not running
+        blocker = self._start_blocker()
+        can_start = self.folder is not None and not running and blocker is None
         can_review = self._has_report() and not running
         m.start_action.setEnabled(can_start)
+        m.start_action.setToolTip(blocker or m.start_action.text().replace("&", ""))
         m.cancel_action.setEnabled(running)
         m.review_action.setEnabled(can_review)
         m.export_action.setEnabled(can_review)
         if self._run_parts is not None:
             options = self.run_page.options
             options.start_button.setEnabled(can_start)
+            options.start_button.setToolTip(blocker or self.tr("Start a run on this folder"))
             options.cancel_button.setEnabled(running)
             options.review_button.setEnabled(can_review)
             options.set_running(running)
@@ -578,6 +589,12 @@ class MainWindow(QMainWindow):
             r.redraft_action.setEnabled(reviewing and r.redraft_blocker() is None)
         self._update_export_tip()
         self._update_title()
+
+    def _start_blocker(self) -> str | None:
+        """Why Start cannot work on the folder shown (empty, unreadable), or None."""
+        if self._run_parts is None or self.folder is None:
+            return None
+        return self.run_page.header.start_blocker()
 
     def _update_export_tip(self) -> None:
         if self.export_action.isEnabled():
