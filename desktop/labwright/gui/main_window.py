@@ -52,7 +52,7 @@ if TYPE_CHECKING:
         QPushButton,
     )
 
-    from labwright.core.events import Done, Error, Event
+    from labwright.core.events import Done, Error, Event, Milestone
     from labwright.core.material.workspace import ScanResult
     from labwright.core.rundir.records import RunRecord
     from labwright.core.settings.config import GuardLimits, RunConfig
@@ -154,6 +154,7 @@ class MainWindow(QMainWindow):
         self.menus.view_menu.addAction(self.history_dock.toggleViewAction())
         self.drop_zone = self.welcome.drop_zone
         self.history = self.history_dock.runs
+        self.menus.add_history_actions([self.history.open_action, self.history.delete_action])
         m = self.menus
         self.open_action, self.export_action = m.open_action, m.export_action
         self.start_action, self.cancel_action = m.start_action, m.cancel_action
@@ -215,6 +216,7 @@ class MainWindow(QMainWindow):
         self.welcome.folder_chosen.connect(self.load_folder)
         self.welcome.open_requested.connect(self.choose_folder)
         self.history.run_chosen.connect(self.open_run)
+        self.history.delete_requested.connect(self.delete_run)
         self.stack.currentChanged.connect(self._page_changed)
         m = self.menus
         for action, slot in (
@@ -380,18 +382,20 @@ class MainWindow(QMainWindow):
                 self.show_banner(partial(error_sentence, ev))
             elif isinstance(ev, Draft) and self.run_dir is not None:
                 self.results.draft.setPlainText(run_files.read_text(self.run_dir, REPORT))
-            elif (
-                isinstance(ev, Milestone)
-                and (ev.stage, ev.status) == ("scan", "end")
-                and isinstance(ev.detail, dict)
-            ):
-                # what this run's scan found (also replayed from the journal of a run
-                # reopened from History): the header's scan line is the run's
-                self.run_page.header.show_scan(ev.detail)
+            elif isinstance(ev, Milestone) and ev.stage == "scan":
+                self._on_scan_step(ev)
         plan = self.timeline.plan
         if plan and self._running():
             meter.show_steps(plan, self.timeline.done_count, self.timeline.current_stage)
         meter.show_usage()
+
+    def _on_scan_step(self, ev: Milestone) -> None:
+        if ev.status == "start" and self._running():
+            self.history.refresh()  # run.json says "running" by now: History lists the run
+        elif ev.status == "end" and isinstance(ev.detail, dict):
+            # what this run's scan found (also replayed from the journal of a run
+            # reopened from History): the header's scan line is the run's
+            self.run_page.header.show_scan(ev.detail)
 
     def on_text(self, restart: bool, pieces: str) -> None:
         """The draft as the model writes it, every 40 ms."""
@@ -488,6 +492,51 @@ class MainWindow(QMainWindow):
         self._update_buttons()
         if problem:
             self.show_banner(problem)
+
+    def delete_run(self, run_dir: Path) -> None:
+        """Delete a past run (History's Delete): to the trash, or for good once asked; never
+        a run still going, here or in another process (its lock says so)."""
+        from labwright.core.rundir.store import is_running
+        from labwright.gui.history import delete_run_folder
+
+        name = self.history.row_name(run_dir)
+        if (self._running() and self.run_dir == run_dir) or is_running(run_dir):
+            self.notice.say(
+                lambda: self.tr("“{0}” is still going: cancel it before deleting it.").format(name),
+                "warning",
+            )
+            return
+        shown = self.run_dir == run_dir
+        if shown and self.review is not None:
+            self.review.flush_saves()  # nothing of it is written after it is gone
+        try:
+            how = delete_run_folder(self, run_dir, name)
+        except OSError as e:
+            why = str(e)
+            self.notice.say(
+                lambda: self.tr("“{0}” could not be deleted: {1}").format(name, why), "error"
+            )
+            return
+        if how is None:
+            return
+        self.history.refresh()
+        if shown:
+            self._forget_shown_run()
+        if how == "trash":
+            self.notice.say(lambda: self.tr("“{0}” was moved to the trash.").format(name), "info")
+        else:
+            self.notice.say(lambda: self.tr("“{0}” was deleted.").format(name), "info")
+
+    def _forget_shown_run(self) -> None:
+        """The run on screen is gone: its folder again when it is there, else the first page."""
+        self.run_dir = None
+        self._leave_review()
+        if self.folder is not None and self.folder.is_dir():
+            self.load_folder(self.folder)
+        else:
+            self.folder = None
+            self._show_page(WELCOME)
+            self._update_buttons()
 
     # -- the review pane -------------------------------------------------------------
 

@@ -526,10 +526,6 @@
         <translation>正在运行，请先取消再打开其他文件夹。</translation>
     </message>
     <message>
-        <source>Start a run on this folder</source>
-        <translation>对这个文件夹开始运行</translation>
-    </message>
-    <message>
         <source>Export the report as a .zip or a folder</source>
         <translation>将报告导出为 .zip 压缩包或文件夹</translation>
     </message>
@@ -1181,22 +1177,6 @@
         <translation>无法扫描该文件夹：{0}</translation>
     </message>
     <message>
-        <source>run {0}</source>
-        <translation>运行 {0}</translation>
-    </message>
-    <message>
-        <source>Run folder: {0}</source>
-        <translation>运行文件夹：{0}</translation>
-    </message>
-    <message>
-        <source>This folder holds nothing Labwright reads: its {0} hidden and {1} skipped entries are left out. Add your measurements, the lab manual or photos, or open another folder.</source>
-        <translation>这个文件夹里没有 Labwright 会读取的内容：其中 {0} 个隐藏项和 {1} 个跳过项不计入。请放入测量数据、实验讲义或照片，或打开另一个文件夹。</translation>
-    </message>
-    <message>
-        <source>This folder is empty: there is nothing to read. Add your measurements, the lab manual or photos, or open another folder.</source>
-        <translation>这个文件夹是空的，没有可读取的内容。请放入测量数据、实验讲义或照片，或打开另一个文件夹。</translation>
-    </message>
-    <message>
         <source>{0} files: {1} documents, {2} images, {3} data, {4} other</source>
         <translation>{0} 个文件：{1} 个文档，{2} 张图片，{3} 个数据文件，{4} 个其他文件</translation>
     </message>
@@ -1241,14 +1221,6 @@
     <message>
         <source>, </source>
         <translation type="vanished">，</translation>
-    </message>
-    <message>
-        <source>{0} ({1})</source>
-        <translation>{0}（{1}）</translation>
-    </message>
-    <message>
-        <source>, </source>
-        <translation>，</translation>
     </message>
 </context>
 <context>
