@@ -23,7 +23,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Generic, TypeVar
 
 from PySide6.QtCore import QCoreApplication, Qt, Signal
-from PySide6.QtGui import QCloseEvent, QDragEnterEvent, QDropEvent, QKeySequence
+from PySide6.QtGui import (
+    QCloseEvent,
+    QDragEnterEvent,
+    QDropEvent,
+    QGuiApplication,
+    QKeySequence,
+)
 from PySide6.QtWidgets import (
     QFileDialog,
     QMainWindow,
@@ -669,13 +675,25 @@ class MainWindow(QMainWindow):
         return out
 
     def _show_exported(self, path: Path) -> None:
-        from labwright.gui.exporting import show_in_folder
-
         self.notice.say(
             lambda: self.tr("Exported to {0}").format(path),
             "info",
             lambda: self.tr("Show in Folder"),
-            lambda: show_in_folder(path),
+            lambda: self._show_in_folder(path),
+        )
+
+    def _show_in_folder(self, path: Path) -> None:
+        """The file manager where the export went; without one (a minimal desktop), the
+        path to copy instead of a click that does nothing."""
+        from labwright.gui.exporting import show_in_folder
+
+        if show_in_folder(path):
+            return
+        self.notice.say(
+            lambda: self.tr("No file manager could be opened. The export is at: {0}").format(path),
+            "warning",
+            lambda: self.tr("Copy Path"),
+            lambda: QGuiApplication.clipboard().setText(str(path)),
         )
 
     def about(self) -> None:
