@@ -246,6 +246,6 @@ def test_the_run_going_in_this_window_is_not_deleted(qtbot, window_for, material
         click_row(qtbot, w, run_dir)
         qtbot.keyClick(w.history, Qt.Key.Key_Delete)
         assert "still going" in w.notice.text() and (run_dir / "run.json").is_file()
-        with qtbot.waitSignal(w.bridge.finished, timeout=5_000):
+        with qtbot.waitSignal(w.bridge.finished, timeout=20_000):
             qtbot.mouseClick(w.cancel_button, Qt.MouseButton.LeftButton)
     assert run_dir.is_dir()
