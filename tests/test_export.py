@@ -55,7 +55,14 @@ def test_exported_zip_compiles_alone_with_plain_latexmk(offline_run, tmp_path):
         unpacked = tmp_path / "elsewhere"
         z.extractall(unpacked)
     # only what LaTeX needs and what was asked for: no build folders, journal or provenance
-    assert names == ["README.txt", "figures/table1.pdf", "refs.bib", "report.pdf", "report.tex"]
+    assert names == [
+        "README.txt",
+        "figures/",
+        "figures/table1.pdf",
+        "refs.bib",
+        "report.pdf",
+        "report.tex",
+    ]
     assert "latexmk -xelatex" in (unpacked / "README.txt").read_text()
     (unpacked / "report.pdf").unlink()  # the bundle's PDF must not be what we check
 

@@ -122,8 +122,8 @@ def test_an_edit_made_in_linguist_survives_an_update(script, tmp_path, monkeypat
     ],
 )
 def test_a_count_is_said_with_its_number_in_both_languages(qapp, lang, one, three):
-    from labwright.gui.i18n import install_language
     from labwright.core.events import ExploreDetail
+    from labwright.gui.i18n import install_language
     from labwright.gui.timeline import milestone_summary
 
     try:

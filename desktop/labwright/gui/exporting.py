@@ -3,6 +3,10 @@ document, say where it went.
 
 Every question goes through QMessageBox's and QFileDialog's static functions,
 so the platform's own dialogs are used (and tests answer them by patching those).
+The save dialog starts where the last export went, else beside the material
+folder (never inside it, nor inside the run folder); a place the export cannot
+use (the material folder, the run folder, a folder that is not empty) is refused
+while choosing: the reason is said and the dialog opens again at once.
 """
 
 from __future__ import annotations
@@ -22,8 +26,16 @@ from labwright.core.report.export import (
 from labwright.core.report.review import open_items, why_degraded
 from labwright.core.rundir.files import try_load_run
 from labwright.core.rundir.layout import RunDir
+from labwright.core.rundir.store import is_within
 from labwright.gui.i18n import catalog_text, current_language
+from labwright.gui.state import ui_state
 from labwright.gui.timeline import reason_explanation
+
+LAST_FOLDER_KEY = "export/last_folder"  # in window.ini (gui/state.py)
+# ExportError codes about the place chosen: the dialog opens again, the rest end the export
+PLACE_REFUSALS = frozenset(
+    {"in_material", "in_run", "zip_is_folder", "no_parent", "folder_is_file", "folder_not_empty"}
+)
 
 
 def zip_filter() -> str:
@@ -39,11 +51,38 @@ def docx_filter() -> str:
 
 
 def default_destination(run_dir: Path, folder: Path | None) -> Path:
-    """Where the save dialog starts: the documents folder, named after the material."""
-    docs = QStandardPaths.writableLocation(QStandardPaths.StandardLocation.DocumentsLocation)
-    base = Path(docs) if docs and Path(docs).is_dir() else Path.home()
+    """Where the save dialog starts, named after the material: the folder of the last
+    export, else the material folder's parent, else the documents folder; never a
+    place inside the material folder (Labwright never writes there) or the run folder."""
+    if folder is None:
+        meta = try_load_run(run_dir)
+        folder = meta.folder if meta is not None else None
     stem = f"{folder.name}-report" if folder is not None and folder.name else run_dir.name
-    return base / f"{stem}.zip"
+    return start_folder(run_dir, folder) / f"{stem}.zip"
+
+
+def start_folder(run_dir: Path, folder: Path | None) -> Path:
+    last = ui_state().value(LAST_FOLDER_KEY)
+    docs = QStandardPaths.writableLocation(QStandardPaths.StandardLocation.DocumentsLocation)
+    for base in (
+        Path(last) if isinstance(last, str) and last else None,
+        folder.parent if folder is not None and folder.name else None,
+        Path(docs) if docs else None,
+    ):
+        if base is not None and base.is_dir() and not _inside(base, run_dir, folder):
+            return base
+    return Path.home()
+
+
+def _inside(place: Path, run_dir: Path, folder: Path | None) -> bool:
+    return is_within(place, run_dir) or (folder is not None and is_within(place, folder))
+
+
+def remember_export(out: Path) -> None:
+    """The next export's dialog starts where this one went."""
+    state = ui_state()
+    state.setValue(LAST_FOLDER_KEY, str(out.parent))
+    state.sync()
 
 
 def degraded_words(run_dir: Path) -> str | None:
@@ -121,20 +160,42 @@ def export_with_dialogs(
     folder: Path | None = None,
     warnings: list[str] | None = None,
 ) -> Path | None:
-    """Ask, choose, export; the exported path, or None when cancelled or refused (said why)."""
+    """Ask, choose, export; the exported path, or None when cancelled or refused (said why).
+
+    A place the export refuses (inside the material folder, the run folder, a folder
+    that is not empty, ...) is said at once and the dialog opens again."""
     if not confirm_export(parent, export_questions(run_dir) if warnings is None else warnings):
         return None
-    chosen = choose_destination(parent, default_destination(run_dir, folder))
-    if chosen is None:
-        return None
-    dest, kind = chosen
-    try:
-        return export_report(run_dir, dest, as_zip=kind == "zip", as_docx=kind == "docx")
-    except (OSError, ValueError) as e:
-        QMessageBox.warning(
-            parent, QCoreApplication.translate("Export", "Export failed"), refusal_words(e)
-        )
-        return None
+    start = default_destination(run_dir, folder)
+    while True:
+        chosen = choose_destination(parent, start)
+        if chosen is None:
+            return None
+        dest, kind = chosen
+        try:
+            out = export_report(run_dir, dest, as_zip=kind == "zip", as_docx=kind == "docx")
+        except ExportError as e:
+            if e.code not in PLACE_REFUSALS:
+                _say_failed(parent, e)
+                return None
+            QMessageBox.warning(
+                parent,
+                QCoreApplication.translate("Export", "Choose another place"),
+                refusal_words(e),
+            )
+            start = start.parent / dest.name  # the same name, where the dialog started
+            continue
+        except (OSError, ValueError) as e:
+            _say_failed(parent, e)
+            return None
+        remember_export(out)
+        return out
+
+
+def _say_failed(parent: QWidget | None, e: BaseException) -> None:
+    QMessageBox.warning(
+        parent, QCoreApplication.translate("Export", "Export failed"), refusal_words(e)
+    )
 
 
 def refusal_words(e: BaseException) -> str:

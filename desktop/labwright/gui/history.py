@@ -1,9 +1,14 @@
-"""Past runs, from LABWRIGHT_HOME/runs: each can be reopened from its run directory.
+"""Past runs, from LABWRIGHT_HOME/runs: each can be reopened from its run directory,
+or deleted (the Delete key, the row's context menu, File > Delete Run).
 
-A run folder there may have come from someone else (copied in, unzipped): one that
-holds a link, or whose run.json cannot be used, is listed with the sentence that
-says why, and nothing of it is read through a link (core/rundir/fence.py); Reopen
-says the same sentence.
+Each row names its run apart from the others: the material folder, with a number
+when the folder has several runs (#1 the oldest), then the date and time, the
+status and the pages. A run folder there may have come from someone else (copied
+in, unzipped): one that holds a link, or whose run.json cannot be used, is listed
+with the sentence that says why, and nothing of it is read through a link
+(core/rundir/fence.py); Reopen says the same sentence. Deleting moves the folder to
+the system's trash (a rename: nothing in it is followed), and where there is none
+asks, then removes it without following a link (fence.remove_run_folder).
 """
 
 from __future__ import annotations
@@ -14,8 +19,16 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import Qt, Signal
-from PySide6.QtWidgets import QDockWidget, QListWidget, QListWidgetItem, QWidget
+from PySide6.QtCore import QCoreApplication, QFile, QPoint, Qt, Signal
+from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtWidgets import (
+    QDockWidget,
+    QListWidget,
+    QListWidgetItem,
+    QMenu,
+    QMessageBox,
+    QWidget,
+)
 
 from labwright.core.settings.config import labwright_home
 from labwright.gui.i18n import current_language
@@ -88,8 +101,32 @@ def past_runs(limit: int = 200) -> list[PastRun]:
     return out
 
 
+def numbered(runs: list[PastRun]) -> dict[Path, int]:
+    """Each run's number among the runs of its material folder, 1 the oldest; only for
+    folders that have more than one (a lone run needs no number)."""
+    by_folder: dict[str, list[PastRun]] = {}
+    for past in runs:
+        by_folder.setdefault(_folder_key(past), []).append(past)
+    out = {}
+    for same in by_folder.values():
+        if len(same) > 1:
+            oldest_first = sorted(same, key=lambda p: (_started(p), p.run_dir.name))
+            out.update({p.run_dir: n for n, p in enumerate(oldest_first, 1)})
+    return out
+
+
+def _folder_key(past: PastRun) -> str:
+    meta = past.meta
+    return str(meta.folder) if meta is not None and meta.folder else past.run_dir.name
+
+
+def _started(past: PastRun) -> float:
+    return (past.meta.started or 0.0) if past.meta is not None else 0.0
+
+
 class HistoryList(QListWidget):
     run_chosen = Signal(Path)
+    delete_requested = Signal(Path)  # the window decides (a run still going is kept)
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -99,13 +136,79 @@ class HistoryList(QListWidget):
         self.setResizeMode(QListWidget.ResizeMode.Adjust)
         self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.itemActivated.connect(self._activated)
+        # Delete acts on the chosen row while the list has the focus; File > Delete Run
+        # (the same action) from anywhere
+        self.delete_action = QAction(self)
+        self.delete_action.setShortcut(QKeySequence(QKeySequence.StandardKey.Delete))
+        self.delete_action.setShortcutContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
+        self.delete_action.triggered.connect(self._delete_chosen)
+        self.addAction(self.delete_action)
+        self.open_action = QAction(self)
+        self.open_action.triggered.connect(self._open_chosen)
+        self.row_menu = QMenu(self)
+        self.row_menu.addAction(self.open_action)
+        self.row_menu.addSeparator()
+        self.row_menu.addAction(self.delete_action)
+        self.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
+        self.customContextMenuRequested.connect(self._show_row_menu)
+        self.currentItemChanged.connect(lambda *_: self._update_actions())
+        self.retranslate()
         self.refresh()
 
+    def retranslate(self) -> None:
+        self.open_action.setText(self.tr("&Reopen Run"))
+        self.delete_action.setText(self.tr("&Delete Run…"))
+        self._update_actions()
+
+    def chosen_run(self) -> Path | None:
+        item = self.currentItem()
+        return Path(item.data(Qt.ItemDataRole.UserRole)) if item is not None else None
+
+    def row_name(self, run_dir: Path) -> str:
+        """The run as its row names it, on one line (for questions and notices)."""
+        for i in range(self.count()):
+            item = self.item(i)
+            if item.data(Qt.ItemDataRole.UserRole) == str(run_dir):
+                return " · ".join(item.text()[2:].splitlines()[:2])
+        return run_dir.name
+
+    def _update_actions(self) -> None:
+        chosen = self.currentItem() is not None
+        self.open_action.setEnabled(chosen)
+        self.delete_action.setEnabled(chosen)
+        self.delete_action.setToolTip(
+            self.tr("Delete the chosen run (moved to the trash where the system has one)")
+            if chosen
+            else self.tr("Choose a run in History first")
+        )
+
+    def _show_row_menu(self, pos: QPoint) -> None:
+        item = self.itemAt(pos)
+        if item is None:
+            return
+        self.setCurrentItem(item)
+        self.row_menu.popup(self.viewport().mapToGlobal(pos))
+
+    def _open_chosen(self) -> None:
+        run_dir = self.chosen_run()
+        if run_dir is not None:
+            self.run_chosen.emit(run_dir)
+
+    def _delete_chosen(self) -> None:
+        run_dir = self.chosen_run()
+        if run_dir is not None:
+            self.delete_requested.emit(run_dir)
+
     def refresh(self) -> None:
+        kept = self.chosen_run()
         self.clear()
-        for n, past in enumerate(past_runs()):
+        runs = past_runs()
+        numbers = numbered(runs)
+        for n, past in enumerate(runs):
             run_dir, meta = past.run_dir, past.meta
             folder = (meta.folder if meta and meta.folder else run_dir).name
+            if run_dir in numbers:
+                folder = self.tr("{0} #{1}").format(folder, numbers[run_dir])
             when = (
                 time.strftime("%Y-%m-%d %H:%M", time.localtime(meta.started or 0)) if meta else ""
             )
@@ -129,6 +232,9 @@ class HistoryList(QListWidget):
                 item.setToolTip(f"{run_dir}\n{self.status_words(status)}{why}")
             item.setData(Qt.ItemDataRole.UserRole, str(run_dir))
             self.addItem(item)
+            if run_dir == kept:
+                self.setCurrentItem(item)
+        self._update_actions()
 
     def status_words(self, status: str) -> str:
         return {
@@ -158,6 +264,7 @@ class HistoryDock(QDockWidget):
 
     def retranslate(self) -> None:
         self.setWindowTitle(self.tr("History"))
+        self.runs.retranslate()
         if self._lang != current_language():
             self._lang = current_language()
             self.runs.refresh()
@@ -171,3 +278,28 @@ class HistoryDock(QDockWidget):
         if self._folded and self._was_visible:
             self.show()
         self._folded = False
+
+
+def delete_run_folder(parent: QWidget, run_dir: Path, name: str) -> str | None:
+    """Delete a run's folder: to the system's trash when it has one ("trash"), else, once
+    the person agreed, for good ("removed"); None when they did not. OSError (a
+    RunLinkError too) when it could not be done."""
+    moved = QFile.moveToTrash(str(run_dir))  # a rename: nothing inside is followed
+    if moved[0] if isinstance(moved, tuple) else moved:  # (PySide6 gives either form)
+        return "trash"
+    answer = QMessageBox.question(
+        parent,
+        QCoreApplication.translate("HistoryList", "Delete the run for good?"),
+        QCoreApplication.translate(
+            "HistoryList",
+            "There is no trash for {0} on this system. Delete the run “{1}” and everything in its folder for good? This cannot be undone.",
+        ).format(run_dir, name),
+        QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No,
+        QMessageBox.StandardButton.No,
+    )
+    if answer != QMessageBox.StandardButton.Yes:
+        return None
+    from labwright.core.rundir.fence import remove_run_folder
+
+    remove_run_folder(run_dir)
+    return "removed"

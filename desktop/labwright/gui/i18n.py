@@ -160,3 +160,18 @@ def apply_ui_font(lang: str) -> None:
         font = QFont(font)
         font.setFamilies(families)
         QGuiApplication.setFont(font)
+        _repolish_styled_widgets()
+
+
+def _repolish_styled_widgets() -> None:
+    """A widget with a style sheet (the banners, the drop zone) keeps the font it was
+    polished with, it and its children: Qt passes a new application font on to every
+    other widget only. Setting the sheet again polishes it in the new font."""
+    from PySide6.QtWidgets import QApplication  # a QGuiApplication alone has no widgets
+
+    if not isinstance(QCoreApplication.instance(), QApplication):
+        return
+    for widget in QApplication.allWidgets():
+        sheet = widget.styleSheet()
+        if sheet:
+            widget.setStyleSheet(sheet)

@@ -23,7 +23,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Generic, TypeVar
 
 from PySide6.QtCore import QCoreApplication, Qt, Signal
-from PySide6.QtGui import QCloseEvent, QDragEnterEvent, QDropEvent, QKeySequence
+from PySide6.QtGui import (
+    QCloseEvent,
+    QDragEnterEvent,
+    QDropEvent,
+    QGuiApplication,
+    QKeySequence,
+)
 from PySide6.QtWidgets import (
     QFileDialog,
     QMainWindow,
@@ -52,7 +58,7 @@ if TYPE_CHECKING:
         QPushButton,
     )
 
-    from labwright.core.events import Done, Error, Event
+    from labwright.core.events import Done, Error, Event, ScanDetail, ScanPlan
     from labwright.core.material.workspace import ScanResult
     from labwright.core.rundir.records import RunRecord
     from labwright.core.settings.config import GuardLimits, RunConfig
@@ -153,6 +159,7 @@ class MainWindow(QMainWindow):
         self.menus.view_menu.addAction(self.history_dock.toggleViewAction())
         self.drop_zone = self.welcome.drop_zone
         self.history = self.history_dock.runs
+        self.menus.add_history_actions([self.history.open_action, self.history.delete_action])
         m = self.menus
         self.open_action, self.export_action = m.open_action, m.export_action
         self.start_action, self.cancel_action = m.start_action, m.cancel_action
@@ -214,6 +221,7 @@ class MainWindow(QMainWindow):
         self.welcome.folder_chosen.connect(self.load_folder)
         self.welcome.open_requested.connect(self.choose_folder)
         self.history.run_chosen.connect(self.open_run)
+        self.history.delete_requested.connect(self.delete_run)
         self.stack.currentChanged.connect(self._page_changed)
         m = self.menus
         for action, slot in (
@@ -241,7 +249,7 @@ class MainWindow(QMainWindow):
         self.history_dock.retranslate()
         self.menus.retranslate()
         self.notice.retranslate()
-        self._update_export_tip()
+        self._update_buttons()  # the tooltips of Start and Export too
 
     @property
     def tokens(self) -> int:
@@ -336,7 +344,7 @@ class MainWindow(QMainWindow):
         self.run_page.header.show_scan(result)
         if not isinstance(result, Exception):
             self.scan = result
-            self._update_buttons()
+        self._update_buttons()  # an empty or unreadable folder: Start says why it cannot
 
     def _clear_run_page(self, limits: GuardLimits | None = None) -> None:
         """An empty timeline (quoting `limits`) and results, no banner or notice."""
@@ -368,7 +376,7 @@ class MainWindow(QMainWindow):
             self.cancel_button.setEnabled(False)
 
     def on_events(self, events: list[Event]) -> None:
-        from labwright.core.events import Draft, Error
+        from labwright.core.events import Draft, Error, Milestone, ScanDetail, ScanPlan
         from labwright.gui import run_files
 
         self.timeline.apply(events)
@@ -379,10 +387,23 @@ class MainWindow(QMainWindow):
                 self.show_banner(partial(error_sentence, ev))
             elif isinstance(ev, Draft) and self.run_dir is not None:
                 self.results.draft.setPlainText(run_files.read_report(self.run_dir))
+            elif isinstance(ev, Milestone) and isinstance(ev.detail, (ScanPlan, ScanDetail)):
+                self._on_scan_step(ev.detail)
         plan = self.timeline.plan
         if plan and self._running():
             meter.show_steps(plan, self.timeline.done_count, self.timeline.current_stage)
         meter.show_usage()
+
+    def _on_scan_step(self, detail: ScanPlan | ScanDetail) -> None:
+        from labwright.core.events import ScanPlan
+
+        if isinstance(detail, ScanPlan):
+            if self._running():  # run.json says "running" by now: History lists the run
+                self.history.refresh()
+        else:
+            # what this run's scan found (also replayed from the journal of a run
+            # reopened from History): the header's scan line is the run's
+            self.run_page.header.show_scan(detail.to_dict())
 
     def on_text(self, restart: bool, pieces: str) -> None:
         """The draft as the model writes it, every 40 ms."""
@@ -480,6 +501,51 @@ class MainWindow(QMainWindow):
         if problem:
             self.show_banner(problem)
 
+    def delete_run(self, run_dir: Path) -> None:
+        """Delete a past run (History's Delete): to the trash, or for good once asked; never
+        a run still going, here or in another process (its lock says so)."""
+        from labwright.core.rundir.store import is_running
+        from labwright.gui.history import delete_run_folder
+
+        name = self.history.row_name(run_dir)
+        if (self._running() and self.run_dir == run_dir) or is_running(run_dir):
+            self.notice.say(
+                lambda: self.tr("“{0}” is still going: cancel it before deleting it.").format(name),
+                "warning",
+            )
+            return
+        shown = self.run_dir == run_dir
+        if shown and self.review is not None:
+            self.review.flush_saves()  # nothing of it is written after it is gone
+        try:
+            how = delete_run_folder(self, run_dir, name)
+        except OSError as e:
+            why = str(e)
+            self.notice.say(
+                lambda: self.tr("“{0}” could not be deleted: {1}").format(name, why), "error"
+            )
+            return
+        if how is None:
+            return
+        self.history.refresh()
+        if shown:
+            self._forget_shown_run()
+        if how == "trash":
+            self.notice.say(lambda: self.tr("“{0}” was moved to the trash.").format(name), "info")
+        else:
+            self.notice.say(lambda: self.tr("“{0}” was deleted.").format(name), "info")
+
+    def _forget_shown_run(self) -> None:
+        """The run on screen is gone: its folder again when it is there, else the first page."""
+        self.run_dir = None
+        self._leave_review()
+        if self.folder is not None and self.folder.is_dir():
+            self.load_folder(self.folder)
+        else:
+            self.folder = None
+            self._show_page(WELCOME)
+            self._update_buttons()
+
     # -- the review pane -------------------------------------------------------------
 
     def open_review(self) -> None:
@@ -550,15 +616,18 @@ class MainWindow(QMainWindow):
     def _update_buttons(self) -> None:
         """Every action enabled only when it can work."""
         running, m = self._running(), self.menus
-        can_start = self.folder is not None and not running
+        blocker = self._start_blocker()
+        can_start = self.folder is not None and not running and blocker is None
         can_review = self._has_report() and not running
         m.start_action.setEnabled(can_start)
+        m.start_action.setToolTip(blocker or m.start_action.text().replace("&", ""))
         m.cancel_action.setEnabled(running)
         m.review_action.setEnabled(can_review)
         m.export_action.setEnabled(can_review)
         if self._run_parts is not None:
             options = self.run_page.options
             options.start_button.setEnabled(can_start)
+            options.start_button.setToolTip(blocker or self.tr("Start a run on this folder"))
             options.cancel_button.setEnabled(running)
             options.review_button.setEnabled(can_review)
             options.set_running(running)
@@ -577,6 +646,12 @@ class MainWindow(QMainWindow):
             r.redraft_action.setEnabled(reviewing and r.redraft_blocker() is None)
         self._update_export_tip()
         self._update_title()
+
+    def _start_blocker(self) -> str | None:
+        """Why Start cannot work on the folder shown (empty, unreadable), or None."""
+        if self._run_parts is None or self.folder is None:
+            return None
+        return self.run_page.header.start_blocker()
 
     def _update_export_tip(self) -> None:
         if self.export_action.isEnabled():
@@ -602,13 +677,25 @@ class MainWindow(QMainWindow):
         return out
 
     def _show_exported(self, path: Path) -> None:
-        from labwright.gui.exporting import show_in_folder
-
         self.notice.say(
             lambda: self.tr("Exported to {0}").format(path),
             "info",
             lambda: self.tr("Show in Folder"),
-            lambda: show_in_folder(path),
+            lambda: self._show_in_folder(path),
+        )
+
+    def _show_in_folder(self, path: Path) -> None:
+        """The file manager where the export went; without one (a minimal desktop), the
+        path to copy instead of a click that does nothing."""
+        from labwright.gui.exporting import show_in_folder
+
+        if show_in_folder(path):
+            return
+        self.notice.say(
+            lambda: self.tr("No file manager could be opened. The export is at: {0}").format(path),
+            "warning",
+            lambda: self.tr("Copy Path"),
+            lambda: QGuiApplication.clipboard().setText(str(path)),
         )
 
     def about(self) -> None:

@@ -71,6 +71,13 @@ class WindowMenus(QObject):
         self.view_menu.setTitle(self.tr("&View"))
         self.help_menu.setTitle(self.tr("&Help"))
 
+    def add_history_actions(self, actions: list[QAction]) -> None:
+        """History's Reopen Run and Delete Run (on the chosen row), under Export in File."""
+        separator = next(a for a in self.file_menu.actions() if a.isSeparator())
+        self.file_menu.insertSeparator(separator)
+        for a in actions:
+            self.file_menu.insertAction(separator, a)
+
     def add_pdf_view(self, view: PdfView) -> None:
         """View lists the zoom of each PDF view; only the one on screen is shown (and its keys
         work), so Ctrl+= always means the PDF in front of the person."""

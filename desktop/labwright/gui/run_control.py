@@ -26,6 +26,8 @@ from labwright.gui.widgets import MessageBanner
 if TYPE_CHECKING:
     import asyncio
 
+    from labwright.core.confine import Support
+
 
 class RunControl(QObject):
     """The one worker of the window (RunBridge) and what has to be asked before it starts."""
@@ -117,29 +119,9 @@ class RunControl(QObject):
         from labwright.core.confine import support
 
         s = support()
+        self._header.show_sandbox(lambda: self._sandbox_words(s))  # worded again on a switch
         if s.any:
-            layers = []
-            if s.fs:
-                layers.append(
-                    self.tr("Landlock (files and signals)")
-                    if s.signals
-                    else self.tr("Landlock (files)")
-                )
-            if s.namespaces:
-                layers.append(self.tr("no network"))
-            if s.seccomp:
-                layers.append(self.tr("seccomp"))
-            self._header.show_sandbox(
-                self.tr("Model-written code runs in a sandbox: {0}.").format(
-                    self.tr(", ").join(layers)
-                )
-            )
             return False
-        self._header.show_sandbox(
-            self.tr(
-                "No operating-system sandbox on this machine: model-written code is held only by Labwright's own checks."
-            )
-        )
         box = QMessageBox(self._dialog_parent)
         box.setIcon(QMessageBox.Icon.Warning)
         box.setWindowTitle(self.tr("No sandbox"))
@@ -164,6 +146,27 @@ class RunControl(QObject):
         if clicked is safe:
             return False
         return None
+
+    def _sandbox_words(self, s: Support) -> str:
+        """The header's sandbox line, in the interface language of the moment."""
+        if not s.any:
+            return self.tr(
+                "No operating-system sandbox on this machine: model-written code is held only by Labwright's own checks."
+            )
+        layers = []
+        if s.fs:
+            layers.append(
+                self.tr("Landlock (files and signals)")
+                if s.signals
+                else self.tr("Landlock (files)")
+            )
+        if s.namespaces:
+            layers.append(self.tr("no network"))
+        if s.seccomp:
+            layers.append(self.tr("seccomp"))
+        return self.tr("Model-written code runs in a sandbox: {0}.").format(
+            self.tr(", ").join(layers)
+        )
 
     def _redraft_server(self, run_dir: Path, settings: Settings) -> str | None:
         """The server a re-draft may use although the run was made with another: ""

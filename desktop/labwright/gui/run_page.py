@@ -6,7 +6,7 @@ Each part is a widget with one job; RunPage lays them out. The window feeds them
 from __future__ import annotations
 
 import html
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -40,7 +40,10 @@ if TYPE_CHECKING:
 
 
 class RunHeader(QWidget):
-    """Which folder and run are shown, what the scan found, which sandbox holds model code."""
+    """Which folder and run are shown, what the scan found, which sandbox holds model code.
+
+    The scan line and the sandbox line are kept as what they say, not as text: a language
+    switch words them again."""
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -51,48 +54,118 @@ class RunHeader(QWidget):
         self.sandbox_label = QLabel()  # which OS sandbox holds the model's code, once known
         self.sandbox_label.setWordWrap(True)
         self.sandbox_label.hide()
+        self._scan: Mapping[str, Any] | Exception | None = None  # a scan's detail, or its failure
+        self._scanning = False
+        self._sandbox: Words | None = None
+        self._place: tuple[Path | None, Path | None] = (None, None)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         for w in (self.folder_label, self.scan_label, self.sandbox_label):
             layout.addWidget(w)
 
+    def retranslate(self) -> None:
+        self.show_place(*self._place)
+        self._show_scan_line()
+        if self._sandbox is not None:
+            self.sandbox_label.setText(self._sandbox())
+
     def show_place(self, folder: Path | None, run_dir: Path | None) -> None:
-        name = html.escape(folder.name) if folder is not None else ""
-        where = run_dir if run_dir is not None else folder
-        self.folder_label.setText(f"<b>{name}</b> — {html.escape(str(where or ''))}")
-        self.folder_label.setToolTip(str(where or ""))
+        """The material folder by name and place; the run by its name (its place on hover)."""
+        self._place = (folder, run_dir)
+        e = html.escape
+        parts = []
+        if folder is not None and folder.name:
+            parts.append(f"<b>{e(folder.name)}</b> — {e(str(folder))}")
+        if run_dir is not None:
+            parts.append(e(self.tr("run {0}").format(run_dir.name)))
+        self.folder_label.setText(" · ".join(parts))
+        tips = [str(folder)] if folder is not None and folder.name else []
+        if run_dir is not None:
+            tips.append(self.tr("Run folder: {0}").format(run_dir))
+        self.folder_label.setToolTip("\n".join(tips))
 
     def scanning(self) -> None:
-        self.scan_label.setText(self.tr("Scanning…"))
+        self._scan, self._scanning = None, True
+        self._show_scan_line()
 
-    def show_scan(self, result: ScanResult | Exception) -> None:
-        if isinstance(result, Exception):
-            self.scan_label.setText(self.tr("The folder could not be scanned: {0}").format(result))
-            return
-        c = result.counts
+    def show_scan(self, result: ScanResult | Mapping[str, Any] | Exception) -> None:
+        """A scan's result: from the background scan of a folder just opened (a ScanResult
+        or its failure), or the `scan` milestone's detail of a run (its journal)."""
+        from labwright.core.material.workspace import ScanResult  # (a scan module: on use)
+
+        self._scan = result.to_dict() if isinstance(result, ScanResult) else result
+        self._scanning = False
+        self._show_scan_line()
+
+    def clear_scan(self) -> None:
+        self._scan, self._scanning, self._sandbox = None, False, None
+        self.scan_label.setText("")
+        self.sandbox_label.hide()
+
+    def show_sandbox(self, words: Words) -> None:
+        self._sandbox = words
+        self.sandbox_label.setText(words())
+        self.sandbox_label.show()
+
+    def start_blocker(self) -> str | None:
+        """Why Start cannot work on the folder as scanned, in a sentence; None when it can
+        (also while the scan is still going: it is quick, and the run scans again)."""
+        scan = self._scan
+        if isinstance(scan, Exception):
+            return self.tr("The folder could not be scanned: {0}").format(scan)
+        if scan is None or _count(scan, "files"):
+            return None
+        hidden, skipped = _count(scan, "hidden"), _count(scan, "skipped")
+        if hidden or skipped:
+            return self.tr(
+                "This folder holds nothing Labwright reads: its {0} hidden and {1} skipped entries are left out. Add your measurements, the lab manual or photos, or open another folder."
+            ).format(hidden, skipped)
+        return self.tr(
+            "This folder is empty: there is nothing to read. Add your measurements, the lab manual or photos, or open another folder."
+        )
+
+    def _show_scan_line(self) -> None:
+        blocker = self.start_blocker()
+        if blocker is not None:
+            self.scan_label.setText(f"⚠ {blocker}")
+        elif self._scanning:
+            self.scan_label.setText(self.tr("Scanning…"))
+        elif isinstance(self._scan, Mapping):
+            self.scan_label.setText(self._scan_words(self._scan))
+        else:
+            self.scan_label.setText("")
+
+    def _scan_words(self, scan: Mapping[str, Any]) -> str:
+        c = scan.get("counts") or {}
         text = self.tr("{0} files: {1} documents, {2} images, {3} data, {4} other").format(
-            result.files,
+            _count(scan, "files"),
             c.get("documents", 0),
             c.get("images", 0),
             c.get("data", 0),
             c.get("other", 0),
         )
         extras = []
-        if result.hidden:
-            extras.append(self.tr("%n hidden", "", len(result.hidden)))
-        if result.huge:
-            extras.append(self.tr("%n too large to read", "", len(result.huge)))
-        if result.skipped:
-            extras.append(self.tr("%n skipped", "", len(result.skipped)))
-        self.scan_label.setText(text + (f" ({', '.join(extras)})" if extras else ""))
+        # literal tr() calls, so that lupdate sees each plural message
+        if hidden := _count(scan, "hidden"):
+            extras.append(self.tr("%n hidden", "", hidden))
+        if huge := _count(scan, "huge"):
+            extras.append(self.tr("%n too large to read", "", huge))
+        if skipped := _count(scan, "skipped"):
+            extras.append(self.tr("%n skipped", "", skipped))
+        if not extras:
+            return text
+        return self.tr("{0} ({1})").format(text, self.tr(", ").join(extras))
 
-    def clear_scan(self) -> None:
-        self.scan_label.setText("")
-        self.sandbox_label.hide()
 
-    def show_sandbox(self, text: str) -> None:
-        self.sandbox_label.setText(text)
-        self.sandbox_label.show()
+def _count(scan: Mapping[str, Any], name: str) -> int:
+    """How many files, or hidden / huge / skipped entries (those past the listed cap too)."""
+    value = scan.get(name)
+    if name == "files":
+        return value if isinstance(value, int) else 0
+    listed = len(value) if isinstance(value, list) else 0
+    omitted = scan.get("omitted")
+    more = omitted.get(name, 0) if isinstance(omitted, Mapping) else 0
+    return listed + (more if isinstance(more, int) else 0)
 
 
 class RunOptions(QWidget):
@@ -312,6 +385,7 @@ class RunPage(QWidget):
         layout.addWidget(split, 1)
 
     def retranslate(self) -> None:
+        self.header.retranslate()
         self.options.retranslate()
         self.meter.retranslate()
         self.banner.retranslate()

@@ -218,7 +218,7 @@ class TimelineModel(QAbstractItemModel):
             self.current_stage = ev.stage
             self._current = node
         else:
-            node.status = "done" if ev.status == "end" else "skipped"
+            node.status = _ended(ev)
             node.live = None
             self.done_count = max(self.done_count, ev.index)
             node.raw = (ev.stage, ev.status, ev.detail)
@@ -494,6 +494,15 @@ _MARKS = {
     "failed": "✗",
     "cancelled": "⊘",
 }
+
+
+def _ended(ev: Milestone) -> str:
+    """How a step ended: a step that ends because Cancel stopped it (an exploration cut in
+    the middle of a model call) is cancelled, not done."""
+    if ev.status != "end":
+        return "skipped"
+    detail = ev.detail if isinstance(ev.detail, dict) else {}
+    return "cancelled" if detail.get("status") == "cancelled" else "done"
 
 
 def _short(value: Any, limit: int = 48) -> str:

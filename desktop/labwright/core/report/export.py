@@ -187,23 +187,47 @@ def _readme(run_dir: Path, what: str) -> str:
     return text + (f"\nThis draft is degraded: {why}\n" if why else "")
 
 
+# Modes in the zip: readable by whoever unpacks it (the run folder's own files are 0600,
+# private to their owner; a bundle is made to be handed in or uploaded)
+_ZIP_FILE_MODE = stat.S_IFREG | 0o644
+_ZIP_FOLDER_MODE = stat.S_IFDIR | 0o755
+_MSDOS_FOLDER = 0x10
+
+
 def _write_zip(run_dir: Path, files: dict[str, str], readme: str, dest: Path) -> None:
     with (
         atomic_writer(dest) as out,
         zipfile.ZipFile(out, "w", compression=zipfile.ZIP_DEFLATED) as z,
     ):
+        for folder in _folders_of(files):
+            z.writestr(_folder_member(folder), b"")
         for name, rel in files.items():
             with fence.open_in_run(run_dir, rel) as src, z.open(_member(name, src), "w") as out:
                 shutil.copyfileobj(src, out)
-        z.writestr("README.txt", readme)
+        readme_info = zipfile.ZipInfo("README.txt", time.localtime()[:6])
+        readme_info.external_attr = _ZIP_FILE_MODE << 16
+        readme_info.compress_type = zipfile.ZIP_DEFLATED
+        z.writestr(readme_info, readme)
+
+
+def _folders_of(files: dict[str, str]) -> list[str]:
+    """Every folder the bundle's names lie in (figures/, figures/sub/), parents first."""
+    folders = {str(p) for name in files for p in PurePosixPath(name).parents if str(p) != "."}
+    return sorted(folders, key=lambda f: (f.count("/"), f))
+
+
+def _folder_member(folder: str) -> zipfile.ZipInfo:
+    info = zipfile.ZipInfo(f"{folder}/", time.localtime()[:6])
+    info.external_attr = (_ZIP_FOLDER_MODE << 16) | _MSDOS_FOLDER
+    return info
 
 
 def _member(name: str, src: IO[bytes]) -> zipfile.ZipInfo:
-    """The zip entry for the open file `src`: its time and mode, as ZipFile.write sets them."""
+    """The zip entry for the open file `src`: its time, and a mode anyone may read."""
     st = os.fstat(src.fileno())
     when = time.localtime(st.st_mtime)[:6]
     info = zipfile.ZipInfo(name, when if when[0] >= 1980 else (1980, 1, 1, 0, 0, 0))
-    info.external_attr = (st.st_mode & 0xFFFF) << 16
+    info.external_attr = _ZIP_FILE_MODE << 16
     info.compress_type = zipfile.ZIP_DEFLATED
     return info
 

@@ -36,6 +36,7 @@ import contextlib
 import fnmatch
 import json
 import os
+import shutil
 import stat
 from collections.abc import Iterator
 from pathlib import Path, PurePath
@@ -57,6 +58,7 @@ __all__ = [
     "read_bytes",
     "read_text",
     "remove",
+    "remove_run_folder",
     "write_atomic",
     "write_json",
     "write_text",
@@ -325,3 +327,22 @@ def remove(run_dir: Path, rel: str | PurePath) -> None:
             folder.unlink(name)
     except FileNotFoundError:
         pass
+
+
+def remove_run_folder(run_dir: Path) -> None:
+    """Delete a whole run folder for good, following no link: a link in it is removed
+    itself, never what it points to; `run_dir` itself a link: only the link goes.
+
+    shutil.rmtree walks by descriptor where the OS allows it (it says so in
+    `avoids_symlink_attacks`): each folder is opened without following a link and
+    checked to be the one listed, so a folder swapped for a link mid-walk is not
+    entered. Where it cannot, a folder holding a link is refused (RunLinkError) rather
+    than walked by name."""
+    run_dir = Path(run_dir)
+    st = os.lstat(run_dir)
+    if beneath.is_link(st):  # a Windows junction is removed as the empty folder it looks like
+        (os.rmdir if stat.S_ISDIR(st.st_mode) else os.unlink)(run_dir)
+        return
+    if not shutil.rmtree.avoids_symlink_attacks:
+        check_run_dir(run_dir)
+    shutil.rmtree(run_dir)

@@ -268,7 +268,7 @@
     </message>
     <message>
         <source>Choose another place</source>
-        <translation type="vanished">请另选位置</translation>
+        <translation>请另选位置</translation>
     </message>
 </context>
 <context>
@@ -414,31 +414,31 @@
     </message>
     <message>
         <source>&amp;Reopen Run</source>
-        <translation type="vanished">重新打开运行(&amp;R)</translation>
+        <translation>重新打开运行(&amp;R)</translation>
     </message>
     <message>
         <source>&amp;Delete Run…</source>
-        <translation type="vanished">删除运行(&amp;D)…</translation>
+        <translation>删除运行(&amp;D)…</translation>
     </message>
     <message>
         <source>Delete the chosen run (moved to the trash where the system has one)</source>
-        <translation type="vanished">删除选中的运行（系统有回收站时移入回收站）</translation>
+        <translation>删除选中的运行（系统有回收站时移入回收站）</translation>
     </message>
     <message>
         <source>Choose a run in History first</source>
-        <translation type="vanished">请先在历史记录中选择一次运行</translation>
+        <translation>请先在历史记录中选择一次运行</translation>
     </message>
     <message>
         <source>{0} #{1}</source>
-        <translation type="vanished">{0} #{1}</translation>
+        <translation>{0} #{1}</translation>
     </message>
     <message>
         <source>Delete the run for good?</source>
-        <translation type="vanished">永久删除这次运行？</translation>
+        <translation>永久删除这次运行？</translation>
     </message>
     <message>
         <source>There is no trash for {0} on this system. Delete the run “{1}” and everything in its folder for good? This cannot be undone.</source>
-        <translation type="vanished">本系统没有可存放 {0} 的回收站。要永久删除运行“{1}”及其文件夹中的所有内容吗？此操作无法撤销。</translation>
+        <translation>本系统没有可存放 {0} 的回收站。要永久删除运行“{1}”及其文件夹中的所有内容吗？此操作无法撤销。</translation>
     </message>
 </context>
 <context>
@@ -575,31 +575,31 @@
     </message>
     <message>
         <source>“{0}” is still going: cancel it before deleting it.</source>
-        <translation type="vanished">“{0}”仍在运行：请先取消，再删除。</translation>
+        <translation>“{0}”仍在运行：请先取消，再删除。</translation>
     </message>
     <message>
         <source>“{0}” could not be deleted: {1}</source>
-        <translation type="vanished">无法删除“{0}”：{1}</translation>
+        <translation>无法删除“{0}”：{1}</translation>
     </message>
     <message>
         <source>“{0}” was moved to the trash.</source>
-        <translation type="vanished">“{0}”已移入回收站。</translation>
+        <translation>“{0}”已移入回收站。</translation>
     </message>
     <message>
         <source>“{0}” was deleted.</source>
-        <translation type="vanished">“{0}”已删除。</translation>
+        <translation>“{0}”已删除。</translation>
     </message>
     <message>
         <source>Start a run on this folder</source>
-        <translation type="vanished">对这个文件夹开始运行</translation>
+        <translation>对这个文件夹开始运行</translation>
     </message>
     <message>
         <source>No file manager could be opened. The export is at: {0}</source>
-        <translation type="vanished">无法打开文件管理器。导出的文件在：{0}</translation>
+        <translation>无法打开文件管理器。导出的文件在：{0}</translation>
     </message>
     <message>
         <source>Copy Path</source>
-        <translation type="vanished">复制路径</translation>
+        <translation>复制路径</translation>
     </message>
 </context>
 <context>
@@ -1200,27 +1200,27 @@
     </message>
     <message>
         <source>run {0}</source>
-        <translation type="vanished">运行 {0}</translation>
+        <translation>运行 {0}</translation>
     </message>
     <message>
         <source>Run folder: {0}</source>
-        <translation type="vanished">运行文件夹：{0}</translation>
+        <translation>运行文件夹：{0}</translation>
     </message>
     <message>
         <source>This folder holds nothing Labwright reads: its {0} hidden and {1} skipped entries are left out. Add your measurements, the lab manual or photos, or open another folder.</source>
-        <translation type="vanished">这个文件夹里没有 Labwright 会读取的内容：其中 {0} 个隐藏项和 {1} 个跳过项不计入。请放入测量数据、实验讲义或照片，或打开另一个文件夹。</translation>
+        <translation>这个文件夹里没有 Labwright 会读取的内容：其中 {0} 个隐藏项和 {1} 个跳过项不计入。请放入测量数据、实验讲义或照片，或打开另一个文件夹。</translation>
     </message>
     <message>
         <source>This folder is empty: there is nothing to read. Add your measurements, the lab manual or photos, or open another folder.</source>
-        <translation type="vanished">这个文件夹是空的，没有可读取的内容。请放入测量数据、实验讲义或照片，或打开另一个文件夹。</translation>
+        <translation>这个文件夹是空的，没有可读取的内容。请放入测量数据、实验讲义或照片，或打开另一个文件夹。</translation>
     </message>
     <message>
         <source>{0} ({1})</source>
-        <translation type="vanished">{0}（{1}）</translation>
+        <translation>{0}（{1}）</translation>
     </message>
     <message>
         <source>, </source>
-        <translation type="vanished">，</translation>
+        <translation>，</translation>
     </message>
 </context>
 <context>
