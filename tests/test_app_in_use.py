@@ -29,7 +29,8 @@ needs_latexmk = pytest.mark.skipif(shutil.which("latexmk") is None, reason="no l
 
 
 class Dialogs:
-    """Answers for the static dialogs, and what they were asked."""
+    """Answers for the static dialogs, and what they were asked. The save dialog answers
+    `save_as` once, then Cancel: a person whose place was refused gives up when asked again."""
 
     def __init__(self, monkeypatch, save_as: Path | None, folder: bool = False, yes: bool = True):
         self.asked: list[str] = []
@@ -43,7 +44,7 @@ class Dialogs:
 
         def save(parent, caption, start, filters, *args, **kwargs):
             self.saved.append(start)
-            if save_as is None:
+            if save_as is None or len(self.saved) > 1:
                 return "", ""
             chosen = exporting.folder_filter() if folder else exporting.zip_filter()
             assert chosen in filters.split(";;")
@@ -134,6 +135,7 @@ def test_saying_no_or_cancelling_exports_nothing_and_a_refusal_is_shown(
     dialogs = Dialogs(monkeypatch, offline_run / "inside.zip")
     qtbot.mouseClick(w.review.export_button, Qt.MouseButton.LeftButton)
     assert dialogs.warned and "run directory" in dialogs.warned[0]
+    assert len(dialogs.saved) == 2  # asked again at once, where the refused place was not
     assert not (offline_run / "inside.zip").exists()
 
 

@@ -501,8 +501,10 @@ def _ended(ev: Milestone) -> str:
     the middle of a model call) is cancelled, not done."""
     if ev.status != "end":
         return "skipped"
-    detail = ev.detail if isinstance(ev.detail, dict) else {}
-    return "cancelled" if detail.get("status") == "cancelled" else "done"
+    match ev.detail:
+        case ExploreDetail(status="cancelled"):
+            return "cancelled"
+    return "done"
 
 
 def _short(value: Any, limit: int = 48) -> str:
