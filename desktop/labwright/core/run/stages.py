@@ -251,7 +251,7 @@ class Figures(Stage):
 
     def run(self, run: RunContext) -> Iterator[Event]:
         from labwright.core.material.tables import collect_data
-        from labwright.core.report.offline import plot_item
+        from labwright.core.report.offline import item_key, plot_item
 
         h = run.h
         yield run.milestone("figures", "start")
@@ -268,6 +268,7 @@ class Figures(Stage):
                     break
                 fig = plot_item(item, run.dir / "figures", f"table{i + 1}", run.config.folder, lang)
                 if fig:
+                    fig["table_key"] = item_key(item)  # the skeleton puts it beside its table
                     h.figures.append(fig)
         save_figures(run.dir, [FigureRecord.from_dict(f) for f in h.figures])
         yield run.milestone("figures", "end", {"count": len(h.figures), "made_by": made_by})
