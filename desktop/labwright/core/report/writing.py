@@ -11,10 +11,10 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable, Generator
+from collections.abc import Callable, Generator, Sequence
 from dataclasses import dataclass, field, replace
 from functools import partial
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from labwright.core.agent.guards import Budget, RunClock
 from labwright.core.events import Event, Guard, LLMCall
@@ -25,6 +25,9 @@ from labwright.core.report.templates import Template
 from labwright.core.resources import prompt
 from labwright.core.settings.config import RunConfig
 from labwright.core.step_words import Words
+
+if TYPE_CHECKING:  # the offline package (tables, plots) is imported only when a run needs it
+    from labwright.core.report.offline.requirements import Requirement
 
 MAX_FORMAT_RETRIES = 3
 EVIDENCE_CHARS = 60_000  # what the write model sees of the evidence, in all
@@ -274,13 +277,25 @@ def material_refs(documents: list[str]) -> list[dict[str, str]]:
 # -- the stages ---------------------------------------------------------------
 
 
+def gap_entry(r: Requirement, supported: bool | None, why: str) -> dict[str, Any]:
+    """One line of gaps.json: the requirement, its verdict, and its part and source."""
+    entry: dict[str, Any] = {"requirement": r.text, "supported": supported, "why": why}
+    if r.part:
+        entry["part"] = r.part
+    if r.source:
+        entry["source"] = r.source
+    return entry
+
+
 def check_gaps(
-    w: Writer, requirements: list[str], evidence: list[dict], figures: list[dict]
+    w: Writer, requirements: Sequence[Requirement], evidence: list[dict], figures: list[dict]
 ) -> Generator[Event, None, list[dict[str, Any]]]:
     """Each requirement, supported by the material or not (unsupported ones become TODOs)."""
+    from labwright.core.report.offline.requirements import requirements_text
+
     if not requirements:
         return []
-    unchecked = [{"requirement": r, "supported": None, "why": "not checked"} for r in requirements]
+    unchecked = [gap_entry(r, None, "not checked") for r in requirements]
     if w.llm is None or w.exhausted:
         return unchecked
     reply = yield from w.ask(
@@ -290,7 +305,7 @@ def check_gaps(
                 "role": "user",
                 "content": prompt(
                     "gap",
-                    requirements="\n".join(f"- {r}" for r in requirements),
+                    requirements=requirements_text(requirements, sources=False),
                     evidence=evidence_index(evidence),
                     figures=figures_text(figures),
                 ),
@@ -305,17 +320,11 @@ def check_gaps(
         return unchecked
     out: list[dict[str, Any]] = []
     for r in requirements:
-        item = by_req.get(r.strip())
+        item = by_req.get(r.text.strip())
         if item is None:
-            out.append({"requirement": r, "supported": None, "why": "not answered"})
+            out.append(gap_entry(r, None, "not answered"))
         else:
-            out.append(
-                {
-                    "requirement": r,
-                    "supported": bool(item.get("supported")),
-                    "why": str(item.get("why", "")),
-                }
-            )
+            out.append(gap_entry(r, bool(item.get("supported")), str(item.get("why", ""))))
     return out
 
 
@@ -327,8 +336,12 @@ def draft(
     gaps: list[dict],
     refs: list[dict[str, str]],
     note: str | None = None,
+    requirements: Sequence[Requirement] = (),
 ) -> Generator[Event, None, str | None]:
-    """The first draft. `note` is the person's instruction for a re-draft ("use SI units")."""
+    """The first draft. `note` is the person's instruction for a re-draft ("use SI units");
+    `requirements` the manual's tasks and questions, by part, for the report to answer."""
+    from labwright.core.report.offline.requirements import requirements_text
+
     t = w.template
     summary = {
         k: v
@@ -349,6 +362,7 @@ def draft(
         findings=json.dumps(summary, ensure_ascii=False, indent=1),
         gaps="\n".join(f"- {g['requirement']}" for g in gaps if g.get("supported") is not True)
         or "(none)",
+        requirements=requirements_text(requirements) or "(none found in the material)",
         figures=figures_text(figures),
         references="\n".join(f"- {r['key']}: {r['title']} ({r['path']})" for r in refs) or "(none)",
         evidence=evidence_text(evidence),

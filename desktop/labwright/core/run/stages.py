@@ -35,6 +35,7 @@ from labwright.core.report.writing import (
     draft,
     ensure_bibliography,
     fix_compile,
+    gap_entry,
     material_refs,
     reflect_round,
 )
@@ -60,6 +61,7 @@ from labwright.core.settings.config import RunConfig
 from labwright.core.step_words import Words
 
 if TYPE_CHECKING:
+    from labwright.core.report.offline.requirements import ManualTasks, Requirement
     from labwright.core.run.context import RunContext
 
 MAX_FIX_ROUNDS = 2
@@ -195,9 +197,12 @@ class Explore(Stage):
             cancelled=run.cancelled,
             allow_unconfined=c.allow_unconfined,
         )
+        from labwright.core.report.offline.requirements import requirements_text
+
+        tasks = requirements_text(_manual(run).requirements)
         try:
             h.exploration = yield from explore(
-                c, llm, h.scan, ctx, run.usage, run.cancelled, run.clock
+                c, llm, h.scan, ctx, run.usage, run.cancelled, run.clock, requirements=tasks
             )
         except Cancelled:
             self._save(run)
@@ -252,6 +257,7 @@ class Figures(Stage):
     def run(self, run: RunContext) -> Iterator[Event]:
         from labwright.core.material.tables import collect_data
         from labwright.core.report.offline import item_key, plot_item
+        from labwright.core.report.offline.parts import drop_repeats
 
         h = run.h
         yield run.milestone("figures", "start")
@@ -263,9 +269,12 @@ class Figures(Stage):
             # A series of files alike (31 spectra) is one overlay plot, not one per file.
             items = collect_data(run.config.folder, h.scan.sample.get("data", [])).items
             lang = "zh" if run.template.lang.lower().startswith("zh") else "en"
+            not_shown = {d.index for d in drop_repeats(items)}  # no data, or a copy
             for i, item in enumerate(items):
                 if len(h.figures) >= AUTO_FIGURES:
                     break
+                if i in not_shown:
+                    continue
                 fig = plot_item(item, run.dir / "figures", f"table{i + 1}", run.config.folder, lang)
                 if fig:
                     fig["table_key"] = item_key(item)  # the skeleton puts it beside its table
@@ -288,16 +297,11 @@ class Gap(Stage):
         reqs = _requirements(run)
         gaps: list[dict[str, Any]]
         if run.config.offline:
-            gaps = [
-                {"requirement": r, "supported": None, "why": "offline: not checked"} for r in reqs
-            ]
+            gaps = [gap_entry(r, None, "offline: not checked") for r in reqs]
         elif not h.exploration.evidence:
             # nothing read, so nothing to check against (and the draft is a skeleton): a
             # slow local model would spend minutes on an answer known in advance
-            gaps = [
-                {"requirement": r, "supported": None, "why": "nothing was read: not checked"}
-                for r in reqs
-            ]
+            gaps = [gap_entry(r, None, "nothing was read: not checked") for r in reqs]
         else:
             try:
                 gaps = yield from check_gaps(
@@ -305,7 +309,7 @@ class Gap(Stage):
                 )
             except LLMError as err:
                 yield run.model_failed("gap", err)
-                gaps = [{"requirement": r, "supported": None, "why": "not checked"} for r in reqs]
+                gaps = [gap_entry(r, None, "not checked") for r in reqs]
             yield from run.notes_of("gap")
         h.gaps = gaps
         save_gaps(run.dir, [GapRecord.from_dict(g) for g in gaps])
@@ -317,13 +321,23 @@ class Gap(Stage):
         run.h.gaps = None if gaps is None else [g.to_dict() for g in gaps]
 
 
-def _requirements(run: RunContext) -> list[str]:
-    from labwright.core.report.offline import manual_requirements
-    from labwright.core.report.offline.manual import drop_boilerplate
+def _manual(run: RunContext) -> ManualTasks:
+    """The manual's tasks and questions by part (read once; the folder is the truth)."""
+    from labwright.core.report.offline.requirements import read_manual
 
-    # Marks, deadlines, links and the viva are no requirement a report can meet.
-    reqs = drop_boilerplate(run.h.exploration.to_findings().get("assignment_requirements") or [])
-    return reqs or manual_requirements(run.config.folder, run.h.documents())
+    if run.manual is None:
+        run.manual = read_manual(run.config.folder, run.h.documents())
+    return run.manual
+
+
+def _requirements(run: RunContext) -> list[Requirement]:
+    """What the gap check checks: the manual's requirements (with their parts and
+    sources), then those the model found besides; marks, deadlines, links and the
+    viva are no requirement a report can meet."""
+    from labwright.core.report.offline.requirements import with_model_requirements
+
+    found = run.h.exploration.to_findings().get("assignment_requirements") or []
+    return with_model_requirements(_manual(run).requirements, found)
 
 
 # -- draft, reflect ---------------------------------------------------------------------
@@ -355,6 +369,7 @@ class Draft(Stage):
                     h.gaps or [],
                     refs,
                     run.note,
+                    requirements=_requirements(run),
                 )
             except LLMError as err:
                 yield run.model_failed("draft", err)

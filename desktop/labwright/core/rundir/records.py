@@ -196,9 +196,12 @@ class CompileRecord(Record):
 class GapRecord(Record):
     """One requirement of the assignment, and whether the material supports it."""
 
+    _OMIT_NONE: ClassVar[frozenset[str]] = frozenset({"part", "source"})
     requirement: str
     supported: bool | None = None  # None: not checked
     why: str = ""
+    part: str | None = None  # the manual's part it belongs to ("Part B: The Q Factor")
+    source: str | None = None  # where the manual asks it ("….pdf, p. 7, Analysis 3")
     unknown: dict[str, Any] = field(default_factory=dict)
 
 

@@ -51,7 +51,6 @@ from labwright.core.report.offline.skeleton import MAX_TABLE_COLUMNS as MAX_TABL
 from labwright.core.report.offline.skeleton import (
     _figure_exists,
     _intro_extras,
-    _itemize,
     _labelled,
     _results,
     _todo_line,
@@ -246,8 +245,14 @@ def offline_report(
     if checklist:
         body.append(BARRIER)
         body.append(f"\\section*{{{tex_text(words['requirements'])}}}")
-        body += _itemize(checklist, comment=" % TODO")
-        body.append("")
+        # A requirement the results already carry as a TODO item is marked there, once.
+        in_body = set(requirements)
+        body.append("\\begin{itemize}")
+        body += [
+            f"  \\item {tex_text(item)}" + ("" if item in in_body else " % TODO")
+            for item in checklist
+        ]
+        body += ["\\end{itemize}", ""]
 
     body_tex = "\n".join(body)
     title = (

@@ -114,7 +114,11 @@ _MATH_LETTER = re.compile(r"([\U0001d400-\U0001d7ff])\1?")
 def normalize_text(text: str) -> str:
     """A manual's line as its author wrote it: TeX's lost minus, Word's math letters."""
     text = text.replace("\x00", "−").replace("\ufffd", "[?]")  # a glyph the PDF cannot name
+    text = text.translate(_SUBSCRIPT_DIGITS)  # "t₁₀" as "t10": the text a TODO is found by
     return _MATH_LETTER.sub(lambda m: unicodedata.normalize("NFKC", m.group(1)), text)
+
+
+_SUBSCRIPT_DIGITS = str.maketrans("₀₁₂₃₄₅₆₇₈₉", "0123456789")
 
 
 def _clean(text: str) -> str:

@@ -38,7 +38,9 @@ def item_key(item: Item) -> str:
     """Which table or series a figure plots, as the figures stage records it."""
     if isinstance(item, Series):
         return f"series:{item.pattern}"
-    return f"table:{item.source}|{item.sheet or ''}|{item.first_row}"
+    # Tables side by side share their rows: the first column tells them apart.
+    column = item.col_numbers[0] if item.col_numbers else 0
+    return f"table:{item.source}|{item.sheet or ''}|{item.first_row}|{column}"
 
 
 # --------------------------------------------------------------------------

@@ -29,7 +29,8 @@ the tasks that meet them are listed where the manual asks for them.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+import unicodedata
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path, PurePosixPath
 
@@ -137,6 +138,30 @@ def manual_tasks(folder: Path, paths: Iterable[str]) -> list[Requirement]:
 def manual_requirements(folder: Path, paths: Iterable[str]) -> list[str]:
     """The texts of `manual_tasks`: what the gap check and the checklist list."""
     return [r.text for r in manual_tasks(folder, paths)]
+
+
+def with_model_requirements(
+    manual: Sequence[Requirement], found: Iterable[str]
+) -> list[Requirement]:
+    """The manual's requirements, then those the model found that none of them already says
+    (the model, told the manual's, often repeats them in other words), without boilerplate."""
+    out = list(manual)
+    for text in drop_boilerplate(t.strip() for t in found if str(t).strip()):
+        if not any(similar(text, r.text) for r in out):
+            out.append(Requirement(text))  # no part, no place in the manual
+    return out[:MAX_REQUIREMENTS]
+
+
+def _trigrams(text: str) -> set[str]:
+    t = _key(unicodedata.normalize("NFKC", text))
+    return {t[i : i + 3] for i in range(max(1, len(t) - 2))}
+
+
+def similar(a: str, b: str) -> bool:
+    """Do `a` and `b` say the same thing? Most of one's letter triples are in the other."""
+    x, y = _trigrams(a), _trigrams(b)
+    common = len(x & y)
+    return common >= 0.6 * min(len(x), len(y)) and 3 * min(len(x), len(y)) >= max(len(x), len(y))
 
 
 def parts_of(requirements: Iterable[Requirement]) -> list[str]:
@@ -581,4 +606,6 @@ __all__ = [
     "parts_of",
     "read_manual",
     "requirements_text",
+    "similar",
+    "with_model_requirements",
 ]
