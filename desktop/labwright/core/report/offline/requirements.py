@@ -256,8 +256,11 @@ class _Head:
     part_like: bool
 
 
-def _heading_at(line: str, doc: _Doc, known: dict[str, float], running: set[str]) -> _Head | None:
-    """The heading on this line, or None."""
+def _heading_at(
+    line: str, doc: _Doc, known: dict[str, float], running: set[str], *, in_list: bool
+) -> _Head | None:
+    """The heading on this line, or None. `in_list`: the line is under a task, question or
+    procedure heading, where "1. 测量钢丝直径" is an item, not a heading."""
     stripped = _clean(line)
     if not stripped or len(stripped) > 90:
         return None
@@ -277,7 +280,11 @@ def _heading_at(line: str, doc: _Doc, known: dict[str, float], running: set[str]
         text, level = stripped, float(number or (1 if caps else 9))
     elif _PART.match(stripped) and len(stripped) <= 80 and not _SENTENCE_END.search(stripped):
         text, level = stripped, 5.0
-    elif not known and (h := _heading_of(line, doc, running)):
+    elif (
+        not known
+        and not (in_list and _MARKER.match(line))
+        and (h := _heading_of(line, doc, running))
+    ):
         text, level = h, float(_numbering_level(h) or 1)
     if text is None or level is None:
         return None
@@ -403,7 +410,10 @@ def _walk(doc: _Doc) -> tuple[list[_Item], list[tuple[str, str]]]:
     for n, raw in enumerate(doc.lines):
         line = raw.rstrip()
         stripped = line.strip()
-        head = None if n in doc.table_rows else _heading_at(line, doc, known, running)
+        in_list = any(h.role in ("task", "question", "procedure") for h in stack)
+        head = (
+            None if n in doc.table_rows else _heading_at(line, doc, known, running, in_list=in_list)
+        )
         if head is not None:
             _push(stack, head)
             current, previous = None, ""
@@ -482,8 +492,9 @@ def _document_requirements(doc: _Doc, *, walk: bool) -> tuple[list[Requirement],
         req = Requirement(text, part, _kind("report", text), doc.rel, doc.page_of(n), section)
         found.append((n, req))
     found.sort(key=lambda t: t[0])
-    # "… you MUST AT LEAST include the following:" introduces the items after it.
-    reqs = [r for _, r in found if not r.text.endswith((":", "："))]
+    # "… you MUST AT LEAST include the following:" introduces the items after it; "作U0-ν
+    # 图为：" is a task all the same.
+    reqs = [r for _, r in found if not r.text.endswith((":", "：")) or _TASK_START.match(r.text)]
     if len({r.part for r in reqs}) <= 1:  # one heading over all of them is no part
         return [replace(r, part="") for r in reqs], {}
     return reqs, {part: _join(text) for part, text in lines.items()}
