@@ -306,7 +306,7 @@ def test_skeleton_sections_follow_the_parts(tmp_path: Path) -> None:
     # Nothing empty, nothing twice: the template sheet and the retyped copy are left out.
     assert "Data from resonance.xlsx › exp 2" not in tex and "Data from retyped copy" not in tex
     left = _between(tex, "\\paragraph{Left out}", "\\end{itemize}")
-    assert "resonance.xlsx › exp 2, rows 2–11: no data rows" in left
+    assert "resonance.xlsx › exp 2!A1:C11: an unfilled block" in left  # read, not shown
     assert "retyped copy.csv, lines 2–9: the same rows as q at 12k" in left
     assert "but for one value of VR (V) (1.84 there, 7.5 here)" in left
     shown = {f["caption"].split("Data: ")[-1] for f in report.figures}
@@ -425,3 +425,36 @@ def test_read_manual_gives_each_part_its_words(tmp_path: Path) -> None:
     assert "12 kΩ" in manual.part_text["Part B: The Q Factor"]
     assert "2100 pF" in manual.part_text["Part A: Resonant Frequency of a Series Circuit"]
     shutil.rmtree(folder)
+
+
+def test_blocks_stacked_in_one_table_go_to_the_part_their_setting_names(tmp_path: Path) -> None:
+    # As en-ac-resonance's sheet: the 12 kΩ and 8 kΩ runs of Part B one under the other,
+    # the resistor written down the R column; its header words are those of both parts.
+    import openpyxl
+
+    from labwright.core.material.tables import collect_data
+    from labwright.core.report.offline.parts import place
+
+    _write(
+        tmp_path / "lab manual.md",
+        "# Procedure\n\n## Part A: Resonant Frequency of a Series Circuit\n\n"
+        "Use R = 10 kΩ.\n\n### Analysis\n\n1. Plot VR against f.\n\n"
+        "## Part B: The Q Factor\n\nReplace R with 12 kΩ and 8 kΩ.\n\n### Analysis\n\n"
+        "1. Plot VR against f for each R and determine Q.\n",
+    )
+    manual = read_manual(tmp_path, ["lab manual.md"])
+
+    def placed(settings: tuple[str, str]) -> dict[int, str]:
+        wb = openpyxl.Workbook()
+        ws = wb.active
+        ws.append(["R", "f (kHz)", "VR (V)"])
+        for r in settings:
+            for f in range(1, 7):
+                ws.append([r, f, round(2 + 1.3 * f - 0.1 * f * f, 3)])
+        wb.save(str(tmp_path / "resonance.xlsx"))
+        items = collect_data(tmp_path, ["resonance.xlsx"]).items
+        assert len(items) == 1
+        return place(items, manual)
+
+    assert placed(("12kΩ", "8kΩ")) == {0: "Part B: The Q Factor"}
+    assert placed(("run 1", "run 2")) == {}  # control: the headers alone tell no part

@@ -278,7 +278,27 @@ def _item_tokens(item: Item, *, whole_file: bool) -> set[str]:
         names.append(PurePosixPath(table.source).stem)
     if isinstance(item, Series):
         names.append(item.pattern)
+    names += _settings(table)
     return set().union(*(_tokens(n) for n in names))
+
+
+MAX_SETTINGS = 3  # a column with more distinct values is a reading, not a setting
+
+
+def _settings(table: Table) -> list[str]:
+    """The settings a column holds, as the manual writes them ("12 kΩ", "8 kΩ"): blocks
+    stacked into one table (R = "12kΩ" down its first rows, then "8kΩ") name their part
+    by them. A column of few values, each repeated, is a setting; more is a reading."""
+    out = []
+    for k in range(len(table.columns)):
+        unit = table.units[k] if k < len(table.units) else None
+        numbers = {v for row in table.rows if k < len(row) and (v := row[k]) is not None}
+        texts = {row[k] for row in table.labels if k < len(row) and row[k]}
+        values = [f"{v:g} {unit}" for v in sorted(numbers)] if unit else []
+        values += sorted(str(t) for t in texts)
+        if 0 < len(values) <= MAX_SETTINGS and len(table.rows) > len(values):
+            out += values
+    return out
 
 
 @dataclass
