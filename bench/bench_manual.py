@@ -9,7 +9,9 @@ the flat list of requirements exists.
 
     .venv/bin/python bench/bench_manual.py [FOLDER ...]
 
-Nothing is asserted; tests/corpus/test_manual_corpus.py holds the floors.
+It ends with a RESULT line for the share of the TA's requirements found and for the share
+of those found that the TA lists (no goal; tests/corpus/test_manual_corpus.py holds the
+floors per folder).
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ sys.path.insert(0, str(ROOT / "tests" / "corpus"))
 
 from requirement_match import recall_precision  # noqa: E402  (the tests' own matcher)
 
+from _result import result  # noqa: E402
 from labwright.core.material.workspace import scan_folder  # noqa: E402
 
 
@@ -70,7 +73,9 @@ def main(argv: list[str]) -> int:
             f"{folder.name:28} {len(texts):5} {tasks:5} {questions:6} {parts:5} "
             f"{len(expected):3}  {recall:6.2f}  {precision:9.2f}"
         )
-    print(f"RESULT found {total_found}, of the TA's {total_ta} found {total_hits}")
+    print(f"found {total_found}; of the TA's {total_ta}, {total_hits}")
+    result("manual_recall", 100 * total_hits / total_ta if total_ta else 0.0, None, "%")
+    result("manual_precision", 100 * total_hits / total_found if total_found else 0.0, None, "%")
     return 0
 
 
