@@ -167,19 +167,28 @@ def test_another_experiments_placeholder_is_not_the_manual(corpus: Path) -> None
     assert read_manual(material, ["Plank_empty.docx", "Preview.pdf"]).requirements  # control
 
 
-@pytest.fixture(scope="module")
-def reports(corpus: Path, tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[str, Path]]:
-    """Each folder's offline report (its template by the folder's language), compiled."""
-    from test_offline import _compile
+class _Reports(dict[str, tuple[str, Path]]):
+    """Each folder's offline report (its template by the folder's language), compiled when
+    a test first asks for it: one compile per test, within the per-test timeout."""
 
-    out: dict[str, tuple[str, Path]] = {}
-    for folder in FOLDERS:
-        material = _material(corpus, folder)
-        run = tmp_path_factory.mktemp(folder)
+    def __init__(self, corpus: Path, factory: pytest.TempPathFactory) -> None:
+        super().__init__()
+        self.corpus, self.factory = corpus, factory
+
+    def __missing__(self, folder: str) -> tuple[str, Path]:
+        from test_offline import _compile
+
+        material = _material(self.corpus, folder)
+        run = self.factory.mktemp(folder)
         template = load_template("lab-zh" if folder.startswith("zh") else "lab-en")
         report = offline_report(material, scan_folder(material), template, run / "figures")
-        out[folder] = (report.tex, _compile(run, report.tex))
-    return out
+        self[folder] = (report.tex, _compile(run, report.tex))
+        return self[folder]
+
+
+@pytest.fixture(scope="module")
+def reports(corpus: Path, tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[str, Path]]:
+    return _Reports(corpus, tmp_path_factory)
 
 
 CAPTION = re.compile(r"^(?:Table|Figure|表|图)\s*\d+[:：]", re.MULTILINE)
