@@ -264,7 +264,12 @@ def test_manual_from_pdf_alone(projectile: Path) -> None:
 
 
 def test_manual_markdown_english_and_chinese(tmp_path: Path) -> None:
+    # The Analysis section's tasks first (the manual's order), then what the report must contain.
     assert manual_requirements(PENDULUM, ["manual.md"]) == [
+        "Compute the period T = t10 / 10 for each timing and its mean for each length.",
+        "Plot T² against L. Fit a straight line through the origin; its slope is 4π²/g.",
+        "Give g with its uncertainty and compare it with the accepted 9.81 m/s² "
+        "(percentage discrepancy).",
         "an introduction with the theory and the relation being tested;",
         "the method and the apparatus;",
         "a table of the measurements and a plot of T² against L with the fit;",

@@ -113,8 +113,11 @@ def test_open_items_finds_each_kind_at_its_line(offline_run):
     )
     assert not [t for t in todos if "every TODO is for you" in t.detail]  # prose, not a marker
     gaps = by_kind(items, "gap")
-    assert len(gaps) == 5
-    assert gaps[0].line == lines_of(tex, "an introduction with the theory")[0]
+    # The manual's three Analysis tasks and five "report must contain" items, each at the
+    # TODO item where the results ask for it (not at the checklist after the conclusion).
+    assert len(gaps) == 8
+    assert gaps[0].line == lines_of(tex, "Compute the period T")[0]
+    assert gaps[3].line == lines_of(tex, "an introduction with the theory")[0]
     assert not [t for t in todos if t.line in {g.line for g in gaps}]  # one item per place
     assert by_kind(items, "number") == []  # a skeleton's numbers come from the data by code
 

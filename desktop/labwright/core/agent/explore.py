@@ -124,7 +124,9 @@ def _collapsed(paths: list[str], tables: Outline) -> list[str]:
     return out
 
 
-def _first_messages(config: RunConfig, scan: ScanResult, tools: Toolbox) -> list[dict]:
+def _first_messages(
+    config: RunConfig, scan: ScanResult, tools: Toolbox, requirements: str = ""
+) -> list[dict]:
     figures = any(t.traits.figure for t in tools.values())
     figure_hint = message("figure_hint_make" if figures else "figure_hint_later")
     analysis = any(t.traits.analysis for t in tools.values())
@@ -156,6 +158,7 @@ def _first_messages(config: RunConfig, scan: ScanResult, tools: Toolbox) -> list
                 scan_summary=scan.summary(),
                 scan_listing=listing or "(no files)",
                 data_tables=table_lines or "(no tables found)",
+                requirements=requirements or "(none found)",
             ),
         },
     ]
@@ -169,12 +172,14 @@ def explore(
     usage: Usage,
     cancelled: Callable[[], bool] = lambda: False,
     clock: RunClock | None = None,
+    requirements: str = "",
 ) -> Generator[Event, None, Exploration]:
+    """The tool loop. `requirements`: the manual's tasks and questions by part, as text."""
     tools = build_tools(ctx)
     ledger = Ledger(
         config.guards,
         tools,
-        head=_first_messages(config, scan, tools),
+        head=_first_messages(config, scan, tools, requirements),
         max_turns=config.max_tool_iters,
     )
     budget = Budget(config, usage, stage="explore", clock=clock)

@@ -14,7 +14,7 @@ import re
 from collections.abc import Callable, Generator, Sequence
 from dataclasses import dataclass, field, replace
 from functools import partial
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from labwright.core.agent.guards import Budget, RunClock
 from labwright.core.events import Event, Guard, LLMCall
@@ -27,6 +27,9 @@ from labwright.core.rundir.names import in_figures
 from labwright.core.rundir.records import EvidenceRecord, FigureRecord, FindingsRecord, GapRecord
 from labwright.core.settings.config import RunConfig
 from labwright.core.step_words import Words
+
+if TYPE_CHECKING:  # the offline package (tables, plots) is imported only when a run needs it
+    from labwright.core.report.offline.requirements import Requirement
 
 MAX_FORMAT_RETRIES = 3
 EVIDENCE_CHARS = 60_000  # what the write model sees of the evidence, in all
@@ -278,16 +281,23 @@ def material_refs(documents: list[str]) -> list[dict[str, str]]:
 # -- the stages ---------------------------------------------------------------
 
 
+def gap_entry(r: Requirement, supported: bool | None, why: str) -> GapRecord:
+    """One line of gaps.json: the requirement, its verdict, and its part and source."""
+    return GapRecord(r.text, supported, why, part=r.part or None, source=r.source or None)
+
+
 def check_gaps(
     w: Writer,
-    requirements: list[str],
+    requirements: Sequence[Requirement],
     evidence: Sequence[EvidenceRecord],
     figures: Sequence[FigureRecord],
 ) -> Generator[Event, None, list[GapRecord]]:
     """Each requirement, supported by the material or not (unsupported ones become TODOs)."""
+    from labwright.core.report.offline.requirements import requirements_text
+
     if not requirements:
         return []
-    unchecked = [GapRecord(r, None, "not checked") for r in requirements]
+    unchecked = [gap_entry(r, None, "not checked") for r in requirements]
     if w.llm is None or w.exhausted:
         return unchecked
     reply = yield from w.ask(
@@ -297,7 +307,7 @@ def check_gaps(
                 "role": "user",
                 "content": prompt(
                     "gap",
-                    requirements="\n".join(f"- {r}" for r in requirements),
+                    requirements=requirements_text(requirements, sources=False),
                     evidence=evidence_index(evidence),
                     figures=figures_text(figures),
                 ),
@@ -312,11 +322,11 @@ def check_gaps(
         return unchecked
     out: list[GapRecord] = []
     for r in requirements:
-        item = by_req.get(r.strip())
+        item = by_req.get(r.text.strip())
         if item is None:
-            out.append(GapRecord(r, None, "not answered"))
+            out.append(gap_entry(r, None, "not answered"))
         else:
-            out.append(GapRecord(r, bool(item.get("supported")), str(item.get("why", ""))))
+            out.append(gap_entry(r, bool(item.get("supported")), str(item.get("why", ""))))
     return out
 
 
@@ -342,8 +352,12 @@ def draft(
     gaps: Sequence[GapRecord],
     refs: list[dict[str, str]],
     note: str | None = None,
+    requirements: Sequence[Requirement] = (),
 ) -> Generator[Event, None, str | None]:
-    """The first draft. `note` is the person's instruction for a re-draft ("use SI units")."""
+    """The first draft. `note` is the person's instruction for a re-draft ("use SI units");
+    `requirements` the manual's tasks and questions, by part, for the report to answer."""
+    from labwright.core.report.offline.requirements import requirements_text
+
     t = w.template
     summary = _findings_summary(findings)
     system = prompt(
@@ -359,6 +373,7 @@ def draft(
         "draft_user",
         findings=json.dumps(summary, ensure_ascii=False, indent=1),
         gaps="\n".join(f"- {g.requirement}" for g in gaps if g.supported is not True) or "(none)",
+        requirements=requirements_text(requirements) or "(none found in the material)",
         figures=figures_text(figures),
         references="\n".join(f"- {r['key']}: {r['title']} ({r['path']})" for r in refs) or "(none)",
         evidence=evidence_text(evidence),

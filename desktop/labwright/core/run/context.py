@@ -11,6 +11,7 @@ import contextlib
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from labwright.core import __version__
 from labwright.core.agent.guards import Budget, RunClock
@@ -36,6 +37,9 @@ from labwright.core.rundir.store import RunDirError, RunStore, prepare_run_dir, 
 from labwright.core.secrets import hide_secrets
 from labwright.core.settings.config import RunConfig
 from labwright.core.settings.cost import spent_usd
+
+if TYPE_CHECKING:
+    from labwright.core.report.offline.requirements import ManualTasks
 
 
 class RunContext:
@@ -89,6 +93,9 @@ class RunContext:
         self._writer = Writer(self.config, None, self.usage, self.template, clock=self.clock)
         # drafts/ numbers every draft of the run, a re-draft's too: never overwrite one
         self.h = Handoff(version=self.rundir.last_draft())
+        # The manual's tasks by part: read from the folder when a stage first needs them
+        # (the folder is the truth, as for the scan), so a resume reads them again.
+        self.manual: ManualTasks | None = None
 
     # -- journal ---------------------------------------------------------
 

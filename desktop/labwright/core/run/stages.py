@@ -53,6 +53,7 @@ from labwright.core.report.writing import (
     draft,
     ensure_bibliography,
     fix_compile,
+    gap_entry,
     material_refs,
     reflect_round,
 )
@@ -80,6 +81,7 @@ from labwright.core.settings.config import RunConfig
 from labwright.core.step_words import Words
 
 if TYPE_CHECKING:
+    from labwright.core.report.offline.requirements import ManualTasks, Requirement
     from labwright.core.run.context import RunContext
 
 MAX_FIX_ROUNDS = 2
@@ -231,9 +233,12 @@ class ExploreStage(Stage):
             cancelled=run.cancelled,
             allow_unconfined=c.allow_unconfined,
         )
+        from labwright.core.report.offline.requirements import requirements_text
+
+        tasks = requirements_text(_manual(run).requirements)
         try:
             h.exploration = yield from explore(
-                c, llm, h.scan, ctx, run.usage, run.cancelled, run.clock
+                c, llm, h.scan, ctx, run.usage, run.cancelled, run.clock, requirements=tasks
             )
         except Cancelled:
             self._save(run)
@@ -279,7 +284,8 @@ class FiguresStage(Stage):
 
     def run(self, run: RunContext) -> Iterator[Event]:
         from labwright.core.material.tables import collect_data
-        from labwright.core.report.offline import plot_item
+        from labwright.core.report.offline import item_key, plot_item
+        from labwright.core.report.offline.parts import drop_repeats
 
         h = run.h
         yield run.milestone(self.name, "start")
@@ -291,11 +297,15 @@ class FiguresStage(Stage):
             # A series of files alike (31 spectra) is one overlay plot, not one per file.
             items = collect_data(run.config.folder, h.scan.sample.get("data", [])).items
             lang = "zh" if run.template.lang.lower().startswith("zh") else "en"
+            not_shown = {d.index for d in drop_repeats(items)}  # no data, or a copy
             for i, item in enumerate(items):
                 if len(h.figures) >= AUTO_FIGURES:
                     break
+                if i in not_shown:
+                    continue
                 fig = plot_item(item, run.rundir.figures, f"table{i + 1}", run.config.folder, lang)
                 if fig:
+                    fig.table_key = item_key(item)  # the skeleton puts it beside its table
                     h.figures.append(fig)
         run.rundir.save_figures(h.figures)
         yield run.milestone(self.name, "end", FiguresDetail(len(h.figures), made_by))
@@ -315,11 +325,11 @@ class GapStage(Stage):
         reqs = _requirements(run)
         gaps: list[GapRecord]
         if run.config.offline:
-            gaps = [GapRecord(r, None, "offline: not checked") for r in reqs]
+            gaps = [gap_entry(r, None, "offline: not checked") for r in reqs]
         elif not h.exploration.evidence:
             # nothing read, so nothing to check against (and the draft is a skeleton): a
             # slow local model would spend minutes on an answer known in advance
-            gaps = [GapRecord(r, None, "nothing was read: not checked") for r in reqs]
+            gaps = [gap_entry(r, None, "nothing was read: not checked") for r in reqs]
         else:
             try:
                 gaps = yield from check_gaps(
@@ -327,7 +337,7 @@ class GapStage(Stage):
                 )
             except LLMError as err:
                 yield run.model_failed(self.name, err)
-                gaps = [GapRecord(r, None, "not checked") for r in reqs]
+                gaps = [gap_entry(r, None, "not checked") for r in reqs]
             yield from run.notes_of(self.name)
         h.gaps = gaps
         run.rundir.save_gaps(gaps)
@@ -338,13 +348,23 @@ class GapStage(Stage):
         run.h.gaps = run.rundir.load_gaps()
 
 
-def _requirements(run: RunContext) -> list[str]:
-    from labwright.core.report.offline import manual_requirements
-    from labwright.core.report.offline.manual import drop_boilerplate
+def _manual(run: RunContext) -> ManualTasks:
+    """The manual's tasks and questions by part (read once; the folder is the truth)."""
+    from labwright.core.report.offline.requirements import read_manual
 
-    # Marks, deadlines, links and the viva are no requirement a report can meet.
-    reqs = drop_boilerplate(run.h.exploration.to_findings().assignment_requirements)
-    return reqs or manual_requirements(run.config.folder, run.h.documents())
+    if run.manual is None:
+        run.manual = read_manual(run.config.folder, run.h.documents())
+    return run.manual
+
+
+def _requirements(run: RunContext) -> list[Requirement]:
+    """What the gap check checks: the manual's requirements (with their parts and
+    sources), then those the model found besides; marks, deadlines, links and the
+    viva are no requirement a report can meet."""
+    from labwright.core.report.offline.requirements import with_model_requirements
+
+    found = run.h.exploration.to_findings().assignment_requirements
+    return with_model_requirements(_manual(run).requirements, found)
 
 
 # -- draft, reflect ---------------------------------------------------------------------
@@ -387,6 +407,7 @@ class DraftStage(Stage):
                     h.gaps or [],
                     refs,
                     run.note,
+                    requirements=_requirements(run),
                 )
             except LLMError as err:
                 yield run.model_failed(self.name, err)

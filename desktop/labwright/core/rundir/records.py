@@ -234,9 +234,12 @@ class CompileRecord(FileRecord):
 class GapRecord(FileRecord):
     """One requirement of the assignment, and whether the material supports it."""
 
+    _OMIT_NONE: ClassVar[frozenset[str]] = frozenset({"part", "source"})
     requirement: str
     supported: bool | None = None  # None: not checked
     why: str = ""
+    part: str | None = None  # the manual's part it belongs to ("Part B: The Q Factor")
+    source: str | None = None  # where the manual asks it ("….pdf, p. 7, Analysis 3")
     unknown: dict[str, Any] = field(default_factory=dict)
 
 
@@ -424,7 +427,7 @@ class FigureRecord(FileRecord):
     """A figure the report may include (figures/<filename>.pdf and .png): an item of
     figures.json and of findings.json's `figures`."""
 
-    _OMIT_NONE: ClassVar[frozenset[str]] = frozenset({"caption_tex", "fit"})
+    _OMIT_NONE: ClassVar[frozenset[str]] = frozenset({"caption_tex", "fit", "table_key"})
     filename: str
     caption: str = ""
     pdf: str | None = None
@@ -432,6 +435,7 @@ class FigureRecord(FileRecord):
     # the caption as LaTeX, for a plot the offline skeleton drew in the same call
     caption_tex: str | None = None
     fit: dict[str, float] | None = None  # the straight-line fit the offline plot drew
+    table_key: str | None = None  # the table it plots: the skeleton puts it beside that table
     unknown: dict[str, Any] = field(default_factory=dict)
 
 

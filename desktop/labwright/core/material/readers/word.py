@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 import zipfile
+from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 from labwright.core.material.readers.cache import Converted
@@ -37,8 +38,42 @@ def _heading_level(style_name: str) -> int | None:
     return int(m.group(1)) if m else None
 
 
+_W = "{http://schemas.openxmlformats.org/wordprocessingml/2006/main}"
+_M = "{http://schemas.openxmlformats.org/officeDocument/2006/math}"
+_INLINE = {f"{_W}{t}" for t in ("hyperlink", "ins", "smartTag", "fldSimple", "sdt", "sdtContent")}
+
+
+def _paragraph_text(par: Paragraph) -> str:
+    """The paragraph's text with its equations where they stand: python-docx's `text` leaves
+    Word's math (OMML) out, so a manual's "作U0-ν图" would read "作图"."""
+    if par._p.find(f".//{_M}oMath") is None:
+        return par.text
+    return "".join(_inline_text(par._p))
+
+
+def _inline_text(element: BaseOxmlElement) -> Iterator[str]:
+    for child in element:
+        tag = child.tag
+        if tag == f"{_W}r":
+            for x in child:
+                if x.tag == f"{_W}t":
+                    yield x.text or ""
+                elif x.tag == f"{_W}tab":
+                    yield "\t"
+                elif x.tag in (f"{_W}br", f"{_W}cr"):
+                    yield "\n"
+        elif tag == f"{_M}t":
+            yield child.text or ""
+        elif tag == f"{_M}f":  # a fraction: (numerator)/(denominator), not the two run together
+            num, den = child.find(f"{_M}num"), child.find(f"{_M}den")
+            yield f"({''.join(_inline_text(num)) if num is not None else ''})/"
+            yield f"({''.join(_inline_text(den)) if den is not None else ''})"
+        elif tag in _INLINE or tag.startswith(_M):
+            yield from _inline_text(child)
+
+
 def _paragraph_lines(par: Paragraph) -> list[str]:
-    text = clip(par.text, MAX_CELL_CHARS * 10)
+    text = clip(_paragraph_text(par), MAX_CELL_CHARS * 10)
     if not text.strip():
         return []
     style = par.style.name if par.style is not None else ""

@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from labwright.core.material.tables import Series, Table, collect_data
+from labwright.core.report.offline.by_part import BARRIER
 from labwright.core.report.offline.formatting import format_stat as format_stat
 from labwright.core.report.offline.formatting import format_value as format_value
 from labwright.core.report.offline.formatting import tex_text
@@ -34,17 +35,22 @@ from labwright.core.report.offline.language import _PROMPTS, _ROLES, _TEXT, _lan
 from labwright.core.report.offline.manual import MAX_HEADINGS as MAX_HEADINGS
 from labwright.core.report.offline.manual import MAX_ITEM_CHARS as MAX_ITEM_CHARS
 from labwright.core.report.offline.manual import MAX_REQUIREMENTS as MAX_REQUIREMENTS
-from labwright.core.report.offline.manual import manual_headings, manual_requirements
+from labwright.core.report.offline.manual import manual_headings
+from labwright.core.report.offline.parts import drop_repeats, item_key
 from labwright.core.report.offline.plots import MAX_Y_SERIES as MAX_Y_SERIES
 from labwright.core.report.offline.plots import plot_table
 from labwright.core.report.offline.preamble import _preamble, siunitx_available
+from labwright.core.report.offline.requirements import (
+    manual_requirements,
+    manual_tasks,
+    read_manual,
+)
 from labwright.core.report.offline.series import plot_series
 from labwright.core.report.offline.skeleton import MAX_SHOWN_ROWS as MAX_SHOWN_ROWS
 from labwright.core.report.offline.skeleton import MAX_TABLE_COLUMNS as MAX_TABLE_COLUMNS
 from labwright.core.report.offline.skeleton import (
     _figure_exists,
     _intro_extras,
-    _itemize,
     _labelled,
     _results,
     _todo_line,
@@ -54,8 +60,10 @@ from labwright.core.rundir.records import FigureRecord
 
 __all__ = [
     "OfflineReport",
+    "item_key",
     "manual_headings",
     "manual_requirements",
+    "manual_tasks",
     "offline_report",
     "plot_item",
     "plot_table",
@@ -127,6 +135,11 @@ def plot_item(
     return None if made is None else FigureRecord.keeping(made)
 
 
+def dropped_keys(items: Sequence[Table | Series], not_shown: set[int]) -> set[str]:
+    """The `table_key`s of the tables the skeleton does not show."""
+    return {item_key(items[i]) for i in not_shown}
+
+
 def _item_name(item: Table | Series) -> str:
     return item.pattern if isinstance(item, Series) else item.title
 
@@ -173,7 +186,9 @@ def offline_report(
     overview.left_out += _unread(_scan_sample(scan, "other"))
     tables = overview.tables
     headings = manual_headings(folder, documents)
-    requirements = manual_requirements(folder, documents)
+    manual = read_manual(folder, documents)
+    requirements = [r.text for r in manual.requirements]
+    not_shown = {d.index for d in drop_repeats(overview.items)}
 
     table_figures: dict[int, FigureRecord] = {}
     if figures is None:
@@ -181,6 +196,8 @@ def offline_report(
         for i, item in enumerate(overview.items):
             if len(table_figures) >= MAX_FIGURES:
                 break
+            if i in not_shown:
+                continue  # a table without data, or a copy: no plot either
             try:
                 made = plot_item(
                     item,
@@ -194,13 +211,17 @@ def offline_report(
                 log.warning("offline plot of %s failed: %s", _item_name(item), e)
                 continue
             if made is not None:
+                made.table_key = item_key(item)  # which table it plots, for the layout
                 table_figures[i] = made
         extra_figures: list[FigureRecord] = []
     else:
         extra_figures = [
             f for f in figures if isinstance(f, FigureRecord) and _figure_exists(f, figures_dir)
         ]
-    included = [*table_figures.values(), *extra_figures]
+    # The figures the report includes: not the plot of a table it does not show.
+    gone = dropped_keys(overview.items, not_shown)
+    included = [f for i, f in table_figures.items() if i not in not_shown]
+    included += [f for f in extra_figures if f.table_key not in gone]
 
     sections = list(template.sections) or ["Report"]
     roles = [_role_of(s) for s in sections]
@@ -210,6 +231,8 @@ def offline_report(
 
     body: list[str] = []
     for k, section in enumerate(sections):
+        if k:
+            body.append(BARRIER)  # no float of a section drifts into the next one
         body.append(f"\\section{{{tex_text(section)}}}")
         body.append(_todo_line(template, lang, _PROMPTS[lang][roles[k]]))
         body.append("")
@@ -220,13 +243,20 @@ def offline_report(
         if k == results_at:
             body += _results(
                 findings, overview.items, table_figures, extra_figures, words, lang,
-                overview.left_out, siunitx=siunitx, stated=overview.stated,
+                overview.left_out, siunitx=siunitx, stated=overview.stated, manual=manual,
             )  # fmt: skip
     checklist = gaps if gaps is not None else requirements
     if checklist:
+        body.append(BARRIER)
         body.append(f"\\section*{{{tex_text(words['requirements'])}}}")
-        body += _itemize(checklist, comment=" % TODO")
-        body.append("")
+        # A requirement the results already carry as a TODO item is marked there, once.
+        in_body = set(requirements)
+        body.append("\\begin{itemize}")
+        body += [
+            f"  \\item {tex_text(item)}" + ("" if item in in_body else " % TODO")
+            for item in checklist
+        ]
+        body += ["\\end{itemize}", ""]
 
     body_tex = "\n".join(body)
     title = (

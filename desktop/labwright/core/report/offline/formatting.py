@@ -35,12 +35,21 @@ def tex_text(text: str) -> str:
     """
     # Math alphanumerics (𝑣, 𝜙 from Word's equation editor) become plain letters.
     text = "".join(
-        unicodedata.normalize("NFKC", c) if 0x1D400 <= ord(c) <= 0x1D7FF else c for c in text
+        unicodedata.normalize("NFKC", c) if 0x1D400 <= ord(c) <= 0x1D7FF or c == "ℎ" else c
+        for c in text
     )
     text = "".join(c for c in text if c.isprintable() or c == " ")
     escaped = escape_latex(text.replace("\\", "\x00").replace("$", "\x01"))
     escaped = escaped.replace("\x00", r"\textbackslash{}").replace("\x01", r"\$")
-    return _MATH_CHAR_RE.sub(lambda m: f"\\ensuremath{{{_MATH_CHARS[m.group()]}}}", escaped)
+    escaped = _MATH_CHAR_RE.sub(lambda m: f"\\ensuremath{{{_MATH_CHARS[m.group()]}}}", escaped)
+    # Subscript digits ("t₁₀" in a manual): Latin Modern has none of them.
+    return _SUBSCRIPTS.sub(
+        lambda m: "\\textsubscript{" + m.group().translate(_SUBSCRIPT_DIGITS) + "}", escaped
+    )
+
+
+_SUBSCRIPTS = re.compile("[₀-₉]+")
+_SUBSCRIPT_DIGITS = str.maketrans("₀₁₂₃₄₅₆₇₈₉", "0123456789")
 
 
 def _breakable(text: str) -> str:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -34,9 +35,6 @@ _REQUIREMENT_HEADING = re.compile(
     r"|要求|报告|评分|考核",
     re.IGNORECASE,
 )
-_BULLET = re.compile(
-    r"^\s*(?:[-*•●▪◦‣\ue000-\uf8ff]|\d{1,2}[.)、]|[a-zA-Z][.)]|\(\w{1,3}\)|[ivx]{1,4}[.)])\s+"
-)
 _SENTENCE_INSIDE = re.compile(r"[.!?。！？]\s*\S")
 
 
@@ -47,6 +45,11 @@ class _Doc:
     rel: str = ""
     # The document's own headings (PDF outline or font sizes, Word styles); None: none found.
     headings: list[Heading] | None = None
+    pages: list[int | None] = field(default_factory=list)  # each line's PDF page
+    table_rows: set[int] = field(default_factory=set)  # lines that are rows of a Word table
+
+    def page_of(self, n: int) -> int | None:
+        return self.pages[n] if n < len(self.pages) else None
 
 
 def _documents(folder: Path, paths: Iterable[str]) -> list[_Doc]:
@@ -84,9 +87,38 @@ def _read_document(folder: Path, rel: str) -> _Doc | None:
     except (PathDenied, ReadError, OSError):
         return None
     # The reader's own lines (page markers, table brackets) are not the manual's words.
-    own = {n - page.offset for s in page.spans if s.marker for n in range(s.start, s.end)}
-    lines = [ln for n, ln in enumerate(page.text.split("\n")) if n not in own]
-    return _Doc(kind, lines, rel, headings)
+    doc = _Doc(kind, rel=rel)
+    if headings is not None:
+        doc.headings = [Heading(h.level, normalize_text(h.text), h.page) for h in headings]
+    place: dict[int, tuple[bool, int | None, bool]] = {}
+    for s in page.spans:
+        for n in range(s.start - page.offset, s.end - page.offset):
+            place[n] = (s.marker, s.page, s.table is not None)
+    for n, line in enumerate(page.text.split("\n")):
+        marker, on_page, in_table = place.get(n, (False, None, False))
+        if marker:
+            continue
+        if in_table:
+            doc.table_rows.add(len(doc.lines))
+        doc.lines.append(normalize_text(line))
+        doc.pages.append(on_page)
+    return doc
+
+
+# pypdf leaves TeX's minus (slot 0 of cmsy, a font without a Unicode map) as U+0000,
+# and Word's math letters (𝑅, 𝜷) come out of some PDFs twice ("𝑅𝑅"): both are read
+# as the manual's author wrote them, a minus and one letter (as plain as NFKC makes it).
+_MATH_LETTER = re.compile(r"([\U0001d400-\U0001d7ff])\1?")
+
+
+def normalize_text(text: str) -> str:
+    """A manual's line as its author wrote it: TeX's lost minus, Word's math letters."""
+    text = text.replace("\x00", "−").replace("\ufffd", "[?]")  # a glyph the PDF cannot name
+    text = text.translate(_SUBSCRIPT_DIGITS)  # "t₁₀" as "t10": the text a TODO is found by
+    return _MATH_LETTER.sub(lambda m: unicodedata.normalize("NFKC", m.group(1)), text)
+
+
+_SUBSCRIPT_DIGITS = str.maketrans("₀₁₂₃₄₅₆₇₈₉", "0123456789")
 
 
 def _clean(text: str) -> str:
@@ -136,13 +168,16 @@ def _running_lines(doc: _Doc) -> set[str]:
 _ABBREVIATION = re.compile(r"\b(?:vs|e\.g|i\.e|etc|cf|fig|eq|no|approx|ca)\.", re.IGNORECASE)
 
 
+# A heading's own number ("3.1 RLC 串联谐振电路", "2. THEORY") is no sentence's end.
+SECTION_NUMBER = re.compile(
+    r"^\s*(?:\d{1,2}(?:\.\d{1,2})*\.?|[一二三四五六七八九十]{1,3}[、.．])\s*"
+)
+
+
 def _good_heading(text: str) -> bool:
     # A paragraph styled as a heading is not a hint ("“VIVA VOCE ...”. You may").
-    return (
-        0 < len(text) <= 80
-        and not _SENTENCE_INSIDE.search(_ABBREVIATION.sub(" ", text).rstrip(".。"))
-        and not junk_heading(text)
-    )
+    words = _ABBREVIATION.sub(" ", SECTION_NUMBER.sub("", text)).rstrip(".。")
+    return 0 < len(text) <= 80 and not _SENTENCE_INSIDE.search(words) and not junk_heading(text)
 
 
 # Text extracted from formulas and letter-spaced titles of papers: "PSD V/",
@@ -168,7 +203,8 @@ def junk_heading(text: str) -> bool:
     if re.search(r"(?:\b\w\s){3,}", text + " "):  # "Q U A N T U M"
         return True
     for i, word in enumerate(words):
-        lone = len(word) == 1 and word.isalpha() and word not in ("A", "a", "I")
+        # (A Chinese word may be one character: "测 RLC 串联电路".)
+        lone = len(word) == 1 and word.isascii() and word.isalpha() and word not in ("A", "a", "I")
         if not lone or (i and _LABEL_WORD.match(words[i - 1])):
             continue
         nxt = words[i + 1] if i + 1 < len(words) else ""
@@ -308,88 +344,3 @@ def is_boilerplate(requirement: str) -> bool:
 def drop_boilerplate(requirements: Iterable[str]) -> list[str]:
     """`requirements` without course boilerplate: what a report can actually meet."""
     return [r for r in requirements if not is_boilerplate(r)]
-
-
-def manual_requirements(folder: Path, paths: Iterable[str]) -> list[str]:
-    """What the manual asks the report to contain: the items under requirement headings.
-
-    A heading like "The report must contain", "Assessment", "Lab report",
-    "要求" or "报告" starts a section; its bullets and sentences up to the
-    next heading are the requirements (bullet markers stripped, wrapped PDF
-    lines joined, each capped at 300 characters). Course boilerplate (marks,
-    deadlines, submission links, the viva) is left out, and so are papers.
-    """
-    out: list[str] = []
-    seen: set[str] = set()
-    for _, doc in _course_documents(_documents(folder, paths)):
-        for item in drop_boilerplate(_requirement_items(doc)):
-            key = item.casefold()
-            if key not in seen:
-                seen.add(key)
-                out.append(item)
-                if len(out) >= MAX_REQUIREMENTS:
-                    return out
-    return out
-
-
-def _requirement_items(doc: _Doc) -> list[str]:
-    running = _running_lines(doc)
-    items: list[str] = []
-    collecting = False
-    current: list[str] = []
-    in_fence = False
-
-    def flush() -> None:
-        if current:
-            text = _clean(" ".join(current))
-            if text:
-                items.append(
-                    text if len(text) <= MAX_ITEM_CHARS else text[: MAX_ITEM_CHARS - 1] + "…"
-                )
-            current.clear()
-
-    previous = ""
-    for raw in doc.lines:
-        line = raw.rstrip()
-        if line.strip().startswith("```"):
-            in_fence = not in_fence
-            continue
-        if in_fence or line.strip() in running:
-            continue
-        if doc.kind == "pdf" and line.strip().isdigit():
-            continue  # a page number
-        heading = _heading_of(line, doc, running)
-        if heading is not None:
-            flush()
-            collecting = bool(_REQUIREMENT_HEADING.search(heading))
-            previous = ""
-            continue
-        if not collecting:
-            continue
-        if not line.strip():
-            flush()  # a blank line ends a paragraph (Markdown, text)
-        elif _BULLET.match(line) or _starts_item(doc.kind, previous, line):
-            flush()
-            current.append(_BULLET.sub("", line, count=1))
-        else:
-            current.append(line.strip())
-        previous = line.strip()
-    flush()
-    return items
-
-
-_ENDS_SENTENCE = (".", ":", ";", "?", "!", "。", "：", "；", "？", "！")
-
-
-def _starts_item(kind: str, previous: str, line: str) -> bool:
-    """Does a line that is not a bullet start a new item rather than continue one?"""
-    if not previous:
-        return True
-    if kind == "docx":
-        # Each line is a paragraph, except the soft line breaks inside one:
-        # a lower-case start after an unfinished sentence continues it.
-        return previous.endswith(_ENDS_SENTENCE) or not line.strip()[:1].islower()
-    if kind == "pdf":
-        # pypdf turns a bullet glyph of a private-use font into a leading space.
-        return previous.endswith(_ENDS_SENTENCE) or line[:1].isspace()
-    return False  # text: lines run on until a blank line

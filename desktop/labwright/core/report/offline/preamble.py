@@ -87,6 +87,12 @@ def _preamble(template: Template, body: str) -> str:
     extra = [p for p in wanted if p not in names]
     if extra:
         preamble += f"\\usepackage{{{','.join(extra)}}}\n"
+    if "\\FloatBarrier" in body and "placeins" not in names:
+        # Without placeins the barriers only go: floats may then drift, nothing breaks.
+        available = "placeins" not in _missing_packages(("placeins",))
+        preamble += (
+            "\\usepackage{placeins}\n" if available else "\\providecommand{\\FloatBarrier}{}\n"
+        )
     # Chinese text from the data in an English template needs a CJK font set up.
     cjk_ready = re.search(r"ctex|xeCJK|CJK", preamble)
     if _CJK.search(body) and not cjk_ready:

@@ -9,9 +9,11 @@ from typing import Any
 
 from labwright.core.material.tables import Series, StatedResult, SummaryCell, Table, column_stats
 from labwright.core.material.tables.facts import short_number
+from labwright.core.report.offline.by_part import build_layout, dropped_lines, results_tex
 from labwright.core.report.offline.columns import as_written, table_labels
 from labwright.core.report.offline.formatting import format_stat, format_value, tex_text
 from labwright.core.report.offline.language import _TEXT, table_title
+from labwright.core.report.offline.requirements import ManualTasks
 from labwright.core.report.templates import Template
 from labwright.core.rundir import fence
 from labwright.core.rundir.names import in_figures
@@ -286,26 +288,34 @@ def _results(
     *,
     siunitx: bool = True,
     stated: list[StatedResult] | None = None,
+    manual: ManualTasks | None = None,
 ) -> list[str]:
+    """The results: findings, then the tables and figures by the manual's parts (each
+    part's requirements first), then what was left out."""
     from labwright.core.report.offline.series import left_out_tex, series_tex
 
     out = _labelled(words["findings"], _as_items(findings.get("key_findings")), words)
-    if not tables:
+    layout = build_layout(tables, manual or ManualTasks(), table_figures, extra_figures)
+    if not layout.shown:
         out += [f"\\emph{{{tex_text(words['no_data'])}}}", ""]
     else:
         out += [tex_text(words["tables_intro"]), ""]
-    for i, table in enumerate(tables):
-        if isinstance(table, Series):  # many files alike: one table of files, not one each
-            out += series_tex(table, i + 1, lang)
-        else:
-            out += _table_tex(table, i + 1, lang, siunitx=siunitx)
-        if i in table_figures:
-            made = table_figures[i]
-            out += _figure_tex(made, made.caption_tex or None)
+
+    def item_tex(i: int) -> list[str]:
+        table = tables[i]
+        lines = (
+            series_tex(table, i + 1, lang)  # many files alike: one table of files, not one each
+            if isinstance(table, Series)
+            else _table_tex(table, i + 1, lang, siunitx=siunitx)
+        )
+        if i in layout.figures:
+            made = layout.figures[i]
+            lines += _figure_tex(made, made.caption_tex or None)
+        return lines
+
+    out += results_tex(layout, item_tex, _figure_tex, lang)
     out += stated_tex(stated or [], words)
-    out += left_out_tex(left_out or [], lang)
-    for figure in extra_figures:
-        out += _figure_tex(figure)
+    out += left_out_tex([*(left_out or []), *dropped_lines(tables, layout, lang)], lang)
     return out
 
 
