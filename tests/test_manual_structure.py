@@ -309,7 +309,7 @@ def test_skeleton_sections_follow_the_parts(tmp_path: Path) -> None:
     assert "resonance.xlsx › exp 2!A1:C11: an unfilled block" in left  # read, not shown
     assert "retyped copy.csv, lines 2–9: the same rows as q at 12k" in left
     assert "but for one value of VR (V) (1.84 there, 7.5 here)" in left
-    shown = {f["caption"].split("Data: ")[-1] for f in report.figures}
+    shown = {f.caption.split("Data: ")[-1] for f in report.figures}
     assert not any("exp 2" in c or "retyped" in c for c in shown)  # no plot of them either
     _assert_no_float_after_the_conclusion(tex, _compile(run, tex))
 
