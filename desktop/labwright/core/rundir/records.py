@@ -472,11 +472,12 @@ class PlottedSeries(FileRecord):
 @dataclass
 class FigureSidecar(FileRecord):
     """figures/<stem>.json: how a figure was made. Written by the figure sandbox (a
-    model's code: `code_file`, `stdout`) and by the offline plots (`table` or `series`
-    and a `fit`); every other field both write."""
+    model's code: `code_file`, `stdout`) and by the offline plots (`table` or `series`;
+    `shows`, what the figure shows read back from its artists; `fits` and, as `stdout`,
+    what they printed); every other field both write."""
 
     _OMIT_NONE: ClassVar[frozenset[str]] = frozenset(
-        {"code_file", "stdout", "table", "series", "fit"}
+        {"code_file", "stdout", "table", "series", "fit", "shows", "fits"}
     )
     filename: str = ""  # the figure's stem: its file's, where a sidecar lacks it
     caption: str = ""
@@ -491,6 +492,8 @@ class FigureSidecar(FileRecord):
     table: PlottedTable | None = None
     series: PlottedSeries | None = None
     fit: dict[str, float] | None = None
+    shows: dict[str, Any] | None = None  # offline/drawing.py describe()
+    fits: list[dict[str, Any]] | None = None  # offline/plots.py _fit_record()
     unknown: dict[str, Any] = field(default_factory=dict)
 
     def own_files(self) -> list[str]:
