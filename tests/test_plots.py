@@ -59,9 +59,9 @@ def _curves(meta: dict) -> list[dict]:
 
 
 def test_measured_points_are_markers_never_joined(tmp_path: Path) -> None:
-    # A resonance: repeated settings and a peak, no straight line through it.
+    # A resonance: a peak, no straight line through it.
     rows = [
-        (f, 1 / math.sqrt(1 + 4 * (f / 4.5 - 4.5 / f) ** 2)) for f in (2, 3, 3, 4, 4.5, 5, 6, 8)
+        (f, 1 / math.sqrt(1 + 4 * (f / 4.5 - 4.5 / f) ** 2)) for f in (2, 3, 3.5, 4, 4.5, 5, 6, 8)
     ]
     _, meta = _plot(tmp_path, _table(tmp_path, _csv("f (kHz),V (V)", rows)))
     [curve] = _curves(meta)
@@ -223,9 +223,10 @@ def test_more_than_six_curves_are_small_multiples(tmp_path: Path, files: int, pa
 
 
 def test_never_a_column_against_itself(tmp_path: Path) -> None:
-    # The same quantity twice (a copy beside the data for a chart) and the x again in mV.
-    rows = [(v, v, v * 1000, 0.5 * v**2 + 0.1) for v in (1, 2, 3, 4, 5)]
-    table = _table(tmp_path, _csv("V (V),V (V),V (mV),I (A)", rows))
+    # The quantity of x again: a copy beside the data for a chart, the x in mV, and a
+    # second run's V (repeated (V, I) pairs) — "V (V) against V (V)" was the complaint.
+    rows = [(v, v, v * 1000, 0.5 * v**2 + 0.1, v**1.3 + 0.2) for v in (1, 2, 3, 4, 5)]
+    table = _table(tmp_path, _csv("V (V),V (V),V (mV),I (A),V (V)", rows))
     made, meta = _plot(tmp_path, table)
     assert meta["table"]["y"] == ["I (A)"]
     for axes in meta["shows"]["axes"]:

@@ -63,7 +63,7 @@ def column_label(
     if unit:
         si = si_unit(unit) if siunitx else None
         tex += " (" + (si if si is not None else tex_text(unit)) + ")"
-        mpl += " (" + _mpl_text(unit) + ")"
+        mpl += " (" + _mpl_unit(unit) + ")"
         plain += f" ({unit})"
     renamed = (math is not None and math.replace(" ", "") != name.replace(" ", "")) or (
         math is None and word is not None and word != name
@@ -83,6 +83,18 @@ def _plainly(name: str, unit: str | None) -> set[str]:
 
 def _mpl_text(text: str) -> str:
     return text.replace("$", r"\$")
+
+
+_POWER_OF_TEN = re.compile(r"^(?:[×x*]\s*)?10\s*\^\s*\(?([-+−]?\d{1,3})\)?\s*(.*)$")
+
+
+def _mpl_unit(unit: str) -> str:
+    """A unit for an axis: a power of ten in front set as one ("10^-10A" → $10^{-10}$ A)."""
+    m = _POWER_OF_TEN.match(unit.strip())
+    if m is None:
+        return _mpl_text(unit)
+    rest = _mpl_text(m.group(2).strip())
+    return f"$10^{{{m.group(1).replace('−', '-')}}}$" + (f" {rest}" if rest else "")
 
 
 # --------------------------------------------------------------------------

@@ -26,6 +26,7 @@ MAX_OVERLAID = 6  # curves on one axes; more are drawn as small multiples
 DENSE = 300  # points of one curve from which it is a recorded trace: a line, no markers
 SMALL_COLUMNS = 3  # panels per row of small multiples
 LOG_SPAN = 20.0  # max/min of positive y from which a log axis may be asked for
+FALLING = 0.75  # share of steps in which a decay falls (counts scatter on its flat tail)
 
 
 @dataclass
@@ -61,19 +62,23 @@ class Curve:
 
 
 def wants_log_y(curves: Sequence[Curve]) -> bool:
-    """The data ask for a log y axis: every y positive, the values spanning more than
-    LOG_SPAN, and the points lying straighter as ln y against x than as y (a decay)."""
+    """The data ask for a log y axis: a decay (counts through absorbers, a discharge).
+    Every y positive, the values spanning more than LOG_SPAN, most curves falling in
+    most steps and lying straighter as ln y against x than as y. A rise (a thyratron's
+    onset) stays linear: its knee is read off a linear axis."""
     ys = [v for c in curves for v in c.y]
     if not ys or min(ys) <= 0 or max(ys) / min(ys) < LOG_SPAN:
         return False
-    straighter = 0
+    decays = 0
     for c in curves:
         if len(set(c.x)) < 3:
             continue
         x, y = np.asarray(c.x, dtype=float), np.asarray(c.y, dtype=float)
-        if _r2(x, np.log(y)) > _r2(x, y):
-            straighter += 1
-    return straighter > 0 and straighter * 2 >= len(curves)
+        order = np.argsort(x, kind="stable")
+        falling = float(np.mean(np.diff(y[order]) < 0))
+        if falling >= FALLING and _r2(x, np.log(y)) > _r2(x, y):
+            decays += 1
+    return decays > 0 and decays * 2 >= len(curves)
 
 
 def _r2(x: np.ndarray, y: np.ndarray) -> float:

@@ -13,6 +13,7 @@ from __future__ import annotations
 from pathlib import Path, PurePosixPath
 from typing import Any
 
+from labwright.core.analysis import type_b
 from labwright.core.material.tables import Series
 from labwright.core.report.offline.columns import table_labels
 from labwright.core.report.offline.drawing import (
@@ -59,6 +60,7 @@ _WORDS: dict[str, dict[str, str]] = {
         "all": "{y} against {x} for all {n} files of {pattern}.",
         "spread": " (evenly spread over the series; its table lists every file)",
         "left_out": "Left out",
+        "sigma": "Error bars: type B from the resolution ±{res} the header states.",
     },
     "zh": {
         "caption": "文件序列 {pattern}：{n} 个表头相同（{header}）的文件，每行一个文件。",
@@ -75,6 +77,7 @@ _WORDS: dict[str, dict[str, str]] = {
         "all": "{pattern} 中全部 {n} 个文件：{y} 随 {x} 的变化。",
         "spread": "（在序列中均匀选取；序列的表格列出全部文件）",
         "left_out": "未列出的内容",
+        "sigma": "误差棒：由表头所写分度值 ±{res} 得到的 B 类不确定度。",
     },
 }
 
@@ -211,7 +214,11 @@ def plot_series(
         caption = w["figure"].format(
             y=y_name, x=x_name, k=len(curves), n=n, pattern=series.pattern, how=w["spread"]
         )
-    pdf, png, shown_as = _render(curves, x_name, y_name, series.pattern)
+    res = series.first.resolutions[y] if y < len(series.first.resolutions) else None
+    sigma = type_b(res) if res else None
+    if sigma is not None:
+        caption += " " + w["sigma"].format(res=f"{res:g}")
+    pdf, png, shown_as = _render(curves, x_name, y_name, series.pattern, sigma)
     # figures/ of the run: written beneath the run folder, never through a link
     pdf_path = write_figure_file(figures_dir, f"{stem}.pdf", pdf)
     png_path = write_figure_file(figures_dir, f"{stem}.png", png)
@@ -222,17 +229,27 @@ def plot_series(
 
 
 def _render(
-    curves: list[tuple[str, list[tuple[float, float]]]], x_name: str, y_name: str, title: str
+    curves: list[tuple[str, list[tuple[float, float]]]],
+    x_name: str,
+    y_name: str,
+    title: str,
+    sigma: float | None = None,
 ) -> tuple[bytes, bytes, dict[str, Any]]:
     """One curve per file on shared axes (drawing.py: markers, or a line for a recorded
-    trace), small multiples beyond drawing.MAX_OVERLAID files; and what the figure shows."""
+    trace), small multiples beyond drawing.MAX_OVERLAID files; `sigma` is every point's
+    (type B of the resolution the header states); and what the figure shows."""
     quiet_matplotlib()  # before any import of matplotlib: it reads the rc then
     from matplotlib.figure import Figure
 
     texts = [x_name, y_name, title, *(name for name, _ in curves)]
     fonts = ["DejaVu Sans", *(_cjk_fonts() if any(_CJK.search(t) for t in texts) else [])]
     shown = [
-        Curve(_short(name, 30, 1), [p[0] for p in pairs], [p[1] for p in pairs])
+        Curve(
+            _short(name, 30, 1),
+            [p[0] for p in pairs],
+            [p[1] for p in pairs],
+            [sigma] * len(pairs) if sigma is not None else None,
+        )
         for name, pairs in curves
     ]
     multiples = len(shown) > MAX_OVERLAID
