@@ -28,7 +28,7 @@ from labwright.core.report.offline.drawing import (
     draw,
     wants_log_y,
 )
-from labwright.core.report.offline.fitting import LINEAR_R2, fit_curve
+from labwright.core.report.offline.fitting import LINEAR_R2, CurveFit, fit_curve
 from labwright.core.report.offline.formatting import tex_text
 from labwright.core.report.offline.language import _CJK, _TEXT, table_title
 from labwright.core.rundir.layout import save_sidecar, write_figure_file
@@ -252,7 +252,7 @@ def _captions(
     table: Table,
     x: int,
     ys: list[int],
-    fits: list[Any],
+    fits: list[CurveFit],
     lang: str,
     labels: list[ColumnLabel],
     *,
@@ -424,25 +424,8 @@ def plot_table(
         if table.family is not None:
             y_names = [labels[ys[0]].mpl]
     log_y = [wants_log_y(p) for p in panels]
-    fits = []
-    if table.family is None:  # a family's curves (I–V at each λ) are curves, not lines
-        for p, log in zip(panels, log_y, strict=True):
-            for c in p:
-                col = c.extra["column"]
-                made = fit_curve(
-                    c,
-                    plain_name=labels[col].plain,
-                    x_name=_name(table, x),
-                    y_name=_name(table, col),
-                    x_unit=table.units[x] if x < len(table.units) else None,
-                    y_unit=table.units[col] if col < len(table.units) else None,
-                    log_y=log,
-                    x_tex=labels[x].tex,
-                    y_tex=labels[col].tex,
-                    x_plain=labels[x].plain,
-                )
-                if made is not None:
-                    fits.append(made)
+    # a family's curves (I–V at each λ) are curves, not lines
+    fits = _fits(table, x, panels, log_y, labels) if table.family is None else []
     caption, caption_tex = _captions(table, x, ys, fits, lang, labels, siunitx=siunitx, notes=notes)
     pdf, png, drawn = _render(
         panels,
@@ -474,11 +457,36 @@ def plot_table(
     return made
 
 
+def _fits(
+    table: Table, x: int, panels: list[list[Curve]], log_y: list[bool], labels: list[ColumnLabel]
+) -> list[CurveFit]:
+    """Each curve that is plainly a straight line, fitted (fitting.fit_curve)."""
+    fits = []
+    for p, log in zip(panels, log_y, strict=True):
+        for c in p:
+            col = c.extra["column"]
+            found = fit_curve(
+                c,
+                plain_name=labels[col].plain,
+                x_name=_name(table, x),
+                y_name=_name(table, col),
+                x_unit=table.units[x] if x < len(table.units) else None,
+                y_unit=table.units[col] if col < len(table.units) else None,
+                log_y=log,
+                x_tex=labels[x].tex,
+                y_tex=labels[col].tex,
+                x_plain=labels[x].plain,
+            )
+            if found is not None:
+                fits.append(found)
+    return fits
+
+
 def _name(table: Table, j: int) -> str:
     return table.names[j] if j < len(table.names) and table.names[j] else table.columns[j]
 
 
-def _fit_record(f: Any) -> dict[str, Any]:
+def _fit_record(f: CurveFit) -> dict[str, Any]:
     params = {
         name: {"value": float(p.nominal_value), "u": float(p.std_dev)}
         for name, p in f.fit.params.items()
