@@ -131,7 +131,8 @@ def test_a_straight_line_is_fitted_with_its_equation_and_residuals(tmp_path: Pat
     slope = record["params"]["slope"]
     assert slope["value"] == pytest.approx(2.5, abs=0.03) and 0 < slope["u"] < 0.05
     # the report states it in siunitx, the sidecar prints it for verify
-    assert "\\SI{2.4" in made["caption_tex"] or "\\SI{2.5" in made["caption_tex"]
+    [statement] = made["fits_tex"]
+    assert "\\SI{2.4" in statement or "\\SI{2.5" in statement
     assert "slope = 2.4" in meta["stdout"] or "slope = 2.5" in meta["stdout"]
 
 
@@ -157,8 +158,9 @@ def test_stopping_voltage_against_frequency_gives_plancks_constant(tmp_path: Pat
     assert constant["percent_difference"] == pytest.approx(
         abs(constant["value"] - H) / H * 100, rel=1e-9
     )
-    assert "Planck's constant" in made["caption_tex"] and "\\SI{6." in made["caption_tex"]
-    assert "\\joule\\second" in made["caption_tex"] and "from the accepted" in made["caption_tex"]
+    [statement] = made["fits_tex"]
+    assert "Planck's constant" in statement and "\\SI{6." in statement
+    assert "\\joule\\second" in statement and "from the accepted" in statement
     assert "h = e·slope = 6." in meta["stdout"]
 
 

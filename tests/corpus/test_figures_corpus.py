@@ -118,8 +118,13 @@ def test_planck_stopping_voltage_against_frequency_is_fitted_and_gives_h(offline
         assert constant["value"] == pytest.approx(derived["value"], 1e-9)
         assert constant["u"] == pytest.approx(derived["u"], 1e-6)
         assert constant["percent_difference"] == pytest.approx(derived["percent_diff"], 1e-6)
-    tex = made["caption_tex"]
-    assert "\\SI{6.96(13)e-34}{\\joule\\second}" in tex and "5.0\\,\\%" in tex
+    # stated in the text after the figure, as value ± u with siunitx, with the % difference
+    assert len(made["fits_tex"]) == 2
+    [statement] = [t for t in run.report.tex.splitlines() if t.startswith("\\paragraph{拟合}")]
+    assert f"\\ref{{fig:{made['filename']}}}" in statement
+    assert statement.count("\\SI{6.96(13)e-34}{\\joule\\second}") == 2
+    assert statement.count("5.0\\,\\%") == 2 and "\\num{0.4342(79)}" in statement
+    assert "\\sisetup{separate-uncertainty=true}" in run.report.tex  # printed as ±
 
 
 def test_planck_iv_curves_are_four_curves_by_wavelength(offline) -> None:
@@ -129,7 +134,7 @@ def test_planck_iv_curves_are_four_curves_by_wavelength(offline) -> None:
     labels = [c["label"] for c in data["curves"]]
     assert labels == ["λ = 365 nm", "λ = 405 nm", "λ = 436 nm", "λ = 546 nm"]
     assert data["legend"] == labels and data["fits"] == []  # curves, not lines
-    assert "$10^{-10}$ A" in data["ylabel"]
+    assert "$10^{-10}$ A" in data["ylabel"]  # before: "I (10^-10A)"
 
 
 def test_planck_fit_numbers_are_traced_by_verify(offline) -> None:

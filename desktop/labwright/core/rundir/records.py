@@ -424,7 +424,7 @@ class FigureRecord(FileRecord):
     """A figure the report may include (figures/<filename>.pdf and .png): an item of
     figures.json and of findings.json's `figures`."""
 
-    _OMIT_NONE: ClassVar[frozenset[str]] = frozenset({"caption_tex", "fit"})
+    _OMIT_NONE: ClassVar[frozenset[str]] = frozenset({"caption_tex", "fit", "fits", "fits_tex"})
     filename: str
     caption: str = ""
     pdf: str | None = None
@@ -432,6 +432,8 @@ class FigureRecord(FileRecord):
     # the caption as LaTeX, for a plot the offline skeleton drew in the same call
     caption_tex: str | None = None
     fit: dict[str, float] | None = None  # the straight-line fit the offline plot drew
+    fits: list[dict[str, Any]] | None = None  # the fits an offline plot drew (plots.py)
+    fits_tex: list[str] | None = None  # ... stated in LaTeX, for the text after the figure
     unknown: dict[str, Any] = field(default_factory=dict)
 
 

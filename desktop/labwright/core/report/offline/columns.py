@@ -61,8 +61,7 @@ def column_label(
             plain + repeat.group(),
         )
     if unit:
-        si = si_unit(unit) if siunitx else None
-        tex += " (" + (si if si is not None else tex_text(unit)) + ")"
+        tex += " (" + _tex_unit(unit, siunitx) + ")"
         mpl += " (" + _mpl_unit(unit) + ")"
         plain += f" ({unit})"
     renamed = (math is not None and math.replace(" ", "") != name.replace(" ", "")) or (
@@ -86,6 +85,18 @@ def _mpl_text(text: str) -> str:
 
 
 _POWER_OF_TEN = re.compile(r"^(?:[×x*]\s*)?10\s*\^\s*\(?([-+−]?\d{1,3})\)?\s*(.*)$")
+
+
+def _tex_unit(unit: str, siunitx: bool) -> str:
+    """A unit for LaTeX: in siunitx when it names it, a power of ten in front set as one
+    ("10^14Hz" → $10^{14}$\\,\\si{\\hertz}), else the text escaped."""
+    m = _POWER_OF_TEN.match(unit.strip())
+    if m is not None:
+        power = f"$10^{{{m.group(1).replace('−', '-')}}}$"
+        rest = m.group(2).strip()
+        return power + (f"\\,{_tex_unit(rest, siunitx)}" if rest else "")
+    si = si_unit(unit) if siunitx else None
+    return si if si is not None else tex_text(unit)
 
 
 def _mpl_unit(unit: str) -> str:

@@ -279,7 +279,8 @@ def _captions(
         tail += words["sampled"].format(k=f"{len(table.sample):,}", n=f"{table.n_rows:,}")
     tail += words["data"].format(title=table_title(table, lang))
     provenance = as_written(table, [x, *ys], labels, words)
-    fit_tex = "".join(" " + f.text(lang, siunitx=siunitx) for f in fits)
+    # The fit's statement is the report's text (fits_tex), after the figure: here a pointer.
+    fit_tex = tex_text(words["fit_caption"]) if fits else ""
     fit_plain = "".join(" " + f.plain(lang) for f in fits)
     return plain + fit_plain + tail, tex + fit_tex + tex_text(tail) + provenance
 
@@ -454,6 +455,7 @@ def plot_table(
     }
     if fits:
         made["fits"] = meta.fits
+        made["fits_tex"] = [f.text(lang, siunitx=siunitx) for f in fits]
     return made
 
 
