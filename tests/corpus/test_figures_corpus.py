@@ -219,3 +219,16 @@ def test_rlc_traces_are_lines_and_readings_are_points(offline) -> None:
         for c in a["curves"]
     }
     assert kinds == {(True, True), (False, False)}
+
+
+# -- en-ac-resonance: Part B's side-by-side series as two curves by R -------------------------------
+
+
+def test_ac_part_b_is_two_curves_named_by_their_resistance(offline) -> None:
+    run = offline("en-ac-resonance")
+    labels = [
+        [c["label"] for a in _axes(meta) for c in a["curves"]]
+        for meta in run.metas
+        if any(c["label"].startswith("R = ") for a in _axes(meta) for c in a["curves"])
+    ]
+    assert ["R = 12kΩ", "R = 8kΩ"] in labels  # before: "R = 12kΩ kΩ" (the unit twice)

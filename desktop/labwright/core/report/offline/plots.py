@@ -9,6 +9,7 @@ import math
 import sys
 import textwrap
 import threading
+import unicodedata
 import warnings
 from collections.abc import Iterator, Sequence
 from datetime import datetime, timezone
@@ -160,6 +161,10 @@ def _straightest(table: Table, candidates: list[int], measured: list[int]) -> in
     return candidates[best] if scores[best] > scores[0] + 1e-3 else candidates[0]
 
 
+def nfkc(text: str) -> str:
+    return unicodedata.normalize("NFKC", text)
+
+
 def _curves(
     table: Table, name: str
 ) -> list[tuple[list[tuple[list[float | None], list[str | None]]], str]]:
@@ -170,14 +175,15 @@ def _curves(
     if table.family is None:
         return [(paired, name)]
     f = table.family
-    unit = f" {f.unit}" if f.unit else ""
-    return [
-        (
-            [p for p in paired if p[1] and p[1][0] == label],
-            _mpl_escaped(f"{f.label} = {label}{unit}"),
-        )
-        for label in f.labels
-    ]
+
+    def named(label: str) -> str:
+        # "12kΩ" carries its unit already: "R = 12kΩ", not "R = 12kΩ kΩ"
+        # (compared NFKC: the ohm sign Ω and the capital omega Ω are one unit)
+        has_unit = f.unit and nfkc(label.replace(" ", "")).endswith(nfkc(f.unit))
+        unit = f" {f.unit}" if f.unit and not has_unit else ""
+        return _mpl_escaped(f"{f.label} = {label}{unit}")
+
+    return [([p for p in paired if p[1] and p[1][0] == label], named(label)) for label in f.labels]
 
 
 def _sigma_of(table: Table, j: int, err: int | None) -> tuple[Any, str]:
