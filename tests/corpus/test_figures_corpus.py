@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import re
+import unicodedata
 from pathlib import Path
 from typing import Any
 
@@ -227,7 +228,7 @@ def test_rlc_traces_are_lines_and_readings_are_points(offline) -> None:
 def test_ac_part_b_is_two_curves_named_by_their_resistance(offline) -> None:
     run = offline("en-ac-resonance")
     labels = [
-        [c["label"] for a in _axes(meta) for c in a["curves"]]
+        [unicodedata.normalize("NFKC", c["label"]) for a in _axes(meta) for c in a["curves"]]
         for meta in run.metas
         if any(c["label"].startswith("R = ") for a in _axes(meta) for c in a["curves"])
     ]
