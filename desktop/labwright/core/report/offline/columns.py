@@ -87,6 +87,11 @@ def _mpl_text(text: str) -> str:
 _POWER_OF_TEN = re.compile(r"^(?:[×x*]\s*)?10\s*\^\s*\(?([-+−]?\d{1,3})\)?\s*(.*)$")
 
 
+def _superscripts(unit: str) -> str:
+    """ "mg/cm^2" → "mg/cm$^{2}$", "s^-1" → "s$^{-1}$": a unit's powers raised."""
+    return re.sub(r"\^\(?([-+−]?\d{1,2})\)?", lambda m: f"$^{{{m.group(1)}}}$", unit)
+
+
 def _tex_unit(unit: str, siunitx: bool) -> str:
     """A unit for LaTeX: in siunitx when it names it, a power of ten in front set as one
     ("10^14Hz" → $10^{14}$\\,\\si{\\hertz}), else the text escaped."""
@@ -103,8 +108,8 @@ def _mpl_unit(unit: str) -> str:
     """A unit for an axis: a power of ten in front set as one ("10^-10A" → $10^{-10}$ A)."""
     m = _POWER_OF_TEN.match(unit.strip())
     if m is None:
-        return _mpl_text(unit)
-    rest = _mpl_text(m.group(2).strip())
+        return _superscripts(_mpl_text(unit))
+    rest = _superscripts(_mpl_text(m.group(2).strip()))
     return f"$10^{{{m.group(1).replace('−', '-')}}}$" + (f" {rest}" if rest else "")
 
 
