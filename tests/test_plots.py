@@ -2,7 +2,7 @@
 
 Each test reads a small CSV through the real table detector, draws it with plot_table (or
 a series with plot_series) and asserts on what the saved figure shows: its sidecar's
-"drawn" record, read back from the matplotlib artists (drawing.describe), and its
+"shows" record, read back from the matplotlib artists (drawing.describe), and its
 "fits"/"stdout". Never on pixels. Each rule has its positive control: data for which the
 opposite must be drawn, so the check would see the rule broken.
 """
@@ -174,7 +174,7 @@ def test_a_decay_is_drawn_on_a_log_axis_and_fitted_as_ln_y(tmp_path: Path) -> No
     ]
     made, meta = _plot(tmp_path, _table(tmp_path, _csv("X (mg/cm^2),R (1/s)", rows)))
     assert _data_axes(meta)[0]["yscale"] == "log"
-    assert meta["drawn"]["axes"][-1]["xlabel"].endswith("(mg/cm$^{2}$)")  # a raised power
+    assert meta["shows"]["axes"][-1]["xlabel"].endswith("(mg/cm$^{2}$)")  # a raised power
     [record] = meta["fits"]
     assert record["model"] == "ln y linear in x"
     assert record["params"]["slope"]["value"] == pytest.approx(-1 / 80, rel=0.05)

@@ -1,7 +1,7 @@
 """The offline report's figures and fits on the TA corpus, against the TA's expectations
 (each folder's EXPECTED.md "Figures" and expected.json, written before the code).
 
-Asserted on what each saved figure shows (its sidecar's "drawn" record, read back from
+Asserted on what each saved figure shows (its sidecar's "shows" record, read back from
 the matplotlib artists) and on the numbers the report states, traced by verify."""
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ from labwright.core.report.offline import offline_report
 from labwright.core.report.offline.drawing import DENSE
 from labwright.core.report.templates import load_template
 from labwright.core.report.verify import verify_run
+from labwright.core.rundir.records import FigureRecord
 
 pytestmark = pytest.mark.corpus
 
@@ -41,11 +42,11 @@ class Run:
         self.run = run
         (run / "report.tex").write_text(self.report.tex, encoding="utf-8")
         self.metas = [
-            json.loads((run / "figures" / f"{f['filename']}.json").read_text("utf-8"))
+            json.loads((run / "figures" / f"{f.filename}.json").read_text("utf-8"))
             for f in self.report.figures
         ]
 
-    def figure(self, x: str) -> tuple[dict[str, Any], dict[str, Any]]:
+    def figure(self, x: str) -> tuple[FigureRecord, dict[str, Any]]:
         """(the figure, its sidecar) of the table figure whose x column is `x`."""
         for made, meta in zip(self.report.figures, self.metas, strict=True):
             if meta.get("table", {}).get("x") == x:
@@ -74,7 +75,7 @@ def _expected(corpus: Path, name: str) -> dict[str, Any]:
 
 
 def _axes(meta: dict, role: str = "data") -> list[dict]:
-    return [a for a in meta["drawn"]["axes"] if a["role"] == role]
+    return [a for a in meta["shows"]["axes"] if a["role"] == role]
 
 
 # -- every folder: points as markers, no quantity against itself ---------------------------------
@@ -85,8 +86,8 @@ def test_points_are_markers_and_nothing_is_drawn_against_itself(offline, name: s
     run = offline(name)
     assert run.metas, "no figure at all"
     for meta in run.metas:
-        x = meta["drawn"]["axes"][-1]["xlabel"]
-        for axes in meta["drawn"]["axes"]:
+        x = meta["shows"]["axes"][-1]["xlabel"]
+        for axes in meta["shows"]["axes"]:
             assert axes["ylabel"] != x, (meta["filename"], x)  # "V (V) against V (V)"
             for curve in axes["curves"]:
                 if curve["points"] <= DENSE:  # a recorded trace may be a line; readings never
@@ -120,9 +121,9 @@ def test_planck_stopping_voltage_against_frequency_is_fitted_and_gives_h(offline
         assert constant["u"] == pytest.approx(derived["u"], 1e-6)
         assert constant["percent_difference"] == pytest.approx(derived["percent_diff"], 1e-6)
     # stated in the text after the figure, as value ± u with siunitx, with the % difference
-    assert len(made["fits_tex"]) == 2
+    assert len(made.fits_tex or []) == 2
     [statement] = [t for t in run.report.tex.splitlines() if t.startswith("\\paragraph{拟合}")]
-    assert f"\\ref{{fig:{made['filename']}}}" in statement
+    assert f"\\ref{{fig:{made.filename}}}" in statement
     assert statement.count("\\SI{6.96(13)e-34}{\\joule\\second}") == 2
     assert statement.count("5.0\\,\\%") == 2 and "\\num{0.4342(79)}" in statement
     assert "\\sisetup{separate-uncertainty=true}" in run.report.tex  # printed as ±
@@ -177,7 +178,7 @@ def test_geiger_plateau_is_count_rate_with_error_bars(offline) -> None:
     [data] = _axes(meta)
     [curve] = data["curves"]  # the rate alone: n average is the same curve × 30 s
     assert curve["label"].startswith("rate") and curve["error_bars"] and not curve["joined"]
-    assert "type A from the repeats n1 … n3" in made["caption"]
+    assert "type A from the repeats n1 … n3" in made.caption
 
 
 # -- en-excitation-ionisation: I against the measured voltage, with error bars ---------------------
