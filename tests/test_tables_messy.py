@@ -199,10 +199,13 @@ def test_calibration_is_fitted_with_error_bars(messy: Path, tmp_path: Path) -> N
     assert made["meta"]["table"]["x"] == "I (mA)" and made["meta"]["table"]["y"] == [
         "Reading (div)"
     ]
-    fit = made["fit"]
-    # Reading = 0.05·I (+ a 0.01 zigzag): the slope and its small uncertainty, R² near 1
-    assert fit["slope"] == pytest.approx(0.05, abs=1e-4) and 0 < fit["slope_err"] < 1e-4
-    assert fit["r2"] > 0.999 and "Straight-line fit: slope 0.0500" in made["caption"]
+    [fit] = made["fits"]
+    # Reading = 0.05·I (+ a 0.01 zigzag): the slope and its small uncertainty, R² near 1;
+    # weighted by the error bars, so the uncertainty comes from them, not the scatter
+    slope = fit["params"]["slope"]
+    assert slope["value"] == pytest.approx(0.05, abs=1e-4) and 0 < slope["u"] < 2e-4
+    assert fit["weighted"] is True
+    assert fit["r2"] > 0.999 and "Straight-line fit of Reading (div)" in made["caption"]
 
 
 def test_template_and_category_only_tables_are_not_plotted(messy: Path, tmp_path: Path) -> None:

@@ -427,7 +427,9 @@ class FigureRecord(FileRecord):
     """A figure the report may include (figures/<filename>.pdf and .png): an item of
     figures.json and of findings.json's `figures`."""
 
-    _OMIT_NONE: ClassVar[frozenset[str]] = frozenset({"caption_tex", "fit", "table_key"})
+    _OMIT_NONE: ClassVar[frozenset[str]] = frozenset(
+        {"caption_tex", "fit", "fits", "fits_tex", "table_key"}
+    )
     filename: str
     caption: str = ""
     pdf: str | None = None
@@ -436,6 +438,8 @@ class FigureRecord(FileRecord):
     caption_tex: str | None = None
     fit: dict[str, float] | None = None  # the straight-line fit the offline plot drew
     table_key: str | None = None  # the table it plots: the skeleton puts it beside that table
+    fits: list[dict[str, Any]] | None = None  # the fits an offline plot drew (plots.py)
+    fits_tex: list[str] | None = None  # ... stated in LaTeX, for the text after the figure
     unknown: dict[str, Any] = field(default_factory=dict)
 
 
@@ -476,11 +480,12 @@ class PlottedSeries(FileRecord):
 @dataclass
 class FigureSidecar(FileRecord):
     """figures/<stem>.json: how a figure was made. Written by the figure sandbox (a
-    model's code: `code_file`, `stdout`) and by the offline plots (`table` or `series`
-    and a `fit`); every other field both write."""
+    model's code: `code_file`, `stdout`) and by the offline plots (`table` or `series`;
+    `shows`, what the figure shows read back from its artists; `fits` and, as `stdout`,
+    what they printed); every other field both write."""
 
     _OMIT_NONE: ClassVar[frozenset[str]] = frozenset(
-        {"code_file", "stdout", "table", "series", "fit"}
+        {"code_file", "stdout", "table", "series", "fit", "shows", "fits"}
     )
     filename: str = ""  # the figure's stem: its file's, where a sidecar lacks it
     caption: str = ""
@@ -495,6 +500,8 @@ class FigureSidecar(FileRecord):
     table: PlottedTable | None = None
     series: PlottedSeries | None = None
     fit: dict[str, float] | None = None
+    shows: dict[str, Any] | None = None  # offline/drawing.py describe()
+    fits: list[dict[str, Any]] | None = None  # offline/plots.py _fit_record()
     unknown: dict[str, Any] = field(default_factory=dict)
 
     def own_files(self) -> list[str]:

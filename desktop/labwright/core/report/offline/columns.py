@@ -61,9 +61,8 @@ def column_label(
             plain + repeat.group(),
         )
     if unit:
-        si = si_unit(unit) if siunitx else None
-        tex += " (" + (si if si is not None else tex_text(unit)) + ")"
-        mpl += " (" + _mpl_text(unit) + ")"
+        tex += " (" + _tex_unit(unit, siunitx) + ")"
+        mpl += " (" + _mpl_unit(unit) + ")"
         plain += f" ({unit})"
     renamed = (math is not None and math.replace(" ", "") != name.replace(" ", "")) or (
         math is None and word is not None and word != name
@@ -83,6 +82,35 @@ def _plainly(name: str, unit: str | None) -> set[str]:
 
 def _mpl_text(text: str) -> str:
     return text.replace("$", r"\$")
+
+
+_POWER_OF_TEN = re.compile(r"^(?:[×x*]\s*)?10\s*\^\s*\(?([-+−]?\d{1,3})\)?\s*(.*)$")
+
+
+def _superscripts(unit: str) -> str:
+    """ "mg/cm^2" → "mg/cm$^{2}$", "s^-1" → "s$^{-1}$": a unit's powers raised."""
+    return re.sub(r"\^\(?([-+−]?\d{1,2})\)?", lambda m: f"$^{{{m.group(1)}}}$", unit)
+
+
+def _tex_unit(unit: str, siunitx: bool) -> str:
+    """A unit for LaTeX: in siunitx when it names it, a power of ten in front set as one
+    ("10^14Hz" → $10^{14}$\\,\\si{\\hertz}), else the text escaped."""
+    m = _POWER_OF_TEN.match(unit.strip())
+    if m is not None:
+        power = f"$10^{{{m.group(1).replace('−', '-')}}}$"
+        rest = m.group(2).strip()
+        return power + (f"\\,{_tex_unit(rest, siunitx)}" if rest else "")
+    si = si_unit(unit) if siunitx else None
+    return si if si is not None else tex_text(unit)
+
+
+def _mpl_unit(unit: str) -> str:
+    """A unit for an axis: a power of ten in front set as one ("10^-10A" → $10^{-10}$ A)."""
+    m = _POWER_OF_TEN.match(unit.strip())
+    if m is None:
+        return _superscripts(_mpl_text(unit))
+    rest = _superscripts(_mpl_text(m.group(2).strip()))
+    return f"$10^{{{m.group(1).replace('−', '-')}}}$" + (f" {rest}" if rest else "")
 
 
 # --------------------------------------------------------------------------

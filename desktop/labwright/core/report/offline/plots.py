@@ -9,6 +9,7 @@ import math
 import sys
 import textwrap
 import threading
+import unicodedata
 import warnings
 from collections.abc import Iterator, Sequence
 from datetime import datetime, timezone
@@ -20,6 +21,15 @@ from labwright.core.material.tables import Table, table_roles
 from labwright.core.material.tables.roles import INDEPENDENT, MEASURED, exactly_linear
 from labwright.core.material.workspace import PathDenied, file_digest
 from labwright.core.report.offline.columns import ColumnLabel, as_written, table_labels
+from labwright.core.report.offline.drawing import (
+    MAX_OVERLAID,
+    SMALL_COLUMNS,
+    Curve,
+    describe,
+    draw,
+    wants_log_y,
+)
+from labwright.core.report.offline.fitting import LINEAR_R2, CurveFit, fit_curve
 from labwright.core.report.offline.formatting import tex_text
 from labwright.core.report.offline.language import _CJK, _TEXT, table_title
 from labwright.core.rundir.layout import save_sidecar, write_figure_file
@@ -80,20 +90,79 @@ def _choose_axes(table: Table) -> tuple[int, list[int]] | None:
     xs_named = {_axis_name(table, j): j for j in measured}
     if "x" in xs_named and "y" in xs_named:
         return xs_named["x"], [xs_named["y"]]
-    x = next(
-        (j for j in range(n) if roles[j] == INDEPENDENT and _distinct(_column(table, j)) >= 2),
-        None,
-    )
-    if x is None:
+    candidates = [
+        j for j in range(n) if roles[j] == INDEPENDENT and _distinct(_column(table, j)) >= 2
+    ]
+    if not candidates:
         return None
+    x = _straightest(table, candidates, measured)
+    reading = _reading_of(table, x, measured)
+    if reading is not None:  # the meter's reading of the setting is the x a physicist plots
+        x = reading
     xs = _column(table, x)
     ys = [
         j
         for j in measured
-        if len(_pairs(xs, _column(table, j))) >= 2
+        if j != x
+        and _axis_name(table, j) != _axis_name(table, x)  # never a quantity against itself
+        and len(_pairs(xs, _column(table, j))) >= 2
         and not _exactly_linear(_pairs(xs, _column(table, j)))
     ]
+    ys = [j for j in ys if not any(_ratio(table, j, k) is not None for k in ys if k > j)]
     return (x, ys[:MAX_Y_SERIES]) if ys else None
+
+
+# A measured column follows the setting this closely (R²) when it is the setting's reading.
+READING_R2 = 0.9
+
+
+def _reading_of(table: Table, x: int, measured: list[int]) -> int | None:
+    """The measured column that reads the set quantity x (a voltmeter's "Voltage Average"
+    beside the supply's "power supply (V)": the same unit, rising with it), else None."""
+    import numpy as np
+
+    unit = table.units[x] if x < len(table.units) else None
+    if not unit:
+        return None
+    for j in measured:
+        if j >= len(table.units) or table.units[j] != unit:
+            continue
+        pairs = _pairs(_column(table, x), _column(table, j))
+        if len(pairs) < 3:
+            continue
+        a, b = np.array(pairs, dtype=float).T
+        if np.ptp(a) == 0 or np.ptp(b) == 0:
+            continue
+        r = float(np.corrcoef(a, b)[0, 1])
+        if r > 0 and r * r >= READING_R2:
+            return j
+    return None
+
+
+def _straightest(table: Table, candidates: list[int], measured: list[int]) -> int:
+    """Of several independent columns (λ and ν of a photoelectric table), the one the first
+    measured quantity is most nearly a straight line against: the plot a physicist draws
+    (U₀ against ν, not λ). The first one when there is no such choice."""
+    if len(candidates) == 1 or not measured:
+        return candidates[0]
+    import numpy as np
+
+    def r2(x: int) -> float:
+        pairs = _pairs(_column(table, x), _column(table, measured[0]))
+        if len(pairs) < 3:
+            return -1.0
+        a, b = np.array(pairs, dtype=float).T
+        if np.ptp(a) == 0 or np.ptp(b) == 0:
+            return -1.0
+        return float(np.corrcoef(a, b)[0, 1] ** 2)
+
+    scores = [r2(x) for x in candidates]
+    best = max(range(len(candidates)), key=lambda k: (scores[k], -k))
+    return candidates[best] if scores[best] > scores[0] + 1e-3 else candidates[0]
+
+
+def nfkc(text: str) -> str:
+    return unicodedata.normalize("NFKC", text)
 
 
 def _curves(
@@ -106,63 +175,95 @@ def _curves(
     if table.family is None:
         return [(paired, name)]
     f = table.family
-    unit = f" {f.unit}" if f.unit else ""
-    return [
-        (
-            [p for p in paired if p[1] and p[1][0] == label],
-            _mpl_escaped(f"{f.label} = {label}{unit}"),
-        )
-        for label in f.labels
+
+    def named(label: str) -> str:
+        # "12kΩ" carries its unit already: "R = 12kΩ", not "R = 12kΩ kΩ"
+        # (compared NFKC: the ohm sign Ω and the capital omega Ω are one unit)
+        has_unit = f.unit and nfkc(label.replace(" ", "")).endswith(nfkc(f.unit))
+        unit = f" {f.unit}" if f.unit and not has_unit else ""
+        return _mpl_escaped(f"{f.label} = {label}{unit}")
+
+    return [([p for p in paired if p[1] and p[1][0] == label], named(label)) for label in f.labels]
+
+
+def _sigma_of(table: Table, j: int, err: int | None) -> tuple[Any, str]:
+    """How a point of column j gets its σ, and the words for it: an uncertainty column
+    beside it; the spread of the repeats it is the mean of (type A, with the resolution's
+    type B combined when the header states one); the resolution alone (type B); or the σ
+    of the mean it is a fixed multiple of (a rate = counts/30 s). (None, "") when unknown."""
+    from labwright.core.analysis import combined, type_a, type_b
+
+    def resolution(k: int) -> float | None:
+        return table.resolutions[k] if k < len(table.resolutions) else None
+
+    def repeats_of(k: int) -> tuple[int, ...] | None:
+        s = table.row_summaries.get(k)
+        return s.of if s is not None and s.kind == "mean" and len(s.of) >= 2 else None
+
+    if err is not None:
+        return (lambda row: _cell(row, err)), f"error bars: {table.columns[err]}"
+    of = repeats_of(j)
+    res = resolution(j) or (resolution(of[0]) if of else None)
+    u_b = type_b(res) if res else None
+    if of is not None:
+
+        def from_repeats(row: list[float | None]) -> float | None:
+            values = [v for k in of if (v := _cell(row, k)) is not None]
+            if len(values) < 2:
+                return u_b
+            u_a = type_a(values)
+            return combined(u_a, u_b) if u_b else u_a
+
+        names = f"{table.columns[of[0]]} … {table.columns[of[-1]]}"
+        how = "type A from the repeats " + names + (f", type B ±{res:g} combined" if res else "")
+        return from_repeats, "error bars: " + how
+    if u_b is not None:
+        return (lambda row: u_b), f"error bars: type B from the resolution ±{res:g}"
+    for m in table.row_summaries:
+        factor = _ratio(table, j, m) if repeats_of(m) else None
+        if factor is not None:
+            base, how = _sigma_of(table, m, None)
+            return _scaled(base, abs(factor)), f"{how} (of {table.columns[m]}, scaled)"
+    return None, ""
+
+
+def _scaled(base: Any, factor: float) -> Any:
+    def sigma(row: list[float | None]) -> float | None:
+        s = base(row)
+        return s * factor if s is not None else None
+
+    return sigma
+
+
+def _cell(row: list[float | None], k: int) -> float | None:
+    return row[k] if k < len(row) else None
+
+
+def _ratio(table: Table, j: int, m: int) -> float | None:
+    """c when column j is c × column m in every row (to rounding), else None."""
+    ratios = [
+        a / b
+        for row in table.plot_rows()
+        if (a := _cell(row, j)) is not None and (b := _cell(row, m)) is not None and b != 0
     ]
-
-
-def linear_fit(pairs: list[tuple[float, float]]) -> dict[str, float] | None:
-    """Least-squares line with the standard errors of slope and intercept, and R²."""
-    import numpy as np
-
-    if len(pairs) < 4 or len({p[0] for p in pairs}) < 3:
+    if len(ratios) < 3 or j == m:
         return None
-    x = np.array([p[0] for p in pairs])
-    y = np.array([p[1] for p in pairs])
-    (slope, intercept), cov = np.polyfit(x, y, 1, cov=True)
-    residual = float(((y - (slope * x + intercept)) ** 2).sum())
-    total = float(((y - y.mean()) ** 2).sum())
-    if total == 0:
+    c = sum(ratios) / len(ratios)
+    if c == 0 or any(abs(r - c) > 1e-6 * abs(c) for r in ratios):
         return None
-    return {
-        "slope": float(slope),
-        "slope_err": float(math.sqrt(max(cov[0][0], 0.0))),
-        "intercept": float(intercept),
-        "intercept_err": float(math.sqrt(max(cov[1][1], 0.0))),
-        "r2": 1 - residual / total,
-        "n": len(pairs),
-    }
-
-
-# A relation is drawn as a straight line when the data lie on one this closely.
-LINEAR_R2 = 0.98
-
-
-def _fit_text(fit: dict[str, float], lang: str = "en") -> str:
-    def pm(v: float, e: float) -> str:
-        digits = max(0, 1 - int(math.floor(math.log10(e)))) if e > 0 else 4
-        return f"{v:.{digits}f} ± {e:.{digits}f}"
-
-    return _TEXT[lang]["fit"].format(
-        slope=pm(fit["slope"], fit["slope_err"]),
-        intercept=pm(fit["intercept"], fit["intercept_err"]),
-        r2=f"{fit['r2']:.4f}",
-        n=int(fit["n"]),
-    )
+    return c
 
 
 def _captions(
     table: Table,
     x: int,
     ys: list[int],
-    fit: dict[str, float] | None,
+    fits: list[CurveFit],
     lang: str,
     labels: list[ColumnLabel],
+    *,
+    siunitx: bool = True,
+    notes: Sequence[str] = (),
 ) -> tuple[str, str]:
     """The figure's caption as plain text (stored with it) and as LaTeX (in the report)."""
     words = _TEXT[lang]
@@ -178,13 +279,16 @@ def _captions(
         + tex_text(after)
     )
     tail = ""
-    if fit is not None:
-        tail += (" " if lang == "en" else "") + _fit_text(fit, lang)
+    for note in notes:
+        tail += " " + note[0].upper() + note[1:] + "."
     if table.omitted_rows and table.sample:
         tail += words["sampled"].format(k=f"{len(table.sample):,}", n=f"{table.n_rows:,}")
     tail += words["data"].format(title=table_title(table, lang))
     provenance = as_written(table, [x, *ys], labels, words)
-    return plain + tail, tex + tex_text(tail) + provenance
+    # The fit's statement is the report's text (fits_tex), after the figure: here a pointer.
+    fit_tex = tex_text(words["fit_caption"]) if fits else ""
+    fit_plain = "".join(" " + f.plain(lang) for f in fits)
+    return plain + fit_plain + tail, tex + fit_tex + tex_text(tail) + provenance
 
 
 def quiet_matplotlib() -> ModuleType:
@@ -275,11 +379,13 @@ def plot_table(
 ) -> dict | None:
     """Plot a table with matplotlib, in process; save figures/<stem>.pdf/.png/.json.
 
-    The first column with two distinct values is x; up to 4 further columns
-    are y (markers and lines, sorted by x). Series of very different sizes
-    get a panel each so none is flattened. Axes and legend show the columns
-    as a physicist writes them (columns.py); the caption is in `lang`.
-    Returns {"filename", "caption", "caption_tex", "pdf", "png"}, or None
+    The measured quantities against the independent variable (see _choose_axes), drawn
+    as drawing.py draws them: markers with error bars when σ is known (_sigma_of), one
+    curve per series with a legend, a fitted straight line with its equation and residual
+    panel when the data are plainly one (fitting.py), a log y axis when the data ask,
+    small multiples beyond drawing.MAX_OVERLAID curves. Series of very different sizes
+    get a panel each so none is flattened. The caption is in `lang` and states the fit.
+    Returns {"filename", "caption", "caption_tex", "pdf", "png"} (and "fits"), or None
     when the table has fewer than 2 rows or nothing to plot against x.
     """
     if len(table.rows) < 2 or len(table.columns) < 2 or table.template:
@@ -292,37 +398,59 @@ def plot_table(
     errors = {target: j for j, target in table.uncertainty_of.items()}
     if table.family is not None:  # one curve per member of the family, of one quantity
         ys = ys[-1:]
-    series = []
+    panels: list[list[Curve]] = []
+    notes: list[str] = []
     for j in ys:
-        err = errors.get(j)
-        for curve, name in _curves(table, labels[j].mpl):
-            rows = [
-                (xv, yv, (row[err] if err is not None and err < len(row) else None))
-                for row, texts in curve
-                if (xv := row[x]) is not None and (yv := row[j]) is not None
-            ]
-            rows.sort()
-            series.append((name, [(a, b) for a, b, _ in rows], [e for _, _, e in rows]))
-    fit = None
-    if len(series) == 1:
-        fit = linear_fit(series[0][1])
-        if fit is not None and fit["r2"] < LINEAR_R2:
-            fit = None
-    caption, caption_tex = _captions(table, x, ys, fit, lang, labels)
-    pdf, png = _render(
-        series,
+        sigma_of, how = _sigma_of(table, j, errors.get(j))
+        if how and how not in notes:
+            notes.append(how)
+        curves = []
+        for rows_of_curve, name in _curves(table, labels[j].mpl):
+            points = sorted(
+                (xv, yv, sigma_of(row) if sigma_of is not None else None)
+                for row, _texts in rows_of_curve
+                if (xv := _cell(row, x)) is not None and (yv := _cell(row, j)) is not None
+            )
+            if points:
+                curves.append(
+                    Curve(
+                        _short_label(name, 40, 2),
+                        [p[0] for p in points],
+                        [p[1] for p in points],
+                        [p[2] for p in points] if sigma_of is not None else None,
+                        extra={"column": j},
+                    )
+                )
+        if curves:
+            panels.append(curves)
+    if not panels:
+        return None
+    y_names = [labels[j].mpl for j in ys]
+    if table.family is not None or _one_scale(panels):
+        panels, y_names = [[c for p in panels for c in p]], ["; ".join(y_names)]
+        if table.family is not None:
+            y_names = [labels[ys[0]].mpl]
+    log_y = [wants_log_y(p) for p in panels]
+    # a family's curves (I–V at each λ) are curves, not lines
+    fits = _fits(table, x, panels, log_y, labels) if table.family is None else []
+    caption, caption_tex = _captions(table, x, ys, fits, lang, labels, siunitx=siunitx, notes=notes)
+    pdf, png, drawn = _render(
+        panels,
         labels[x].mpl,
+        y_names,
         _mpl_escaped(table_title(table, lang)),
-        fit,
-        _TEXT[lang]["fit_legend"],
-        one_panel=table.family is not None,
-        y_name=labels[ys[0]].mpl if table.family is not None else None,
+        log_y=log_y,
+        residual_name=_TEXT[lang]["residual"],
     )
     # figures/ of the run: written beneath the run folder, never through a link
     pdf_path = write_figure_file(figures_dir, f"{stem}.pdf", pdf)
     png_path = write_figure_file(figures_dir, f"{stem}.png", png)
     meta = _provenance(table, stem, caption, x, ys, folder)
-    meta.fit = fit
+    meta.shows = drawn
+    if fits:
+        meta.fits = [_fit_record(f) for f in fits]
+        # What the fit printed: `labwright verify` traces the report's numbers to it.
+        meta.stdout = "\n".join(line for f in fits for line in f.lines()) + "\n"
     save_sidecar(figures_dir, meta)
     made: dict[str, Any] = {
         "filename": stem,
@@ -331,66 +459,113 @@ def plot_table(
         "pdf": str(pdf_path),
         "png": str(png_path),
     }
-    if fit is not None:
-        made["fit"] = fit
+    if fits:
+        made["fits"] = meta.fits
+        made["fits_tex"] = [f.text(lang, siunitx=siunitx) for f in fits]
     return made
 
 
+def _fits(
+    table: Table, x: int, panels: list[list[Curve]], log_y: list[bool], labels: list[ColumnLabel]
+) -> list[CurveFit]:
+    """Each curve that is plainly a straight line, fitted (fitting.fit_curve)."""
+    fits = []
+    for p, log in zip(panels, log_y, strict=True):
+        for c in p:
+            col = c.extra["column"]
+            found = fit_curve(
+                c,
+                plain_name=labels[col].plain,
+                x_name=_name(table, x),
+                y_name=_name(table, col),
+                x_unit=table.units[x] if x < len(table.units) else None,
+                y_unit=table.units[col] if col < len(table.units) else None,
+                log_y=log,
+                x_tex=labels[x].tex,
+                y_tex=labels[col].tex,
+                x_plain=labels[x].plain,
+            )
+            if found is not None:
+                fits.append(found)
+    return fits
+
+
+def _name(table: Table, j: int) -> str:
+    return table.names[j] if j < len(table.names) and table.names[j] else table.columns[j]
+
+
+def _fit_record(f: CurveFit) -> dict[str, Any]:
+    params = {
+        name: {"value": float(p.nominal_value), "u": float(p.std_dev)}
+        for name, p in f.fit.params.items()
+    }
+    out: dict[str, Any] = {
+        "curve": f.curve,
+        "model": "ln y linear in x" if f.log else "linear",
+        "weighted": f.weighted,
+        "n": f.fit.n,
+        "params": params,
+        "r2": f.fit.r2,
+    }
+    if f.relation is not None and f.constant is not None:
+        out["constant"] = {
+            "symbol": f.relation.symbol,
+            "value": float(f.constant.nominal_value),
+            "u": float(f.constant.std_dev),
+            "unit": f.relation.unit,
+            "accepted": f.relation.accepted,
+            "percent_difference": f.difference,
+        }
+    return out
+
+
+def _one_scale(panels: list[list[Curve]]) -> bool:
+    """Series of similar sizes share one axes; sizes far apart get a panel each."""
+    if len(panels) < 2:
+        return True
+    peaks = [max((abs(v) for c in p for v in c.y), default=1.0) or 1.0 for p in panels]
+    return max(peaks) / min(peaks) <= 4
+
+
 def _render(
-    series: list[tuple[str, list[tuple[float, float]], list[float | None]]],
+    panels: list[list[Curve]],
     x_name: str,
+    y_names: list[str],
     title: str,
-    fit: dict[str, float] | None = None,
-    fit_legend: str = "fit",
     *,
-    one_panel: bool = False,
-    y_name: str | None = None,
-) -> tuple[bytes, bytes]:
-    """The figure as PDF and PNG. Names are mathtext-ready: "$" escaped where it is text.
-    Curves of one family (`one_panel`) share their axes, whatever their sizes, and the y
-    axis is their quantity (`y_name`), the legend their labels."""
+    log_y: list[bool] | None = None,
+    residual_name: str = "residual",
+) -> tuple[bytes, bytes, dict[str, Any]]:
+    """The figure as PDF and PNG, and what it shows (drawing.describe). Names are
+    mathtext-ready: "$" escaped where it is text."""
     quiet_matplotlib()  # before any import of matplotlib: it reads the rc then
     from matplotlib.figure import Figure
 
-    # Sizes far apart would flatten the small series: then one panel each.
-    peaks = [max((abs(y) for _, y in pairs), default=1.0) or 1.0 for _, pairs, _ in series]
-    panels = len(series) if max(peaks) / min(peaks) > 4 and not one_panel else 1
-    # A CJK fallback only when needed: embedding (a subset of) a CJK font costs
-    # a second per figure even when no glyph of it is used.
-    texts = [x_name, title, *(name for name, _, _ in series)]
+    curves = [c for p in panels for c in p]
+    multiples = len(curves) > MAX_OVERLAID
+    texts = [x_name, title, *y_names, *(c.name for c in curves)]
     fonts = ["DejaVu Sans", *(_cjk_fonts() if any(_CJK.search(t) for t in texts) else [])]
     with house_style(fonts):
-        fig = Figure(figsize=(6.4, 3.4 + 1.2 * (panels - 1)), dpi=FIGURE_DPI, layout="constrained")
-        grid = fig.subplots(panels, 1, sharex=True, squeeze=False)[:, 0]
-        for i, (name, pairs, errs) in enumerate(series):
-            ax = grid[i if panels > 1 else 0]
-            xs = [p[0] for p in pairs]
-            # Repeated x values (runs of one setting) make a line zigzag; a fitted
-            # line or a long trace needs no joining line either.
-            line = "-" if len(set(xs)) == len(xs) and fit is None else "none"
-            big = len(pairs) > 300
-            yerr = [e or 0.0 for e in errs] if any(e is not None for e in errs) else None
-            ax.errorbar(xs, [p[1] for p in pairs], yerr=yerr, marker="." if big else "o",
-                        ms=2 if big else 4, lw=1.2, ls=line, capsize=2,
-                        label=_short_label(name, 40, 2))  # fmt: skip
-            if fit is not None:
-                lo, hi = min(xs), max(xs)
-                ax.plot([lo, hi], [fit["slope"] * lo + fit["intercept"],
-                                   fit["slope"] * hi + fit["intercept"]],
-                        lw=1, color="0.3", label=fit_legend)  # fmt: skip
-                ax.legend(fontsize=8)
-            if panels > 1:
-                ax.set_ylabel(_short_label(name, 24, 3), fontsize=8)
-        if panels == 1:
-            names = [name for name, _, _ in series]
-            grid[0].set_ylabel(_short_label(y_name or "; ".join(names), 45, 3), fontsize=9)
-            if len(series) > 1:
-                grid[0].legend(fontsize=8)
-        for ax in grid:
-            ax.grid(True, alpha=0.3)
-        grid[-1].set_xlabel(_short_label(x_name, 60, 2))
+        if multiples:
+            rows = -(-len(curves) // SMALL_COLUMNS)
+            size = (7.0, 1.0 + 1.8 * rows)
+        else:
+            extra = len(panels) - 1 + sum(any(c.fit is not None for c in p) for p in panels)
+            size = (6.4, 3.4 + 1.2 * extra)
+        fig = Figure(figsize=size, dpi=FIGURE_DPI, layout="constrained")
+        draw(
+            fig,
+            panels,
+            x_name=_short_label(x_name, 60, 2),
+            y_names=[_short_label(y, 45 if len(panels) == 1 else 24, 3) for y in y_names],
+            log_y=log_y,
+            small_multiples=multiples,
+            residual_name=residual_name,
+        )
         fig.suptitle(_short_label(title, 80, 2), fontsize=9)
-        return pdf_and_png(fig)
+        drawn = describe(fig)
+        pdf, png = pdf_and_png(fig)
+    return pdf, png, drawn
 
 
 def pdf_and_png(fig: Any) -> tuple[bytes, bytes]:
@@ -437,8 +612,9 @@ def _provenance(
         f"labwright.core.report.offline.plot_table (deterministic, no model): {table.source}, {where}"
         f"rows {table.first_row}-{table.last_row}; x = {table.columns[x]!r}; "
         f"y = {', '.join(repr(table.columns[j]) for j in ys)}; roles "
-        f"{', '.join(table_roles(table))}; error bars from uncertainty columns; a straight-line "
-        f"fit (numpy.polyfit) when R² >= {LINEAR_R2}."
+        f"{', '.join(table_roles(table))}; error bars from uncertainty columns, repeats (type A) "
+        f"or resolutions (type B); a straight-line fit (core.analysis.fit, weighted by the "
+        f"error bars when every point has one) when R² >= {LINEAR_R2}."
     )
     plotted = PlottedTable(
         source=table.source,

@@ -12,6 +12,7 @@ from labwright.core.report.offline.language import _CJK
 from labwright.core.report.templates import Template
 
 _PACKAGES = ("graphicx", "booktabs", "array")
+_COMPACT_UNCERTAINTY = re.compile(r"\\(?:SI|num)\{[^{}]*\(\d+\)")
 
 
 _USEPACKAGE_LINE = re.compile(r"^(\s*\\usepackage(?:\[[^\]]*\])?\{)([^}]*)(\}.*)$")
@@ -83,7 +84,7 @@ def _preamble(template: Template, body: str) -> str:
     preamble = _without_missing_packages(template.preamble.rstrip("\n")) + "\n"
     loaded = set(re.findall(r"\\usepackage(?:\[[^\]]*\])?\{([^}]*)\}", preamble))
     names = {name.strip() for group in loaded for name in group.split(",")}
-    wanted = (*_PACKAGES, "siunitx") if "\\si{" in body else _PACKAGES
+    wanted = (*_PACKAGES, "siunitx") if re.search(r"\\(?:si|SI|num)\{", body) else _PACKAGES
     extra = [p for p in wanted if p not in names]
     if extra:
         preamble += f"\\usepackage{{{','.join(extra)}}}\n"
@@ -93,6 +94,10 @@ def _preamble(template: Template, body: str) -> str:
         preamble += (
             "\\usepackage{placeins}\n" if available else "\\providecommand{\\FloatBarrier}{}\n"
         )
+    # A fit's "\SI{0.4342(79)}{...}" reads as value ± u, as a lab report writes it, only
+    # with this option (siunitx 2 and 3 both take it); without, it prints "0.4342(79)".
+    if _COMPACT_UNCERTAINTY.search(body) and "separate-uncertainty" not in preamble:
+        preamble += "\\sisetup{separate-uncertainty=true}\n"
     # Chinese text from the data in an English template needs a CJK font set up.
     cjk_ready = re.search(r"ctex|xeCJK|CJK", preamble)
     if _CJK.search(body) and not cjk_ready:

@@ -1,19 +1,29 @@
-"""A series of similar files in the skeleton: one table of files and one overlay plot.
+"""A series of similar files in the skeleton: one table of files and one figure.
 
 31 spectra are not 31 tables: the reader wants each file's key figures side by
 side (rows, range of the independent variable, the peak and where it is, the
-mean where it means something) and the curves on one set of axes. At most
-MAX_CURVES curves are drawn, evenly spread over the series, and the caption
-says how many; at most MAX_SERIES_ROWS files are listed, and the others are
+mean where it means something) and the curves on one set of axes (small multiples
+beyond drawing.MAX_OVERLAID). At most MAX_CURVES curves are drawn, evenly spread over
+the series, and the caption says how many; at most MAX_SERIES_ROWS files are listed, and the others are
 named in a line under the table.
 """
 
 from __future__ import annotations
 
 from pathlib import Path, PurePosixPath
+from typing import Any
 
+from labwright.core.analysis import type_b
 from labwright.core.material.tables import Series
 from labwright.core.report.offline.columns import table_labels
+from labwright.core.report.offline.drawing import (
+    MAX_OVERLAID,
+    SMALL_COLUMNS,
+    Curve,
+    describe,
+    draw,
+    wants_log_y,
+)
 from labwright.core.report.offline.formatting import _breakable, format_stat, tex_text
 from labwright.core.report.offline.language import _CJK, _TEXT
 from labwright.core.report.offline.plots import (
@@ -30,7 +40,7 @@ from labwright.core.report.offline.skeleton import FLOAT_PLACEMENT
 from labwright.core.rundir.layout import save_sidecar, write_figure_file
 from labwright.core.rundir.records import FigureSidecar, PlottedSeries
 
-MAX_CURVES = 8  # curves on one overlay plot; more are a tangle
+MAX_CURVES = 8  # files drawn; beyond drawing.MAX_OVERLAID, as small multiples
 MAX_SERIES_ROWS = 40  # files listed in a series' table; the rest are named below it
 
 _WORDS: dict[str, dict[str, str]] = {
@@ -50,6 +60,7 @@ _WORDS: dict[str, dict[str, str]] = {
         "all": "{y} against {x} for all {n} files of {pattern}.",
         "spread": " (evenly spread over the series; its table lists every file)",
         "left_out": "Left out",
+        "sigma": "Error bars: type B from the resolution ±{res} the header states.",
     },
     "zh": {
         "caption": "文件序列 {pattern}：{n} 个表头相同（{header}）的文件，每行一个文件。",
@@ -66,6 +77,7 @@ _WORDS: dict[str, dict[str, str]] = {
         "all": "{pattern} 中全部 {n} 个文件：{y} 随 {x} 的变化。",
         "spread": "（在序列中均匀选取；序列的表格列出全部文件）",
         "left_out": "未列出的内容",
+        "sigma": "误差棒：由表头所写分度值 ±{res} 得到的 B 类不确定度。",
     },
 }
 
@@ -202,34 +214,61 @@ def plot_series(
         caption = w["figure"].format(
             y=y_name, x=x_name, k=len(curves), n=n, pattern=series.pattern, how=w["spread"]
         )
-    pdf, png = _render(curves, x_name, y_name, series.pattern)
+    res = series.first.resolutions[y] if y < len(series.first.resolutions) else None
+    sigma = type_b(res) if res else None
+    if sigma is not None:
+        caption += " " + w["sigma"].format(res=f"{res:g}")
+    pdf, png, shown_as = _render(curves, x_name, y_name, series.pattern, sigma)
     # figures/ of the run: written beneath the run folder, never through a link
     pdf_path = write_figure_file(figures_dir, f"{stem}.pdf", pdf)
     png_path = write_figure_file(figures_dir, f"{stem}.png", png)
-    save_sidecar(figures_dir, _provenance(series, picks, stem, caption, folder))
+    meta = _provenance(series, picks, stem, caption, folder)
+    meta.shows = shown_as
+    save_sidecar(figures_dir, meta)
     return {"filename": stem, "caption": caption, "pdf": str(pdf_path), "png": str(png_path)}
 
 
 def _render(
-    curves: list[tuple[str, list[tuple[float, float]]]], x_name: str, y_name: str, title: str
-) -> tuple[bytes, bytes]:
+    curves: list[tuple[str, list[tuple[float, float]]]],
+    x_name: str,
+    y_name: str,
+    title: str,
+    sigma: float | None = None,
+) -> tuple[bytes, bytes, dict[str, Any]]:
+    """One curve per file on shared axes (drawing.py: markers, or a line for a recorded
+    trace), small multiples beyond drawing.MAX_OVERLAID files; `sigma` is every point's
+    (type B of the resolution the header states); and what the figure shows."""
     quiet_matplotlib()  # before any import of matplotlib: it reads the rc then
     from matplotlib.figure import Figure
 
     texts = [x_name, y_name, title, *(name for name, _ in curves)]
     fonts = ["DejaVu Sans", *(_cjk_fonts() if any(_CJK.search(t) for t in texts) else [])]
+    shown = [
+        Curve(
+            _short(name, 30, 1),
+            [p[0] for p in pairs],
+            [p[1] for p in pairs],
+            [sigma] * len(pairs) if sigma is not None else None,
+        )
+        for name, pairs in curves
+    ]
+    multiples = len(shown) > MAX_OVERLAID
     with house_style(fonts):
-        fig = Figure(figsize=(6.4, 3.8), dpi=FIGURE_DPI, layout="constrained")
-        ax = fig.subplots()
-        for name, pairs in curves:
-            ax.plot([p[0] for p in pairs], [p[1] for p in pairs], lw=1.0,
-                    marker="." if len(pairs) <= 60 else "", ms=3, label=_short(name, 30, 1))  # fmt: skip
-        ax.legend(fontsize=7, ncol=2 if len(curves) > 4 else 1)
-        ax.grid(True, alpha=0.3)
-        ax.set_xlabel(_short(x_name, 60, 2))
-        ax.set_ylabel(_short(y_name, 45, 2), fontsize=9)
+        rows = -(-len(shown) // SMALL_COLUMNS)
+        size = (7.0, 1.0 + 1.8 * rows) if multiples else (6.4, 3.8)
+        fig = Figure(figsize=size, dpi=FIGURE_DPI, layout="constrained")
+        draw(
+            fig,
+            [shown],
+            x_name=_short(x_name, 60, 2),
+            y_names=[_short(y_name, 45, 2)],
+            log_y=[wants_log_y(shown)],
+            small_multiples=multiples,
+        )
         fig.suptitle(_short(title, 80, 2), fontsize=9)
-        return pdf_and_png(fig)
+        drawn = describe(fig)
+        pdf, png = pdf_and_png(fig)
+    return pdf, png, drawn
 
 
 def _provenance(

@@ -233,6 +233,16 @@ def _figure_tex(figure: FigureRecord, caption_tex: str | None = None) -> list[st
     ]
 
 
+def _fit_paragraph(figure: FigureRecord, words: dict[str, str]) -> list[str]:
+    """The fits drawn on a figure, stated as value ± u (plots.py made the LaTeX, data
+    escaped), with a reference to the figure."""
+    texts = [t for t in figure.fits_tex or [] if t]
+    if not texts:
+        return []
+    ref = words["fit_ref"].format(ref=f"\\ref{{{_label('fig', figure.filename)}}}")
+    return [f"\\paragraph{{{tex_text(words['fit_heading'])}}} " + " ".join(texts) + ref, ""]
+
+
 def _figure_exists(figure: FigureRecord, figures_dir: Path) -> bool:
     stem = figure.filename
     # The stem goes into \includegraphics verbatim: only names the sandbox or we make.
@@ -311,6 +321,7 @@ def _results(
         if i in layout.figures:
             made = layout.figures[i]
             lines += _figure_tex(made, made.caption_tex or None)
+            lines += _fit_paragraph(made, words)
         return lines
 
     out += results_tex(layout, item_tex, _figure_tex, lang)
