@@ -391,7 +391,11 @@ def test_no_match_statistic_or_derivation_through_an_index_or_a_set_point(body, 
 def test_a_column_formula_needs_measured_operands(header, cells, traced):
     rows = "".join(f"{a} & {b} \\\\\n" for a, b in cells)
     tex = doc(f"\\begin{{tabular}}{{cc}}\n{header}\\\\\n{rows}\\end{{tabular}}")
-    result = verify_report(tex, _ROLE_EVIDENCE)
+    # the operands stand in the material (a formula resting on untraced numbers traces nothing)
+    operands = "x\n" + "\n".join(a for a, _ in cells)
+    result = verify_report(
+        tex, [*_ROLE_EVIDENCE, {"path": "ops.csv", "kind": "csv", "text": operands}]
+    )
     derived = {c.number.text for c in result.checks if c.status == "derived"}
     assert ({b for _, b in cells} <= derived) is traced, [
         (c.number.text, c.how) for c in result.checks

@@ -34,6 +34,7 @@ from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from labwright.core.material.computed import COMPUTATION, STATED, Computation
 from labwright.core.material.fence import Opened
 from labwright.core.material.readers.page import Page, Span
 from labwright.core.rundir.layout import RunDir
@@ -571,6 +572,8 @@ class _Reader:
             location = f"line {reader_line + 1} printed by the analysis"
         elif self.kind == "image":
             location = "answer about the image"
+        elif self.kind == "name":
+            location = "the file's name"
         elif sheet is not None:
             where = f"cell {cell}" if cell else f"line {reader_line}"
             location = f"sheet {sheet!r}, {where}"
@@ -817,6 +820,27 @@ def _derived(numbers: list[EvidenceNumber]) -> Iterator[EvidenceNumber]:
             yield EvidenceNumber(v, f"{v:.6g}", group[0].unit, src, derived=stat)
 
 
+def _computed_numbers(c: Computation) -> list[EvidenceNumber]:
+    """A computation's value (and its uncertainty) as evidence numbers whose source is the
+    computation: what it is and the rows it used (core/material/computed.py)."""
+    unit = parse_unit(c.unit) if c.unit else None
+    excerpt = _clip(", ".join(f"{v:.6g}" for v in c.inputs) or c.line(), 200)
+    if c.kind == STATED:
+        src = Source(c.path, c.kind, f"{c.over}, stated: {c.name}", _clip(c.line(), 200),
+                     sheet=c.sheet)  # fmt: skip
+        return [EvidenceNumber(abs(c.value), f"{c.value:.12g}", unit, src)]
+    used = f" ({c.n} values)" if c.n is not None else ""
+    src = Source(c.path, c.kind, f"{c.name} of {c.over}{used}", excerpt, sheet=c.sheet)
+    out = [EvidenceNumber(abs(c.value), f"{c.value:.12g}", unit, src, derived=c.name)]
+    if c.uncertainty is not None:
+        u_src = replace(src, location=f"uncertainty of the {src.location}")
+        out.append(
+            EvidenceNumber(abs(c.uncertainty), f"{c.uncertainty:.12g}", unit, u_src,
+                           derived=f"uncertainty of the {c.name}")
+        )  # fmt: skip
+    return out
+
+
 def evidence_numbers(
     records: Iterable[EvidenceRecord | Mapping[str, Any]], folder: Path | None = None
 ) -> list[EvidenceNumber]:
@@ -824,6 +848,11 @@ def evidence_numbers(
     out: list[EvidenceNumber] = []
     for given in records:
         record = as_record(given)
+        if record.kind in (COMPUTATION, STATED):
+            computed = Computation.from_record(record.to_dict())
+            if computed is not None:
+                out += _computed_numbers(computed)
+            continue
         text = record.text
         if not text:
             continue

@@ -74,6 +74,7 @@ from labwright.core.rundir.names import (
 from labwright.core.rundir.records import (
     CompileErrorRecord,
     CompileRecord,
+    EvidenceRecord,
     FigureRecord,
     GapRecord,
 )
@@ -382,6 +383,7 @@ class DraftStage(Stage):
         written(REPORT_TEX),
         written(DRAFTS),
         written(NUMBERS_JSON),
+        written(EVIDENCE_JSONL),  # a skeleton adds what it read and computed (offline/trace.py)
         written(RUN_JSON, "skeleton"),
         written(RUN_JSON, "numbers"),
     )
@@ -458,7 +460,21 @@ def _skeleton(run: RunContext, findings: dict[str, Any] | None) -> str:
     )
     if not h.figures:
         h.figures = report.figures
+    _save_skeleton_evidence(run, report.evidence)
     return report.tex
+
+
+def _save_skeleton_evidence(run: RunContext, records: list[dict[str, Any]]) -> None:
+    """evidence.jsonl: what exploration read, then what the skeleton read and computed, so
+    `labwright verify` traces the skeleton's numbers to their cells and computations."""
+    kept = list(run.h.exploration.evidence)
+    seen = {(r.path, r.kind, r.text) for r in kept}
+    kept += [
+        EvidenceRecord.from_dict(r)
+        for r in records
+        if (r.get("path"), r.get("kind"), r.get("text")) not in seen
+    ]
+    run.rundir.save_evidence(kept)
 
 
 def _check_numbers(run: RunContext, tex: str) -> Verification | None:

@@ -22,11 +22,13 @@ from __future__ import annotations
 import logging
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from labwright.core.material.computed import Computations
 from labwright.core.material.tables import Series, Table, collect_data
+from labwright.core.material.workspace import BUCKETS
 from labwright.core.report.offline.by_part import BARRIER
 from labwright.core.report.offline.formatting import format_stat as format_stat
 from labwright.core.report.offline.formatting import format_value as format_value
@@ -55,6 +57,7 @@ from labwright.core.report.offline.skeleton import (
     _results,
     _todo_line,
 )
+from labwright.core.report.offline.trace import offline_evidence
 from labwright.core.report.templates import Template
 from labwright.core.rundir.records import FigureRecord
 
@@ -81,11 +84,18 @@ class OfflineReport:
     figures: list[FigureRecord]
     headings: list[str]
     requirements: list[str]
+    # evidence.jsonl records: the files read and every value computed (trace.py)
+    evidence: list[dict] = field(default_factory=list)
 
 
 def _scan_sample(scan: Any, bucket: str) -> list[str]:
     sample = scan.get("sample", {}) if isinstance(scan, dict) else getattr(scan, "sample", {})
     return list(sample.get(bucket, []))
+
+
+def _named_files(scan: Any) -> list[str]:
+    """Every file the scan lists: the report may name any of them."""
+    return [p for bucket in BUCKETS for p in _scan_sample(scan, bucket)]
 
 
 def _unlisted_data(scan: Any) -> int:
@@ -180,6 +190,7 @@ def offline_report(
     """
     lang = _lang(template)
     words = _TEXT[lang]
+    trace = Computations()  # every value the report computes, with its inputs (trace.py)
     siunitx = siunitx_available()
     documents = _scan_sample(scan, "documents")
     overview = collect_data(folder, _scan_sample(scan, "data"), unlisted=_unlisted_data(scan))
@@ -282,5 +293,6 @@ def offline_report(
     ]
     tex = "\n".join(head) + "\n" + body_tex + "\n\\end{document}\n"
     return OfflineReport(
-        tex=tex, tables=tables, figures=included, headings=headings, requirements=requirements
-    )
+        tex=tex, tables=tables, figures=included, headings=headings, requirements=requirements,
+        evidence=offline_evidence(folder, overview, trace, _named_files(scan)),
+    )  # fmt: skip

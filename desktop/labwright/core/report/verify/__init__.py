@@ -30,18 +30,32 @@ directory and `write_numbers` stores numbers.json for the review pane.
 
 from __future__ import annotations
 
+import functools
 import re
+from collections import Counter
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from labwright.core.material.evidence import PERCENT, evidence_numbers, load_run_evidence
+from labwright.core.material.evidence import (
+    PERCENT,
+    EvidenceNumber,
+    Source,
+    evidence_numbers,
+    load_run_evidence,
+)
 from labwright.core.material.tables.roles import INDEPENDENT, INDEX
 from labwright.core.report.verify.columns import _column_formulas, column_roles, index_columns
-from labwright.core.report.verify.derive import _derivation
+from labwright.core.report.verify.derive import _derivation, summary_row
 from labwright.core.report.verify.extract import _parse, extract_numbers
-from labwright.core.report.verify.markup import readable as readable
-from labwright.core.report.verify.match import _FRACTION_WORDS, _Index, _nearest
+from labwright.core.report.verify.markup import readable
+from labwright.core.report.verify.match import (
+    _FRACTION_WORDS,
+    _Index,
+    _nearest,
+    equally_good,
+    match_candidates,
+)
 from labwright.core.report.verify.match import match_evidence as match_evidence
 from labwright.core.report.verify.model import NumberCheck, ReportNumber, Verification
 from labwright.core.report.verify.structure import _Report
@@ -95,11 +109,23 @@ def _chance_of_match(n: ReportNumber, at: float, index: _Index) -> float:
     return max(len(near), 1) * 2 * n.tol / (1.5 * n.value)
 
 
-def _place(c: NumberCheck) -> tuple[object, ...] | None:
-    src = c.source
+def _places(c: NumberCheck) -> frozenset[tuple[object, ...]]:
+    return _source_places(c.source)
+
+
+@functools.lru_cache(maxsize=65536)
+def _source_places(src: Source | None) -> frozenset[tuple[object, ...]]:
+    """Where a match stands in the material: its row, line or page; and for a sheet's cell
+    also its column (a table written sideways has its rows in the sheet's columns)."""
     if src is None:
-        return None
-    return (src.path, src.sheet, src.table, src.row, src.line, src.page)
+        return frozenset()
+    out: set[tuple[object, ...]] = {
+        ("row", src.path, src.sheet, src.table, src.row, src.line, src.page)
+    }
+    letters = re.match(r"[A-Z]+", src.cell or "")
+    if letters:
+        out.add(("column", src.path, src.sheet, letters.group(0)))
+    return frozenset(out)
 
 
 def _chance_guard(
@@ -121,13 +147,114 @@ def _chance_guard(
             chance = _chance_of_match(n, found_at.get(id(n), n.value), index)
             if chance <= CHANCE:
                 continue
-            place = _place(c)
-            if place is not None and any(o is not c and _place(o) == place for o in group):
-                continue  # the same row of the material as its neighbour: no coincidence
+            if _shares_a_place(c, group, _row_label(report, n)):
+                continue  # the same row (or column) of the material as its neighbours
             c.status = "skipped"
             c.how = (
                 f"{CHANCE_SKIP} ({chance:.0%} of random numbers this size would match the material)"
             )
+
+
+def _row_label(report: _Report, n: ReportNumber) -> str:
+    if n.table is None:
+        return ""
+    return readable(report.row_text.get((n.table, n.row or 0), "").split("|")[0]).strip()
+
+
+def _shares_a_place(c: NumberCheck, group: list[NumberCheck], label: str = "") -> bool:
+    """Whether a match stands in the material's row (line, page) of another match of its
+    sentence or table row, or in the sheet column of two others (a table written sideways:
+    its rows are the sheet's columns), or of one other when the row is labelled with that
+    column ("F", as the offline skeleton labels a sideways row). One neighbour in the same
+    column is no evidence otherwise: a column holds many values, and a random number
+    often finds one of them there."""
+    places = _places(c)
+    shared: Counter[tuple[object, ...]] = Counter()
+    for o in group:
+        if o is not c:
+            shared.update(places & _places(o))
+    return any(place[0] != "column" or k >= 2 or place[-1] == label for place, k in shared.items())
+
+
+def _shared(
+    e: EvidenceNumber, mine: set[tuple[object, ...]], everyone: Counter[tuple[object, ...]]
+) -> int:
+    """How many other numbers of a group may stand at e's places."""
+    # by the material's row only: a sheet column holds too many values to place one by it
+    return max(
+        (everyone[p] - (p in mine) for p in _source_places(e.source) if p[0] == "row"), default=0
+    )
+
+
+MAX_PLACES = 1024  # a value found in more places than this is too common to place by its row
+
+
+def _pick_places(report: _Report, index: _Index) -> dict[int, tuple[EvidenceNumber, str] | None]:
+    """Each number's match; among equally good ones (one value in several rows of the
+    material), the one in the row or column its neighbours of the same table row or
+    sentence match: a copied row traces to the row it was copied from, not to the first
+    row holding each value."""
+    options: dict[int, list[tuple[EvidenceNumber, str]]] = {}
+    picked: dict[int, tuple[EvidenceNumber, str] | None] = {}
+    groups: dict[tuple[object, ...], list[ReportNumber]] = {}
+    for n in report.numbers:
+        if n.trivial:
+            continue
+        found = equally_good(n, index)
+        picked[id(n)] = found[0] if found else None
+        if found:
+            key = (n.table, n.row) if n.table is not None else ("s", n.segment)
+            groups.setdefault(key, []).append(n)
+            options[id(n)] = found
+    for members in groups.values():
+        if len(members) < 2 or all(len(options[id(n)]) == 1 for n in members):
+            continue
+        own = {id(n): {p for e, _ in options[id(n)] for p in _source_places(e.source)}
+               for n in members}  # fmt: skip
+        everyone: Counter[tuple[object, ...]] = Counter()
+        for places in own.values():
+            everyone.update(places)
+        for n in members:
+            found = options[id(n)]
+            if 1 < len(found) <= MAX_PLACES:
+                mine = own[id(n)]
+                picked[id(n)] = max(found, key=lambda h: _shared(h[0], mine, everyone))  # noqa: B023
+    return picked
+
+
+# A statistics row's label and the computation it names (report/offline/trace.py's names).
+_STATISTIC_NAMES = (
+    (re.compile(r"^(?:n|count|数目|个数)$", re.I), "number of values"),
+    (re.compile(r"^(?:min(?:imum)?|最小值?)$", re.I), "smallest"),
+    (re.compile(r"^(?:max(?:imum)?|最大值?)$", re.I), "largest"),
+    (re.compile(r"^(?:mean|average|ave|avg|平均值?)$", re.I), "mean"),
+    (re.compile(r"^(?:std|s\.?d\.?|σ|standard deviation|标准差)$", re.I), "standard deviation"),
+)
+
+
+def _as_computed(
+    n: ReportNumber, report: _Report, index: _Index
+) -> tuple[EvidenceNumber, str] | None:
+    """A statistics row's cell (mean, std, n under a table) traced to the computation of
+    that statistic over its column's data rows, never to a cell that holds the same value
+    (the sheet's own "ave rate" under the column, or a row number)."""
+    if n.table is None or not summary_row(report, n.table, n.row or 0):
+        return None
+    label = readable(report.row_text.get((n.table, n.row or 0), "").split("|")[0])
+    label = label.strip().strip("$").strip()
+    wanted = next((name for pattern, name in _STATISTIC_NAMES if pattern.match(label)), None)
+    if wanted is None:
+        return None
+    found = [
+        (e, how)
+        for e, how in match_candidates(n, index)
+        if e.source.kind == "computation" and e.derived == wanted
+    ]
+    if not found:
+        return None
+    header = readable(report.headers.get((n.table, n.col or 0), "")).strip().strip("$")
+    # the computation of this column (its name stands in the computation's place)
+    return next((h for h in found if header and repr(header) in h[0].source.location), found[0])
 
 
 # -- the check -------------------------------------------------------------------
@@ -145,6 +272,7 @@ def verify_report(
     roles = column_roles(report)
     row_numbers = index_columns(report) | {k for k, r in roles.items() if r == INDEX}
     found_at: dict[int, float] = {}  # the material's value each match found
+    picked = _pick_places(report, index)
     for n in report.numbers:
         sentence = report.sentence(n)
         if n.table is not None and (n.table, n.col) in row_numbers:
@@ -155,7 +283,9 @@ def verify_report(
         if n.trivial:
             checks[id(n)] = NumberCheck(n, "skipped", n.trivial, sentence=sentence)
             continue
-        hit = match_evidence(n, index)
+        hit = _as_computed(n, report, index) or (
+            picked[id(n)] if id(n) in picked else match_evidence(n, index)
+        )
         if hit and hit[0].role == INDEPENDENT:
             n.setpoint = True  # "at 30°": a set point restated, no evidence to derive from
         if hit:

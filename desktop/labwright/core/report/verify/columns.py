@@ -25,9 +25,11 @@ _NO_OPERAND = (INDEX, INDEPENDENT)  # roles no statistic, formula or pair is com
 
 
 # A table's row-number column ("line", "row", "No.", "#", "序号") counts rows; nothing is
-# derived from it (2π·√[line] = 8.89 would "trace" any number near 8.9).
+# derived from it (2π·√[line] = 8.89 would "trace" any number near 8.9). "n" is a row
+# number, "N" a count (Geiger: n, N, Rate).
 _INDEX_HEADER = re.compile(
-    r"^(?:#|no\.?|nr\.?|n|index|idx|row|line|item|frame|trial|run|序号|编号|行|行号|次数)$", re.I
+    r"^(?:#|no\.?|nr\.?|(?-i:n)|index|idx|row|line|item|frame|trial|run|序号|编号|行|行号|次数)$",
+    re.I,
 )
 
 
@@ -102,14 +104,36 @@ def _column_formulas(report: _Report, checks: dict[int, NumberCheck]) -> None:
     index = index_columns(report) | {k for k, role in roles.items() if role in _NO_OPERAND}
     for t, rows in cells.items():
         cols = sorted({c for row in rows.values() for c in row if (t, c) not in index})
-        for j in cols:
-            open_rows = [
-                r
-                for r, row in rows.items()
-                if j in row and checks[id(row[j])].status == "unmatched"
-            ]
-            if open_rows:
-                _fit_column(report, checks, t, rows, cols, j)
+        made_from: dict[int, set[int]] = {}  # a derived column -> the columns it rests on
+        for _ in range(2):  # a formula may rest on a column another formula derived
+            for j in cols:
+                open_rows = [
+                    r
+                    for r, row in rows.items()
+                    if j in row and checks[id(row[j])].status == "unmatched"
+                ]
+                if open_rows:
+                    _fit_column(report, checks, t, rows, cols, j, made_from)
+
+
+def _traced(x: ReportNumber, checks: dict[int, NumberCheck]) -> bool:
+    """An operand a formula may rest on: traced itself (never a number nothing traces: a
+    count "derived" from a rate that was computed from it proves nothing)."""
+    c = checks[id(x)]
+    return c.status in ("matched", "derived") or c.how == "a common constant"
+
+
+def _rests_on(col: int, j: int, made_from: dict[int, set[int]]) -> bool:
+    """Whether column `col` was derived (directly or not) from column j."""
+    seen, todo = set(), [col]
+    while todo:
+        c = todo.pop()
+        if c == j:
+            return True
+        if c not in seen:
+            seen.add(c)
+            todo += made_from.get(c, ())
+    return False
 
 
 def _candidates(cols: list[int], j: int) -> Iterable[tuple[tuple[int, float], ...]]:
@@ -132,9 +156,16 @@ def _fit_column(
     rows: dict[int, dict[int, ReportNumber]],
     cols: list[int],
     j: int,
+    made_from: dict[int, set[int]],
 ) -> None:
     for terms in _candidates(cols, j):
-        usable = [r for r, row in rows.items() if j in row and all(c in row for c, _ in terms)]
+        if any(_rests_on(c, j, made_from) for c, _ in terms):
+            continue  # j from a column derived from j: circular
+        usable = [
+            r
+            for r, row in rows.items()
+            if j in row and all(c in row and _traced(row[c], checks) for c, _ in terms)
+        ]
         if len(usable) < 2:
             continue
         preds = {}
@@ -157,6 +188,12 @@ def _fit_column(
             # Operands written to a digit or two (0.1 ± 0.05) fit any formula: no test.
             if rel > MAX_OPERAND_ROUNDING:
                 continue
+            # A count or reading written as an integer is not the result of rounded
+            # operands that cannot fix its last digit (N = Rate²/σ² with Rate = N/30 and
+            # σ = √N/30: reversed, the raw count "derived" from what was computed from it).
+            exact = all(rows[r][c].integer for c, _ in terms)
+            if target.integer and not exact and k * preds[r] * rel > target.tol:
+                continue
             if abs(target.value - k * preds[r]) <= target.tol * (1 + 1e-9) + k * preds[r] * rel:
                 good.append(r)
         if len(good) >= 2 and len(good) * 3 >= len(usable) * 2:
@@ -167,4 +204,5 @@ def _fit_column(
                 c = checks[id(rows[r][j])]
                 if c.status == "unmatched":
                     c.status, c.how, c.exact = "derived", f"column formula: {formula}", k * preds[r]
+            made_from.setdefault(j, set()).update(c for c, _ in terms)
             return

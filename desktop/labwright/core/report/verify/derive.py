@@ -80,19 +80,63 @@ def _runs(items: list[ReportNumber]) -> list[list[ReportNumber]]:
     return [items[i:j] for i in range(len(items)) for j in range(i + 2, len(items) + 1)]
 
 
+# The label of a table's statistics row (n, min, max, mean, std under the data): its
+# cells summarise the rows above, and are no data rows themselves.
+_SUMMARY_LABEL = re.compile(
+    r"^\s*(?:n|count|min(?:imum)?|max(?:imum)?|mean|average|ave|avg|std|s\.?d\.?|σ|sum|total"
+    r"|median|range|standard (?:deviation|error)|标准差|平均值?|合计|总和|总计|最小值?|最大值?)"
+    r"\s*(?:\(.*\))?\s*[:=]?\s*$",
+    re.I,
+)
+
+
+def summary_row(report: _Report, table: int, row: int) -> bool:
+    """A table's row of statistics (its label says n, mean, std, total...)."""
+    label = readable(report.row_text.get((table, row), "").split("|")[0]).strip().strip("$")
+    return bool(_SUMMARY_LABEL.match(label))
+
+
+def _statistic(x: ReportNumber, report: _Report, checks: dict[int, NumberCheck]) -> bool:
+    """A number that is itself a statistic (a mean column, a std row, a derived mean): never
+    an operand of another statistic (a σ "of" values that include their own mean)."""
+    if x.table is not None:
+        header = report.headers.get((x.table, x.col or 0), "")
+        if _MEAN_WORDS.search(header) or _SUM_WORDS.search(header) or _STAT_HEADER.search(header):
+            return True
+        if summary_row(report, x.table, x.row or 0):
+            return True
+    c = checks.get(id(x))
+    how = c.how if c is not None else ""
+    return how.startswith(("mean", "standard", "sum", "half the range")) or bool(
+        c is not None and c.source is not None and c.source.kind == "computation"
+    )
+
+
+_STAT_HEADER = re.compile(r"\bstd\b|deviation|\\sigma|σ|标准差", re.I)
+
+
 def _window(n: ReportNumber, report: _Report) -> tuple[list[list[ReportNumber]], str]:
-    """The numbers a derivation of n may use (by sentence or table line), and the words."""
+    """The numbers a derivation of n may use (by sentence or table line), and the words.
+
+    A statistics row's cell is computed over its column's data rows only: not the other
+    columns of its row, nor the statistics rows above it."""
     nums = [x for x in report.numbers if x is not n]
     text = report.masked.text
     if n.table is not None:
+        label = report.row_text.get((n.table, n.row or 0), "").split("|")[0]
+        words = report.headers.get((n.table, n.col or 0), "") + " " + label
+        column = [
+            x
+            for x in nums
+            if (x.table, x.col) == (n.table, n.col)
+            and (x.row or 0) < (n.row or 0)
+            and not summary_row(report, n.table, x.row or 0)
+        ]
+        if summary_row(report, n.table, n.row or 0):
+            return [column], words
         row = [x for x in nums if (x.table, x.row) == (n.table, n.row)]
         before = [x for x in row if x.col is not None and n.col is not None and x.col < n.col]
         after = [x for x in row if x.col is not None and n.col is not None and x.col > n.col]
-        column = [
-            x for x in nums if (x.table, x.col) == (n.table, n.col) and (x.row or 0) < (n.row or 0)
-        ]
-        label = report.row_text.get((n.table, n.row or 0), "").split("|")[0]
-        words = report.headers.get((n.table, n.col or 0), "") + " " + label
         lists = [before[-k:] for k in range(2, len(before) + 1)] + [
             after[:k] for k in range(2, len(after) + 1)
         ]
@@ -145,6 +189,8 @@ def _pairs(
         for b in pool:
             if a is b or not _compatible(a, b):
                 continue
+            if checks[id(a)].status == "skipped" and checks[id(b)].status == "skipped":
+                continue  # two common constants (100 and 1000) trace nothing of the material
             # an accepted constant (9.81) is the reference: the denominator, never the value
             constant_first = checks[id(a)].status == "skipped" and checks[id(b)].status != "skipped"
             for how, f in tests:
@@ -164,7 +210,7 @@ def _derivation(
     lists, words = _window(n, report)
     ops = _stats_ops(words, n.role)
     for values in lists if ops else []:
-        values = [x for x in values if _operand(x, checks)]
+        values = [x for x in values if _operand(x, checks) and not _statistic(x, report, checks)]
         if len(values) < 2:
             continue
         for name, f in ops.items():

@@ -30,7 +30,7 @@ _REF_WORDS = re.compile(
     r"(?:\b(?:fig(?:ure)?s?|tab(?:le)?s?|sec(?:tion)?s?|eqs?|equations?|chapters?|appendix"
     r"|parts?|steps?|experiments?|exps?|runs?|trials?|nos?|numbers?|pages?|pp?|lines?"
     r"|items?|questions?|tasks?|groups?|rows?|columns?|version|stage|phase)\.?|[#№§]|第|图|表|式)"
-    r"[\s~(]*$",
+    r"[\s~(]*(?:\d+\s*(?:–|—|--?|to)\s*)?$",  # "rows 7–25": the range's end as well
     re.I,
 )
 _CONSTANTS = (

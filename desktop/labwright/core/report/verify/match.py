@@ -64,6 +64,26 @@ def _rank(n: ReportNumber, e: EvidenceNumber, how_rank: int) -> tuple[float, ...
 
 def match_evidence(n: ReportNumber, index: _Index) -> tuple[EvidenceNumber, str] | None:
     """The best evidence number for a report number, with how they correspond."""
+    found = match_candidates(n, index)
+    return found[0] if found else None
+
+
+def match_candidates(n: ReportNumber, index: _Index) -> list[tuple[EvidenceNumber, str]]:
+    """The evidence numbers a report number may be, the best first; those after the first
+    that are as good (only their place differs: the same value in other rows) follow it."""
+    return [(e, how) for _, e, how in _ranked(n, index)]
+
+
+def equally_good(n: ReportNumber, index: _Index) -> list[tuple[EvidenceNumber, str]]:
+    """The candidates as good as the best one: the same kind of match in other places."""
+    ranked = _ranked(n, index)
+    if not ranked:
+        return []
+    best = ranked[0][0][:4]
+    return [(e, how) for rank, e, how in ranked if rank[:4] == best]
+
+
+def _ranked(n: ReportNumber, index: _Index) -> list[tuple[tuple[float, ...], EvidenceNumber, str]]:
     v, t = n.value, n.tol * (1 + 1e-9) + 1e-12 * n.value
     hits: list[tuple[tuple[float, ...], EvidenceNumber, str]] = []
     for e in index.between(v - t, v + t):  # the same value, as written or rounded
@@ -88,13 +108,19 @@ def match_evidence(n: ReportNumber, index: _Index) -> tuple[EvidenceNumber, str]
         # range in m): a copy of the value without a unit does not make it right
         nearby = index.between(v - t, v + t)
         if any(_same_dims(n.unit, e.unit) for e in nearby):
-            return None
-    if not hits:
-        return None
-    _, e, how = min(hits, key=lambda h: h[0])
+            return []
+    hits.sort(key=lambda h: h[0])
+    return [(rank, e, _how(e, how)) for rank, e, how in hits]
+
+
+def _how(e: EvidenceNumber, how: str) -> str:
+    if e.source.kind == "computation":  # computed by the report's own code, over named rows
+        return "computed" + ("" if how == "as written" else f" ({how})")
     if e.derived:
-        how = f"{e.derived} of the material's values" + ("" if how == "as written" else f" ({how})")
-    return e, how
+        return f"{e.derived} of the material's values" + (
+            "" if how == "as written" else f" ({how})"
+        )
+    return how
 
 
 def _converted(

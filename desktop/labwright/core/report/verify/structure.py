@@ -11,6 +11,7 @@ from labwright.core.report.verify.markup import _Masked, readable
 from labwright.core.report.verify.model import ReportNumber
 
 _BREAKS = re.compile(r"\\(?:(?:sub)*section|paragraph|chapter|item|caption|begin|end)\b|\n[ \t]*\n")
+_SPACING = re.compile(r"\\[hv]space\*?\s*\{[^{}]*\}")
 _SENTENCE_END = re.compile(r"(?<=[.!?。！？])\s+(?=[A-Z(\\\u4e00-\u9fff])|(?<=[。！？])")
 
 
@@ -97,9 +98,14 @@ def _table_headers(
     first_numeric: dict[int, int] = {}
     for t, r in sorted(numeric_rows):
         first_numeric.setdefault(t, r)
+    # a table of integers only (row numbers, counts): its header is above its first number
+    for n in sorted(numbers, key=lambda x: (x.table or 0, x.row or 0)):
+        if n.table is not None and n.row is not None and n.table not in first_numeric:
+            first_numeric[n.table] = n.row
     for s, e, t, r, c in cells_of:
         if r < first_numeric.get(t, 10**9):
-            cell = readable(masked.display[s:e])
+            # \hspace{0pt} (a break point before a header's first word) is no part of it
+            cell = readable(_SPACING.sub("", masked.display[s:e]))
             if cell:
                 headers[(t, c)] = cell
     for n in numbers:
