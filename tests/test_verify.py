@@ -81,6 +81,21 @@ def test_trivial_numbers_and_markup_are_not_checked():
     assert "99.9" not in {n.text for n in numbers} and "0.83" not in {n.text for n in numbers}
 
 
+def test_a_product_unit_written_with_a_dot_is_read_whole():
+    """'6.96e-34 J·s' in a figure's printout is J·s, not J: the report's
+    \\SI{6.96(13)e-34}{\\joule\\second} matches it, value and uncertainty."""
+    printed = "h = e·slope = 6.9569829e-34 ± 1.2609e-35 J·s\naccepted 6.62607015e-34 J·s"
+    evidence = [{"path": "figures/fit.pdf", "kind": "figure_output", "text": printed}]
+    tex = doc(
+        "$h$ = \\SI{6.96(13)e-34}{\\joule\\second}, "
+        "from the accepted \\SI{6.62607015e-34}{\\joule\\second}.\n"
+    )
+    result = verify_report(tex, evidence)
+    assert result.unmatched == [], [c.to_dict() for c in result.unmatched]
+    units = [e.unit.text if e.unit else None for e in evidence_numbers(evidence)]
+    assert units[1:] == ["J·s", "J·s"]  # the uncertainty's and the accepted value's
+
+
 def test_latex_number_forms():
     tex = doc(
         "a $9.81\\times10^{-3}$ b 1.2e-3 c \\num{4.5e2} d 12,345 e $2.016 \\pm 0.004$\\,s "

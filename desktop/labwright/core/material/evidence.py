@@ -412,7 +412,8 @@ NUMBER = re.compile(
     r"(?:(?:[eE]|\*\^)([-+]?\d+)|\s*[x×]\s*10\^\(?([-+−]?\d+)\)?)?"
     r"(?![\d.]\d|\d)"  # not a version or a date (1.2.3)
 )
-_INLINE_UNIT = re.compile(r"\s?([A-Za-zµμΩ°][A-Za-z0-9µμΩ°/^\-²³⁻¹]{0,10})")
+# a product of units is written with a dot or a star (J·s): a space would take the next word
+_INLINE_UNIT = re.compile(r"\s?([A-Za-zµμΩ°][A-Za-z0-9µμΩ°/^\-²³⁻¹·⋅*]{0,10})")
 
 
 def number_value(mantissa: str, exponent: str | None) -> float:

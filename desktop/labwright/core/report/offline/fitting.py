@@ -88,7 +88,7 @@ RELATIONS = (
             r"截止电压|遏止电压|stopping|cut-?off|retarding|^\s*[UV]_?\{?[0s]\}?\s*$", re.I
         ),
         y_dims=(("V", 1),),
-        unit="J s",
+        unit="J·s",
         accepted=6.62607015e-34,  # exact (SI 2019)
         from_slope=lambda slope: E_CHARGE * slope,
         how={"en": "h = e·slope", "zh": "h = e·斜率"},
