@@ -182,3 +182,107 @@ def test_the_dispatch_scan_would_see_a_string_dispatch(tmp_path):
         "    d = ev.detail if isinstance(ev.detail, dict) else {}\n"
     )
     assert len(_dispatch_on_strings(bad)) == 6
+
+
+def _imports_outside_type_checking(tree):
+    import ast
+
+    todo = [tree]
+    while todo:
+        node = todo.pop()
+        if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
+            todo.extend(node.orelse)  # what only the type checker reads is no import
+            continue
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            yield node
+        todo.extend(ast.iter_child_nodes(node))
+
+
+def _import_cycles(package: Path, prefix: str) -> list[list[str]]:
+    """Groups of modules under `prefix` that import each other, counting the imports made
+    inside functions too (they hide a cycle from the linter, not from the reader);
+    a package's own submodules and TYPE_CHECKING imports left aside."""
+    import ast
+
+    base = package.parent
+    mods = {}
+    for p in package.rglob("*.py"):
+        parts = list(p.relative_to(base).with_suffix("").parts)
+        mods[".".join(parts[:-1] if parts[-1] == "__init__" else parts)] = p
+
+    def known(name: str) -> str | None:
+        while name and name not in mods:
+            name = name.rpartition(".")[0]
+        return name or None
+
+    edges: dict[str, set[str]] = {}
+    for m, p in mods.items():
+        if not m.startswith(prefix):
+            continue
+        here = m.split(".") if p.name == "__init__.py" else m.split(".")[:-1]
+        out: set[str] = set()
+        for node in _imports_outside_type_checking(ast.parse(p.read_text(encoding="utf-8"))):
+            targets: list[str] = []
+            if isinstance(node, ast.Import):
+                targets = [a.name for a in node.names]
+            elif isinstance(node, ast.ImportFrom):
+                root = ".".join(here[: len(here) - node.level + 1]) if node.level else ""
+                mod = ".".join(x for x in (root, node.module or "") if x)
+                targets = [f"{mod}.{a.name}" for a in node.names]
+            for t in targets:
+                k = known(t)
+                inside = k is not None and (k.startswith(m + ".") or m.startswith(k + "."))
+                if k and k != m and k.startswith(prefix) and not inside:
+                    out.add(k)
+        edges[m] = out
+    cycles, index, low, stack, on, counter = [], {}, {}, [], set(), [0]
+
+    def strong(v: str) -> None:  # Tarjan's strongly connected components
+        index[v] = low[v] = counter[0]
+        counter[0] += 1
+        stack.append(v)
+        on.add(v)
+        for w in edges.get(v, ()):
+            if w not in index:
+                strong(w)
+                low[v] = min(low[v], low[w])
+            elif w in on:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            group = []
+            while True:
+                w = stack.pop()
+                on.discard(w)
+                group.append(w)
+                if w == v:
+                    break
+            if len(group) > 1:
+                cycles.append(sorted(group))
+
+    for v in list(edges):
+        if v not in index:
+            strong(v)
+    return cycles
+
+
+def test_no_hidden_import_cycles_in_core():
+    """An import inside a function is for start-up time, never to hide a cycle (issue 22:
+    evidence <-> tables.roles, offline.skeleton <-> offline.series, settings.saved <->
+    settings.resolve were three)."""
+    package = ROOT / "desktop" / "labwright"
+    assert _import_cycles(package, "labwright.core") == []
+
+
+def test_the_cycle_check_sees_a_cycle_made_inside_a_function(tmp_path):
+    pkg = tmp_path / "labwright" / "core"
+    pkg.mkdir(parents=True)
+    (tmp_path / "labwright" / "__init__.py").write_text("")
+    (pkg / "__init__.py").write_text("")
+    (pkg / "a.py").write_text("from labwright.core.b import x\n")
+    (pkg / "b.py").write_text("def x():\n    from labwright.core import a\n")
+    (pkg / "c.py").write_text(
+        "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from . import a\n"
+    )
+    assert _import_cycles(tmp_path / "labwright", "labwright.core") == [
+        ["labwright.core.a", "labwright.core.b"]
+    ]

@@ -23,10 +23,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
-from labwright.core.material.evidence import parse_unit
 from labwright.core.material.tables.facts import Family
 from labwright.core.material.tables.roles import CATEGORY, parse_header
 from labwright.core.material.tables.stated import fix_unit
+from labwright.core.material.units import parse_unit
 
 if TYPE_CHECKING:
     from labwright.core.material.tables import Table

@@ -14,7 +14,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from labwright.core.material.evidence import parse_unit, suffix_unit_fits
+from labwright.core.material.units import parse_unit, suffix_unit_fits
 
 INDEX = "index"
 INDEPENDENT = "independent"

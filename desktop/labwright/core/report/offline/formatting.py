@@ -9,6 +9,8 @@ import unicodedata
 from labwright.core.material.readers.workbook import format_float
 from labwright.core.report.latex import escape_latex
 
+FLOAT_PLACEMENT = "htbp"  # every table and figure of the skeleton: here, else top, bottom, page
+
 # --------------------------------------------------------------------------
 # Escaping data-derived text
 # --------------------------------------------------------------------------

@@ -24,7 +24,12 @@ from labwright.core.report.offline.drawing import (
     draw,
     wants_log_y,
 )
-from labwright.core.report.offline.formatting import _breakable, format_stat, tex_text
+from labwright.core.report.offline.formatting import (
+    FLOAT_PLACEMENT,
+    _breakable,
+    format_stat,
+    tex_text,
+)
 from labwright.core.report.offline.language import _CJK, _TEXT
 from labwright.core.report.offline.plots import (
     FIGURE_DPI,
@@ -36,7 +41,6 @@ from labwright.core.report.offline.plots import (
     pdf_and_png,
     quiet_matplotlib,
 )
-from labwright.core.report.offline.skeleton import FLOAT_PLACEMENT
 from labwright.core.rundir.layout import save_sidecar, write_figure_file
 from labwright.core.rundir.records import FigureSidecar, PlottedSeries
 

@@ -11,9 +11,15 @@ from labwright.core.material.tables import Series, StatedResult, SummaryCell, Ta
 from labwright.core.material.tables.facts import short_number
 from labwright.core.report.offline.by_part import build_layout, dropped_lines, results_tex
 from labwright.core.report.offline.columns import as_written, table_labels
-from labwright.core.report.offline.formatting import format_stat, format_value, tex_text
+from labwright.core.report.offline.formatting import (
+    FLOAT_PLACEMENT,
+    format_stat,
+    format_value,
+    tex_text,
+)
 from labwright.core.report.offline.language import _TEXT, table_title
 from labwright.core.report.offline.requirements import ManualTasks
+from labwright.core.report.offline.series import left_out_tex, series_tex
 from labwright.core.report.templates import Template
 from labwright.core.rundir import fence
 from labwright.core.rundir.names import in_figures
@@ -23,7 +29,6 @@ MAX_SHOWN_ROWS = 25  # table rows printed; the rest are counted
 MAX_TABLE_COLUMNS = 7  # data columns per printed chunk (the first one repeats)
 # Floats go where they fit (here, top, bottom, a float page), never pinned with [H]:
 # a pinned table too tall for what is left of a page leaves that page half empty.
-FLOAT_PLACEMENT = "htbp"
 
 
 # --------------------------------------------------------------------------
@@ -302,7 +307,6 @@ def _results(
 ) -> list[str]:
     """The results: findings, then the tables and figures by the manual's parts (each
     part's requirements first), then what was left out."""
-    from labwright.core.report.offline.series import left_out_tex, series_tex
 
     out = _labelled(words["findings"], _as_items(findings.get("key_findings")), words)
     layout = build_layout(tables, manual or ManualTasks(), table_figures, extra_figures)
