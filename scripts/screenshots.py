@@ -1,7 +1,7 @@
 """Screenshots of the app for a person to look at, in English and Chinese: empty, scanned, running,
 finished (its PDF tab, also zoomed), settings, Check Setup, Settings and Check Setup on a machine
 without a keyring or a key, review of a degraded draft, a compile error in review, and the export
-notice.
+notices (a zip, and Word).
 
     .venv/bin/python scripts/screenshots.py [OUT_DIR]
 
@@ -197,6 +197,11 @@ def shoot(out: Path, lang: str) -> None:
         w.review.export(exported, confirm=lambda _: True)
         settle(app, 0.5)
         w.grab().save(str(out / f"exported-{lang}.png"))
+        # the Word export, for a course that wants a .docx (pandoc, core/report/word.py)
+        docx = Path(os.environ["LABWRIGHT_HOME"]) / f"report-{lang}.docx"
+        w.review.export(docx, confirm=lambda _: True)
+        settle(app, 0.5)
+        w.grab().save(str(out / f"exported-docx-{lang}.png"))
         w.close()
         asyncio.set_event_loop(None)
         loop.close()

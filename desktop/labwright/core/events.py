@@ -12,7 +12,9 @@ import json
 import types
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field, fields
-from typing import Any, ClassVar, Literal, TypeVar, Union, get_args, get_origin, get_type_hints
+from typing import Any, ClassVar, Literal, TypeVar, Union, get_args, get_origin
+
+from labwright.core.jsonform import field_types, plain
 
 StageName = str  # a stage of the plan (run/stages.py)
 MilestoneStatus = Literal["start", "end", "skipped"]
@@ -89,7 +91,7 @@ class Detail:
             value = getattr(self, f.name)
             if value is None and f.name in self._OMIT_NONE:
                 continue
-            out[f.name] = _plain(value)
+            out[f.name] = plain(value)
         return out
 
     @classmethod
@@ -97,32 +99,13 @@ class Detail:
         """The detail of `data`; ValueError when it does not fit."""
         if not isinstance(data, Mapping):
             raise ValueError(f"{cls.__name__} is an object, not {type(data).__name__}")
-        hints = _hints(cls)
+        hints = field_types(cls)
         values = {
             f.name: _fit(data[f.name], hints[f.name], f.name)
             for f in fields(cls)  # type: ignore[arg-type]
             if f.name in data
         }
         return cls(**values)
-
-
-def _plain(value: Any) -> Any:
-    if isinstance(value, Detail):
-        return value.to_dict()
-    if isinstance(value, list):
-        return [_plain(v) for v in value]
-    if isinstance(value, dict):
-        return {k: _plain(v) for k, v in value.items()}
-    return value
-
-
-_HINTS: dict[type, dict[str, Any]] = {}
-
-
-def _hints(cls: type) -> dict[str, Any]:
-    if cls not in _HINTS:
-        _HINTS[cls] = get_type_hints(cls)
-    return _HINTS[cls]
 
 
 def _fit(value: Any, tp: Any, where: str) -> Any:

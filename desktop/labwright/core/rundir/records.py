@@ -16,8 +16,9 @@ from __future__ import annotations
 import types
 from dataclasses import MISSING, dataclass, field, fields, is_dataclass
 from pathlib import Path
-from typing import Any, ClassVar, TypeVar, Union, get_args, get_origin, get_type_hints
+from typing import Any, ClassVar, TypeVar, Union, get_args, get_origin
 
+from labwright.core.jsonform import field_types, plain
 from labwright.core.rundir.errors import RunFileError as RunFileError
 
 # run.json's "schema_version". A run.json without one was written before the field
@@ -52,7 +53,7 @@ class FileRecord:
             value = getattr(self, f.name)
             if value is None and f.name in self._OMIT_NONE:
                 continue
-            out[f.name] = _plain(value)
+            out[f.name] = plain(value)
         out.update(getattr(self, "unknown", {}))
         return out
 
@@ -71,7 +72,7 @@ class FileRecord:
             return _record(cls, data, "")
         except _Bad:
             pass
-        hints = _hints(cls)
+        hints = field_types(cls)
         fitting: dict[str, Any] = {}
         for f in fields(cls):
             if f.name == "unknown" or f.name not in data:
@@ -87,29 +88,10 @@ class FileRecord:
         return record
 
 
-def _plain(value: Any) -> Any:
-    if isinstance(value, FileRecord):
-        return value.to_dict()
-    if isinstance(value, list):
-        return [_plain(v) for v in value]
-    if isinstance(value, dict):
-        return {k: _plain(v) for k, v in value.items()}
-    return value
-
-
-_HINTS: dict[type, dict[str, Any]] = {}
-
-
-def _hints(cls: type) -> dict[str, Any]:
-    if cls not in _HINTS:
-        _HINTS[cls] = get_type_hints(cls)
-    return _HINTS[cls]
-
-
 def _record(cls: type[R], data: Any, where: str) -> R:
     if not isinstance(data, dict):
         raise _Bad(where or "the file", f"holds {_kind(data)} where an object was expected")
-    hints = _hints(cls)
+    hints = field_types(cls)
     values: dict[str, Any] = {}
     missing = []
     known = set()
@@ -406,7 +388,7 @@ class FindingsRecord(FileRecord):
         """finish_exploration's arguments, when the exploration finished."""
         if self.status != "finished":
             return None
-        return {k: _plain(getattr(self, k)) for k in self.CONCLUSION}
+        return {k: plain(getattr(self, k)) for k in self.CONCLUSION}
 
 
 @dataclass

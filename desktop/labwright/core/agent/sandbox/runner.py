@@ -197,17 +197,7 @@ def _run(
     work = _make_work_dir()
     try:
         staging = work / "staging"
-        staging.mkdir()
-        outcome = _run_child(
-            code=code,
-            preimport=imported_modules(ready.tree),
-            data_dir=Path(os.path.realpath(data_dir)),
-            work=work,
-            staging=staging,
-            timeout_s=timeout_s,
-            memory_mb=memory_mb,
-            analysis=_analysis_job(data_dir, ready),
-        )
+        outcome = _run_prepared(code, ready, data_dir, work, staging, timeout_s, memory_mb)
         return _judge(
             outcome,
             staging,
@@ -221,6 +211,31 @@ def _run(
         )
     finally:
         shutil.rmtree(work, ignore_errors=True)
+
+
+def _run_prepared(
+    code: str,
+    ready: _Prepared,
+    data_dir: Path,
+    work: Path,
+    staging: Path,
+    timeout_s: float,
+    memory_mb: int,
+    mode: str = "figure",
+) -> _ChildOutcome:
+    """The child on checked code, in `work`, writing what it makes to `staging`."""
+    staging.mkdir()
+    return _run_child(
+        code=code,
+        preimport=imported_modules(ready.tree),
+        data_dir=Path(os.path.realpath(data_dir)),
+        work=work,
+        staging=staging,
+        timeout_s=timeout_s,
+        memory_mb=memory_mb,
+        analysis=_analysis_job(data_dir, ready),
+        mode=mode,
+    )
 
 
 @dataclass(frozen=True)
@@ -311,17 +326,8 @@ def _run_analysis(
     work = _make_work_dir()
     try:
         staging = work / "staging"
-        staging.mkdir()
-        outcome = _run_child(
-            code=code,
-            preimport=imported_modules(ready.tree),
-            data_dir=Path(os.path.realpath(data_dir)),
-            work=work,
-            staging=staging,
-            timeout_s=timeout_s,
-            memory_mb=memory_mb,
-            analysis=_analysis_job(data_dir, ready),
-            mode="analysis",
+        outcome = _run_prepared(
+            code, ready, data_dir, work, staging, timeout_s, memory_mb, mode="analysis"
         )
         return _judge_analysis(outcome, code, ready.inputs, timeout_s, memory_mb)
     finally:
