@@ -26,16 +26,16 @@ APP_ID = "org.labwright.Labwright"
 # coming back unnoticed, not for the 250 MB goal.
 MAX_MB = 540
 
-# One worker builds the bundle and runs every test of it: two builds into the one
-# build/pyinstaller/ would overwrite each other's files.
-pytestmark = [pytest.mark.bundle, pytest.mark.timeout(1800), pytest.mark.xdist_group("bundle")]
+# One worker builds the bundle and runs every test of this file (--dist loadfile): two
+# builds into the one build/pyinstaller/ would overwrite each other's files.
+pytestmark = [pytest.mark.bundle, pytest.mark.timeout(1800)]
 
 
 def _size_mb(folder: Path) -> float:
     return sum(p.lstat().st_size for p in folder.rglob("*")) / 2**20
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def bundle() -> Path:
     try:
         import PyInstaller  # noqa: F401

@@ -54,21 +54,38 @@ def test_readme_and_development_say_the_test_command_ci_runs():
 
 def test_tests_that_share_one_thing_run_on_one_worker():
     """The bundle's build folder, the one llama server and the built wheel are made once
-    and shared by the tests of their module: under pytest-xdist those tests must stay on
-    one worker, which only their xdist_group and --dist loadgroup ensure."""
+    (a session fixture) and shared by the tests of their file: under pytest-xdist those
+    tests stay on one worker because --dist loadfile sends a file to one worker. (The
+    xdist_group marks of --dist loadgroup are lost with pytest 9.2, whose node ids
+    xdist 3.8 can no longer suffix: the bundle was built twice at once.)"""
+    import ast
+
     import tomllib
 
     addopts = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"][
         "pytest"
     ]["ini_options"]["addopts"].split()
     assert "--durations=30" in addopts
-    assert addopts[addopts.index("--dist") :][:2] == ["--dist", "loadgroup"]
-    for module, group in [
+    assert addopts[addopts.index("--dist") :][:2] == ["--dist", "loadfile"]
+    for module, fixture in [
         ("test_bundle", "bundle"),
-        ("test_real_server", "real_server"),
-        ("test_install", "install"),
+        ("test_real_server", "server"),
+        ("test_install", "wheel"),
     ]:
-        marks = __import__(module).pytestmark
-        marks = marks if isinstance(marks, list) else [marks]
-        groups = [m.args[0] for m in marks if m.name == "xdist_group"]
-        assert groups == [group], module
+        tree = ast.parse((ROOT / "tests" / f"{module}.py").read_text(encoding="utf-8"))
+        [made] = [n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == fixture]
+        scopes = [
+            k.value.value
+            for d in made.decorator_list
+            if isinstance(d, ast.Call)
+            for k in d.keywords
+            if k.arg == "scope"
+        ]
+        assert scopes == ["session"], module  # a module fixture is set up again when
+        # its worker runs another file's tests in between
+        shared = [
+            p.name
+            for p in (ROOT / "tests").rglob("conftest.py")
+            if f"def {fixture}(" in p.read_text(encoding="utf-8")
+        ]
+        assert shared == [], (module, shared)  # a conftest's fixture would reach other files

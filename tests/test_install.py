@@ -23,7 +23,6 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 # One worker builds the wheel and the venv (module fixtures) for every test here.
-pytestmark = pytest.mark.xdist_group("install")
 RESOURCES = ROOT / "desktop" / "labwright" / "resources"
 
 
@@ -31,7 +30,7 @@ def _run(cmd: list[str], **kw) -> subprocess.CompletedProcess[str]:
     return subprocess.run(cmd, capture_output=True, text=True, timeout=180, **kw)
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")  # once, on the one worker of this file
 def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
     # build from a copy, so build/ and *.egg-info never land in the working tree
     src = tmp_path_factory.mktemp("src")
@@ -50,7 +49,7 @@ def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return built
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")  # once, on the one worker of this file
 def venv(tmp_path_factory: pytest.TempPathFactory, wheel: Path) -> Path:
     new = tmp_path_factory.mktemp("venv") / "new"
     done = _run([sys.executable, "-m", "venv", str(new)])

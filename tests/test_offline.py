@@ -294,7 +294,6 @@ def test_manual_markdown_english_and_chinese(tmp_path: Path) -> None:
 # --------------------------------------------------------------------------
 
 
-@pytest.mark.xdist_group("projectile_skeleton")  # one worker makes the skeleton once
 def test_projectile_skeleton_compiles_with_tables_and_plots(projectile_skeleton) -> None:
     run, report = projectile_skeleton.run, projectile_skeleton.report
     tex = report.tex

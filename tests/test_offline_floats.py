@@ -88,7 +88,7 @@ def _tall_tables(root: Path) -> Path:
     ("tall", "brief-en"),
     ("pendulum", "lab-en"),
     # the skeleton tests/test_offline.py compiles too (conftest's projectile_skeleton)
-    pytest.param("projectile", "lab-en", marks=pytest.mark.xdist_group("projectile_skeleton")),
+    pytest.param("projectile", "lab-en"),
 ])  # fmt: skip
 def test_no_page_but_the_last_is_mostly_blank(
     material: str, template: str, tmp_path: Path, request: pytest.FixtureRequest

@@ -44,11 +44,10 @@ HARD_TIMEOUT_S = MAX_MINUTES * 60 + 300  # a stage past the budget finishes its 
 pytestmark = [
     pytest.mark.real_server,
     pytest.mark.timeout(int(HARD_TIMEOUT_S) + 300),
-    pytest.mark.xdist_group("real_server"),
 ]
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")  # once, on the one worker of this file
 def server(tmp_path_factory):
     lacking = missing()
     if lacking:
