@@ -52,15 +52,22 @@ _PAREN_PM = re.compile(
 def corpus_dir() -> Path:
     return Path(os.environ.get("LABWRIGHT_CORPUS") or Path.home() / ".cache" / "labwright-corpus")
 
+# siunitx's compact uncertainty: \SI{6.96(13)e-34}{...} is 6.96e-34 ± 0.13e-34
+_COMPACT = re.compile(r"(?<![\w.])(\d+)(?:\.(\d+))?\((\d+)\)(?:[eE]([-+]?\d+))?")
+
 
 def numbers_in(text: str) -> list[float]:
     """Every number the text shows, with its power of ten applied (1.2e-3, 1.2\\times10^{-3},
-    (4.34 \\pm 0.08)\\times 10^{-15} gives 4.34e-15 and 0.08e-15)."""
+    (4.34 \\pm 0.08)\\times 10^{-15} gives 4.34e-15 and 0.08e-15, as 4.34(8)e-15 does)."""
     text = text.replace("−", "-")
     found: list[float] = []
     for m in _PAREN_PM.finditer(text):
         scale = 10.0 ** int(m[3])
         found += [float(m[1]) * scale, float(m[2]) * scale]
+    for m in _COMPACT.finditer(text):
+        scale = 10.0 ** int(m[4] or 0)
+        decimals = len(m[2] or "")
+        found += [float(f"{m[1]}.{m[2] or 0}") * scale, int(m[3]) * 10.0**-decimals * scale]
     for m in _NUM.finditer(text):
         try:
             value = float(m[1].replace(",", "."))
