@@ -136,7 +136,7 @@ def test_planck_iv_curves_are_four_curves_by_wavelength(offline) -> None:
     labels = [c["label"] for c in data["curves"]]
     assert labels == ["λ = 365 nm", "λ = 405 nm", "λ = 436 nm", "λ = 546 nm"]
     assert data["legend"] == labels and data["fits"] == []  # curves, not lines
-    assert "$10^{-10}$ A" in data["ylabel"]  # before: "I (10^-10A)"
+    assert "10⁻¹⁰ A" in data["ylabel"]  # before: "I (10^-10A)"
 
 
 def test_planck_fit_numbers_are_traced_by_verify(offline) -> None:

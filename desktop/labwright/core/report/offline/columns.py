@@ -87,9 +87,14 @@ def _mpl_text(text: str) -> str:
 _POWER_OF_TEN = re.compile(r"^(?:[×x*]\s*)?10\s*\^\s*\(?([-+−]?\d{1,3})\)?\s*(.*)$")
 
 
+# Powers on an axis as Unicode superscripts, not mathtext: a label holding any $...$ is
+# set whole in mathtext's fonts, which have no CJK, so "频率 ($10^{14}$ Hz)" drew boxes.
+_SUPERSCRIPT = str.maketrans("0123456789-+−", "⁰¹²³⁴⁵⁶⁷⁸⁹⁻⁺⁻")
+
+
 def _superscripts(unit: str) -> str:
-    """ "mg/cm^2" → "mg/cm$^{2}$", "s^-1" → "s$^{-1}$": a unit's powers raised."""
-    return re.sub(r"\^\(?([-+−]?\d{1,2})\)?", lambda m: f"$^{{{m.group(1)}}}$", unit)
+    """ "mg/cm^2" → "mg/cm²", "s^-1" → "s⁻¹": a unit's powers raised."""
+    return re.sub(r"\^\(?([-+−]?\d{1,2})\)?", lambda m: m.group(1).translate(_SUPERSCRIPT), unit)
 
 
 def _tex_unit(unit: str, siunitx: bool) -> str:
@@ -105,12 +110,12 @@ def _tex_unit(unit: str, siunitx: bool) -> str:
 
 
 def _mpl_unit(unit: str) -> str:
-    """A unit for an axis: a power of ten in front set as one ("10^-10A" → $10^{-10}$ A)."""
+    """A unit for an axis: a power of ten in front set as one ("10^-10A" → 10⁻¹⁰ A)."""
     m = _POWER_OF_TEN.match(unit.strip())
     if m is None:
         return _superscripts(_mpl_text(unit))
     rest = _superscripts(_mpl_text(m.group(2).strip()))
-    return f"$10^{{{m.group(1).replace('−', '-')}}}$" + (f" {rest}" if rest else "")
+    return "10" + m.group(1).translate(_SUPERSCRIPT) + (f" {rest}" if rest else "")
 
 
 # --------------------------------------------------------------------------
