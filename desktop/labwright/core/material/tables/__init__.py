@@ -15,8 +15,8 @@ one table with a label column (family.py); values stated beside the data are
 record sheet's form fields are `FileTables.left_out`, with the reason, and so are
 files marked bad by their names or copies of another (screen.py).
 
-`extract_tables` gives the tables of many files; `collect_data` (series.py)
-the same with series of similar files gathered into one entry each and a line
+`extract_tables` gives the tables of many files; `collect_data` (here, with
+series.py's grouping) the same with series of similar files gathered into one entry each and a line
 for whatever is left out (the offline report, the figures stage);
 `scan_tables` one file's tables and left-overs (list_dir).
 """
@@ -51,6 +51,7 @@ from labwright.core.material.tables.facts import (
     RowSummary,
     StatedResult,
     SummaryCell,
+    rows_title,
 )
 from labwright.core.material.tables.roles import (
     CATEGORY,
@@ -67,8 +68,8 @@ from labwright.core.material.tables.series import (
     DataOverview,
     FileFigures,
     Series,
-    collect_data,
     find_series,
+    ordered_items,
 )
 from labwright.core.material.tables.stated import Stated
 from labwright.core.material.tables.summary import row_summary
@@ -708,19 +709,6 @@ def _read_parts(parts: list[str], text: str) -> tuple[str, str | None, float | N
     return " ".join(h.name for h in headers), unit, resolution
 
 
-def _title(source: str, sheet: str | None, first: int, last: int, context: list[str]) -> str:
-    name = PurePosixPath(source).name
-    where = (
-        f"{name} › {sheet.strip()}, rows {first}–{last}"
-        if sheet is not None
-        else f"{name}, lines {first}–{last}"
-    )
-    context = [c for c in context if c.strip()]
-    if context:
-        where += " — " + "; ".join(context)
-    return where
-
-
 def _finish(b: Builder, source: str, sheet: str | None) -> Table:
     assert b.acc is not None
     b.acc.flush()
@@ -741,7 +729,7 @@ def _finish(b: Builder, source: str, sheet: str | None) -> Table:
         sheet=sheet,
         first_row=b.first_row,
         last_row=b.last_row,
-        title=_title(source, sheet, b.first_row, b.last_row, b.title),
+        title=rows_title(source, sheet, b.first_row, b.last_row, b.title),
         columns=columns,
         rows=b.rows,
         omitted_rows=b.n - len(b.rows),
@@ -922,3 +910,62 @@ def _signature(table: Table, j: int) -> tuple[float | None, ...]:
 
 
 _ = is_missing  # re-exported for the readers of this package's internals
+
+
+def collect_data(
+    folder: Path,
+    paths: Iterable[str],
+    *,
+    max_items: int = 24,
+    max_rows: int = 500,
+    unlisted: int = 0,
+) -> DataOverview:
+    """The tables and series of a folder's data files, for a report: at most `max_items`
+    (a series counts once), in file order; every file or table left out has a line in
+    `left_out`, and so do `unlisted` data files the scan did not list."""
+    found = list(scan_folder_tables(folder, paths, max_rows=max_rows))
+    # Blank templates and unfilled blocks are no data: each has its line in left_out.
+    tables = [t for f in found for t in f.tables if not t.template]
+    items = ordered_items(tables)
+    overview = DataOverview(items[:max_items])
+    whole = {f.source for f in found for x in f.left_out if not x.where}
+    overview.stated = [x for f in found if f.source not in whole for x in f.stated]
+    overview.left_out_records = [x for f in found for x in f.left_out]
+    dropped = items[max_items:]
+    if dropped:
+        names = [item.pattern if isinstance(item, Series) else item.title for item in dropped]
+        shown = "; ".join(names[:8]) + (f"; and {len(names) - 8} more" if len(names) > 8 else "")
+        overview.left_out.append(
+            f"{len(dropped)} more tables or series are not shown (at most {max_items}): {shown}."
+        )
+    repeats = [
+        f.source for f in found if not f.tables and any(x.kind == "repeat" for _, x in f.leftovers)
+    ]
+    if repeats:
+        shown = ", ".join(repeats[:8]) + (
+            f" and {len(repeats) - 8} more" if len(repeats) > 8 else ""
+        )
+        overview.left_out.append(f"{shown}: the same numbers as a table shown, not repeated.")
+    overview.left_out += [x.describe() + "." for x in overview.left_out_records]
+    # A file with no table but values stated in it is not "no table found": its values
+    # are listed with the results stated in the material.
+    empty = [
+        f.source
+        for f in found
+        if not f.tables
+        and f.source not in repeats
+        and f.source not in whole
+        and not f.stated
+        and not any(t.template for t in f.tables)
+    ]
+    if empty:
+        shown = ", ".join(empty[:8]) + (f" and {len(empty) - 8} more" if len(empty) > 8 else "")
+        overview.left_out.append(
+            f"{shown}: no table found"
+            + (" in these files." if len(empty) > 1 else " in this file.")
+        )
+    if unlisted > 0:
+        overview.left_out.append(
+            f"{unlisted} more data files were not read: the scan lists the first ones of each kind."
+        )
+    return overview

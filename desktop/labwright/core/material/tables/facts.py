@@ -14,12 +14,27 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from pathlib import PurePosixPath
 
 
 def short_number(value: float) -> str:
     """4 significant digits, the way a summary line quotes a value (39.08, 781.7)."""
     text = f"{value:.4g}"
     return text if "e" not in text else f"{value:.3e}"
+
+
+def rows_title(source: str, sheet: str | None, first: int, last: int, context: list[str]) -> str:
+    """A table's title: its file (and sheet) with the rows it spans, then its context."""
+    name = PurePosixPath(source).name
+    where = (
+        f"{name} › {sheet.strip()}, rows {first}–{last}"
+        if sheet is not None
+        else f"{name}, lines {first}–{last}"
+    )
+    context = [c for c in context if c.strip()]
+    if context:
+        where += " — " + "; ".join(context)
+    return where
 
 
 _KIND_WORDS = {

@@ -23,7 +23,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
-from labwright.core.material.tables.facts import Family
+from labwright.core.material.tables.facts import Family, rows_title
 from labwright.core.material.tables.roles import CATEGORY, parse_header
 from labwright.core.material.tables.stated import fix_unit
 from labwright.core.material.units import parse_unit
@@ -186,8 +186,6 @@ def _unit_from_sheet(
 
 def merge(group: list[Member], others: Sequence[Table]) -> Table:
     """The family as one table: a label column, then the members' columns; rows in order."""
-    from labwright.core.material.tables import _title
-
     first = group[0].table
     name, unit, labels, numbers, _ = _labels(group)
     unit, note = _unit_from_sheet(numbers, unit, name, others)
@@ -236,7 +234,7 @@ def merge(group: list[Member], others: Sequence[Table]) -> Table:
         first,
         first_row=top,
         last_row=bottom,
-        title=_title(first.source, first.sheet, top, bottom, context),
+        title=rows_title(first.source, first.sheet, top, bottom, context),
         columns=columns,
         rows=rows,
         omitted_rows=sum(m.table.omitted_rows for m in group),

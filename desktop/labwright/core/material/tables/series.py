@@ -8,8 +8,9 @@ quantity and where it is, the mean where a mean means something — never by
 averaging across files: a frequency axis is the independent variable, and a
 level in dB is not averaged as if it were linear.
 
-`collect_data` gives what a report shows of a folder's data files: single
-tables and series in file order, capped, with a line for everything left out.
+`ordered_items` puts single tables and series in file order, for the package's
+`collect_data`: what a report shows of a folder's data files, capped, with a line
+for everything left out.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from pathlib import Path, PurePosixPath
+from pathlib import PurePosixPath
 from typing import TYPE_CHECKING
 
 from labwright.core.material.tables.roles import CONSTANT, INDEPENDENT, MEASURED, is_logarithmic
@@ -253,64 +254,3 @@ def ordered_items(tables: list[Table]) -> list[Table | Series]:
             seen.add(id(s))
             placed.append(s)
     return placed
-
-
-def collect_data(
-    folder: Path,
-    paths: Iterable[str],
-    *,
-    max_items: int = 24,
-    max_rows: int = 500,
-    unlisted: int = 0,
-) -> DataOverview:
-    """The tables and series of a folder's data files, for a report: at most `max_items`
-    (a series counts once), in file order; every file or table left out has a line in
-    `left_out`, and so do `unlisted` data files the scan did not list."""
-    from labwright.core.material.tables import scan_folder_tables
-
-    found = list(scan_folder_tables(folder, paths, max_rows=max_rows))
-    # Blank templates and unfilled blocks are no data: each has its line in left_out.
-    tables = [t for f in found for t in f.tables if not t.template]
-    items = ordered_items(tables)
-    overview = DataOverview(items[:max_items])
-    whole = {f.source for f in found for x in f.left_out if not x.where}
-    overview.stated = [x for f in found if f.source not in whole for x in f.stated]
-    overview.left_out_records = [x for f in found for x in f.left_out]
-    dropped = items[max_items:]
-    if dropped:
-        names = [item.pattern if isinstance(item, Series) else item.title for item in dropped]
-        shown = "; ".join(names[:8]) + (f"; and {len(names) - 8} more" if len(names) > 8 else "")
-        overview.left_out.append(
-            f"{len(dropped)} more tables or series are not shown (at most {max_items}): {shown}."
-        )
-    repeats = [
-        f.source for f in found if not f.tables and any(x.kind == "repeat" for _, x in f.leftovers)
-    ]
-    if repeats:
-        shown = ", ".join(repeats[:8]) + (
-            f" and {len(repeats) - 8} more" if len(repeats) > 8 else ""
-        )
-        overview.left_out.append(f"{shown}: the same numbers as a table shown, not repeated.")
-    overview.left_out += [x.describe() + "." for x in overview.left_out_records]
-    # A file with no table but values stated in it is not "no table found": its values
-    # are listed with the results stated in the material.
-    empty = [
-        f.source
-        for f in found
-        if not f.tables
-        and f.source not in repeats
-        and f.source not in whole
-        and not f.stated
-        and not any(t.template for t in f.tables)
-    ]
-    if empty:
-        shown = ", ".join(empty[:8]) + (f" and {len(empty) - 8} more" if len(empty) > 8 else "")
-        overview.left_out.append(
-            f"{shown}: no table found"
-            + (" in these files." if len(empty) > 1 else " in this file.")
-        )
-    if unlisted > 0:
-        overview.left_out.append(
-            f"{unlisted} more data files were not read: the scan lists the first ones of each kind."
-        )
-    return overview
