@@ -49,6 +49,7 @@ from labwright.core.llm.streamed import (
     reasoning_tokens,
 )
 from labwright.core.secrets import hide_secrets, redact_url, url_secrets
+from labwright.core.settings.config import tools_advice
 from labwright.core.step_words import CallMistake
 
 if TYPE_CHECKING:
@@ -624,8 +625,6 @@ class LLM:
         return hide_secrets(text, self._secrets)
 
     def _tools_rejected(self, e: Any, model: str) -> ToolsRejected:
-        from labwright.core.settings.config import tools_advice
-
         said = self._scrub(_server_message(e))
         advice = tools_advice(self.base_url, self.provider)
         return ToolsRejected(

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from labwright.core.llm.client import LLM, LLMError, Reply, ToolsRejected
+from labwright.core.settings.config import tools_advice
 from labwright.core.step_words import Words
 
 PROBE_TOOL_NAME = "report_ready"
@@ -81,7 +82,6 @@ def probe_tools(
     """Send one tool-call request to `model`; never raises for what the server does.
 
     No temperature is sent: some reasoning models reject any, and exploration sends none."""
-    from labwright.core.settings.config import tools_advice
 
     def ask(choice: str | None) -> Reply:
         return llm.chat(

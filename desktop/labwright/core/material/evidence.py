@@ -35,8 +35,13 @@ from typing import Any
 
 from labwright.core.material.computed import COMPUTATION, STATED, Computation
 from labwright.core.material.fence import Opened
+from labwright.core.material.readers import ReadError, read_page
 from labwright.core.material.readers.page import Page, Span
+from labwright.core.material.tables.cells import written
+from labwright.core.material.tables.roles import assign_roles, split_unit
+from labwright.core.material.tables.summary import decimals, summary_kind
 from labwright.core.material.units import PERCENT, Unit, header_unit, parse_unit, suffix_unit_fits
+from labwright.core.material.workspace import PathDenied, open_in_folder
 from labwright.core.rundir.layout import RunDir
 from labwright.core.rundir.names import in_figures
 from labwright.core.rundir.records import EvidenceRecord
@@ -143,8 +148,6 @@ def _col_letter(index: int) -> str:
 
 def _in_folder(folder: Path, rel: str) -> Opened:
     """A recorded path back to its file, opened through the fence (names are stored as shown)."""
-    from labwright.core.material.workspace import open_in_folder
-
     return open_in_folder(folder, rel)
 
 
@@ -180,8 +183,6 @@ def as_record(record: EvidenceRecord | Mapping[str, Any]) -> EvidenceRecord:
 
 
 def _read_again(folder: Path, rel: str, offset: int, end: int) -> Page | None:
-    from labwright.core.material.readers import read_page
-
     try:
         with _in_folder(folder, rel) as src:
             return read_page(src, offset, max(1, end - offset))
@@ -427,9 +428,6 @@ def _counts_rows(column: str, values: list[float]) -> bool:
 def _with_roles(numbers: list[EvidenceNumber]) -> list[EvidenceNumber]:
     """Each table cell with its column's role, as the table detector assigns it
     (tables/roles.py): a row number, a set point, a measured value..."""
-    # on use: the tables package is large, and verify's start need not load it
-    from labwright.core.material.tables.roles import assign_roles, split_unit
-
     tables: dict[tuple[Any, ...], dict[str, dict[int | None, float]]] = {}
     for n in numbers:
         s = n.source
@@ -455,9 +453,6 @@ def _with_roles(numbers: list[EvidenceNumber]) -> list[EvidenceNumber]:
 def _without_summaries(column: list[EvidenceNumber]) -> list[EvidenceNumber]:
     """A column's values without the total and mean written under them (tables/summary.py):
     a mean "traced" over values that include their own mean traces nothing."""
-    from labwright.core.material.tables.cells import written
-    from labwright.core.material.tables.summary import decimals, summary_kind
-
     numbers = [v.value for v in column]
     # The most trailing values (up to three: sum, mean, sd) that all summarise those above.
     # One value alone that is the mean may be a reading (1074, 1090, 1082): it counts as a
@@ -599,9 +594,6 @@ def record_of_page(path: str, page: Page) -> dict[str, Any]:
 
 def evidence_from_folder(folder: Path, paths: Iterable[str]) -> list[dict[str, Any]]:
     """Evidence records of whole files read through the readers (as read_file pages them)."""
-    from labwright.core.material.readers import ReadError, read_page
-    from labwright.core.material.workspace import PathDenied
-
     records: list[dict[str, Any]] = []
     for rel in paths:
         try:

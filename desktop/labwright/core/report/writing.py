@@ -293,6 +293,7 @@ def check_gaps(
     figures: Sequence[FigureRecord],
 ) -> Generator[Event, None, list[GapRecord]]:
     """Each requirement, supported by the material or not (unsupported ones become TODOs)."""
+    # on use: report.offline (~65 ms, plots and the analysis library) stays out of the review pane
     from labwright.core.report.offline.requirements import requirements_text
 
     if not requirements:
@@ -356,6 +357,7 @@ def draft(
 ) -> Generator[Event, None, str | None]:
     """The first draft. `note` is the person's instruction for a re-draft ("use SI units");
     `requirements` the manual's tasks and questions, by part, for the report to answer."""
+    # on use: report.offline (~65 ms, plots and the analysis library) stays out of the review pane
     from labwright.core.report.offline.requirements import requirements_text
 
     t = w.template

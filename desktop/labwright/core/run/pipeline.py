@@ -30,13 +30,16 @@ from labwright.core.events import (
 )
 from labwright.core.llm.client import LLMError, Usage
 from labwright.core.reasons import Reason, explore_reason, model_failed
+from labwright.core.report.review import generated_draft
 from labwright.core.run.context import RunContext
 from labwright.core.run.stages import AUTO_FIGURES, MAX_FIX_ROUNDS, STAGES, plan_pipeline
 from labwright.core.rundir.files import RunFileError
 from labwright.core.rundir.layout import RunDir
 from labwright.core.rundir.names import ERROR_TXT
+from labwright.core.rundir.resume import resumed_config, server_change
 from labwright.core.rundir.store import RunDirError, read_journal, sweep_temp_dirs
-from labwright.core.settings.config import RunConfig
+from labwright.core.settings.config import RunConfig, same_server
+from labwright.core.settings.resolve import key_problem
 from labwright.core.settings.saved import Settings
 from labwright.core.step_words import Words
 
@@ -261,10 +264,6 @@ def _redraft_config(
     settings: Settings | None,
     use_server: str | None,
 ) -> RunConfig:
-    from labwright.core.rundir.resume import resumed_config, server_change
-    from labwright.core.settings.config import same_server
-    from labwright.core.settings.resolve import key_problem
-
     run = RunDir(run_dir)
     try:
         run.check()  # a run folder holding a link is not used at all
@@ -308,8 +307,6 @@ def _redraft_config(
 def _keep_edit(run_dir: Path) -> Path | None:
     """Keep the person's report.tex as drafts/edited-<n>.tex when it differs from the
     last generated draft: a re-draft replaces report.tex, never the person's work."""
-    from labwright.core.report.review import generated_draft
-
     run = RunDir(run_dir)
     if not run.has_report():
         return None

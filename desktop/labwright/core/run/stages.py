@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from labwright.core.agent.explore import Cancelled, Exploration, explore
 from labwright.core.agent.tools import ToolContext
+from labwright.core.confine import support
 from labwright.core.events import (
     BibDetail,
     CompileDetail,
@@ -42,9 +43,17 @@ from labwright.core.events import (
     StageNames,
 )
 from labwright.core.llm.client import LLMError, TimeUp
+from labwright.core.material.tables import collect_data
 from labwright.core.material.workspace import ScanResult, scan_folder
 from labwright.core.reasons import Reason, explore_reason, is_reason
 from labwright.core.report.latex import CompileResult, Engines, compile_tex
+from labwright.core.report.offline import item_key, offline_report, plot_item
+from labwright.core.report.offline.parts import drop_repeats
+from labwright.core.report.offline.requirements import (
+    read_manual,
+    requirements_text,
+    with_model_requirements,
+)
 from labwright.core.report.templates import load_template
 from labwright.core.report.verify import Verification, verify_report, write_numbers
 from labwright.core.report.writing import (
@@ -190,8 +199,6 @@ def _scanned(scan: ScanResult) -> ScanDetail:
 
 def _confinement(allow_unconfined: bool) -> Confinement:
     """Which OS layers hold model-written code here, and whether figures may run at all."""
-    from labwright.core.confine import support
-
     s = support()
     return Confinement(
         landlock_abi=s.landlock_abi,
@@ -234,7 +241,6 @@ class ExploreStage(Stage):
             cancelled=run.cancelled,
             allow_unconfined=c.allow_unconfined,
         )
-        from labwright.core.report.offline.requirements import requirements_text
 
         tasks = requirements_text(_manual(run).requirements)
         try:
@@ -284,10 +290,6 @@ class FiguresStage(Stage):
     writes = (written(FIGURES_JSON), written(FIGURES))
 
     def run(self, run: RunContext) -> Iterator[Event]:
-        from labwright.core.material.tables import collect_data
-        from labwright.core.report.offline import item_key, plot_item
-        from labwright.core.report.offline.parts import drop_repeats
-
         h = run.h
         yield run.milestone(self.name, "start")
         h.figures = list(h.exploration.figures)
@@ -351,8 +353,6 @@ class GapStage(Stage):
 
 def _manual(run: RunContext) -> ManualTasks:
     """The manual's tasks and questions by part (read once; the folder is the truth)."""
-    from labwright.core.report.offline.requirements import read_manual
-
     if run.manual is None:
         run.manual = read_manual(run.config.folder, run.h.documents())
     return run.manual
@@ -362,8 +362,6 @@ def _requirements(run: RunContext) -> list[Requirement]:
     """What the gap check checks: the manual's requirements (with their parts and
     sources), then those the model found besides; marks, deadlines, links and the
     viva are no requirement a report can meet."""
-    from labwright.core.report.offline.requirements import with_model_requirements
-
     found = run.h.exploration.to_findings().assignment_requirements
     return with_model_requirements(_manual(run).requirements, found)
 
@@ -444,8 +442,6 @@ def _reload_report(run: RunContext) -> None:
 
 
 def _skeleton(run: RunContext, findings: dict[str, Any] | None) -> str:
-    from labwright.core.report.offline import offline_report
-
     h = run.h
     assert h.scan is not None
     h.skeleton = True

@@ -20,6 +20,7 @@ from functools import cache
 from pathlib import Path
 
 from labwright.core.agent.sandbox import child_files
+from labwright.core.material.workspace import PathDenied, file_digest
 from labwright.core.rundir.layout import (
     load_sidecar,
     make_figures_dir,
@@ -74,8 +75,6 @@ def resolve_inputs(data_dir: Path, inputs: list[str] | None) -> list[InputFile]:
     cannot put an outside file's hash in the provenance, and a FIFO is refused
     instead of blocking the hash.
     """
-    from labwright.core.material.workspace import PathDenied, file_digest
-
     root = Path(os.path.realpath(data_dir))
     out: list[InputFile] = []
     for raw in inputs or []:

@@ -44,6 +44,7 @@ from labwright.core.agent.sandbox.static_check import (
     parse,
     violations_of,
 )
+from labwright.core.agent.sandbox.tables import tables_for
 
 HARNESS = Path(__file__).with_name("harness.py")
 
@@ -276,8 +277,6 @@ def _analysis_job(data_dir: Path, ready: _Prepared) -> dict:
     """What the child needs for load, fit and show: where the analysis library is, and the
     tables of the declared inputs and of the files the code names in load("...") calls,
     found by the table detector here in the parent (child code never runs it)."""
-    from labwright.core.agent.sandbox.tables import tables_for
-
     rels = [f.rel for f in ready.inputs] + load_paths(ready.tree)
     return {"package": str(ANALYSIS_PACKAGE), "tables": tables_for(data_dir, rels)}
 

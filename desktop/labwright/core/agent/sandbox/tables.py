@@ -16,6 +16,7 @@ MAX_CELLS = 400_000
 
 def tables_for(data_dir: Path, rels: list[str]) -> dict[str, Any]:
     """The payload of `load` for these files (relative to the picked folder)."""
+    # on use: the analysis library (~180 ms of imports) only when an analysis loads tables
     from labwright.core.analysis.tables import prepare
 
     return prepare(data_dir, rels, max_cells=MAX_CELLS)

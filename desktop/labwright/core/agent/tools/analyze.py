@@ -7,6 +7,11 @@ import hashlib
 import re
 from typing import Any
 
+from labwright.core.agent.sandbox.runner import (
+    UNCONFINED_ANALYSIS_MESSAGE,
+    figures_allowed,
+    run_analysis,
+)
 from labwright.core.agent.tools.base import (
     Tool,
     ToolContext,
@@ -73,12 +78,6 @@ class Analyze(Tool):
     traits = ToolTraits(analysis=True)
 
     def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolOutcome:
-        from labwright.core.agent.sandbox.runner import (
-            UNCONFINED_ANALYSIS_MESSAGE,
-            figures_allowed,
-            run_analysis,
-        )
-
         if not figures_allowed(ctx.allow_unconfined):
             return error(Words("analysis_disabled"), UNCONFINED_ANALYSIS_MESSAGE)
         code = str_arg(args, "code")

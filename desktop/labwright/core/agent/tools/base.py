@@ -7,7 +7,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
+from labwright.core.agent.tools.nearby import correction
 from labwright.core.events import Event, GuardKind
+from labwright.core.material.fence import NotRegularFile, PathChanged
+from labwright.core.material.workspace import PathDenied, open_in_folder, safe_name
 from labwright.core.step_words import CallMistake, Words
 
 if TYPE_CHECKING:
@@ -108,10 +111,6 @@ def open_target(
     FIFO or device, or unreadable is answered with a failed outcome. `shown`
     is `rel` as messages show it (``safe_name``). The caller closes the result.
     """
-    from labwright.core.agent.tools.nearby import correction
-    from labwright.core.material.fence import NotRegularFile, PathChanged
-    from labwright.core.material.workspace import PathDenied, open_in_folder
-
     try:
         return open_in_folder(ctx.root, rel)
     except PathDenied as e:
@@ -136,8 +135,6 @@ def rel_key(root: Path, target: Path) -> str:
     Names are in their shown form (``safe_name``), as the scan lists them: a
     raw undecodable byte would break every JSON file and request it reaches.
     """
-    from labwright.core.material.workspace import safe_name
-
     try:
         rel = target.relative_to(root.resolve()).as_posix()
     except ValueError:
@@ -165,8 +162,6 @@ def error(
 
 def missing(ctx: ToolContext, shown: str, what: str, *, folders: bool = False) -> ToolOutcome:
     """A path that is not there: the model's mistake, answered with what is there."""
-    from labwright.core.agent.tools.nearby import correction
-
     return error(
         Words(f"no_such_{what}", path=shown),
         f"There is no {what} '{shown}'. {correction(ctx.root, shown, folders=folders)}",

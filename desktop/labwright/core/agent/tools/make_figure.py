@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from labwright.core.agent.sandbox import run_figure
+from labwright.core.agent.sandbox.runner import UNCONFINED_MESSAGE, figures_allowed
 from labwright.core.agent.tools.base import (
     Tool,
     ToolContext,
@@ -45,10 +47,6 @@ class MakeFigure(Tool):
     traits = ToolTraits(figure=True)  # CPU- and memory-heavy: it always runs alone
 
     def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolOutcome:
-        from labwright.core.agent.sandbox import (
-            run_figure,  # heavy; only when a figure is asked for
-        )
-        from labwright.core.agent.sandbox.runner import UNCONFINED_MESSAGE, figures_allowed
 
         if not figures_allowed(ctx.allow_unconfined):
             # No OS layer and the user did not allow running model code without one:

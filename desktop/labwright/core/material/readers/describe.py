@@ -16,6 +16,7 @@ import zipfile
 from pathlib import Path
 
 from labwright.core.material.readers.page import ReadError, human_size
+from labwright.core.material.readers.pdf import pdf_page_count
 from labwright.core.material.readers.sniff import Sniffed, sniff
 from labwright.core.material.readers.source import Opened, reading
 
@@ -144,8 +145,6 @@ def _pdf_facts(src: Opened, size_bytes: int) -> str:
     version = f", version {m.group(1).decode()}" if m else ""
     pages = ""
     if size_bytes <= 50 * 1024 * 1024:
-        from labwright.core.material.readers.pdf import pdf_page_count
-
         n = pdf_page_count(src)
         if n is not None:
             pages = f", {n} page{'s' if n != 1 else ''}"

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from labwright.core.material.readers.source import Opened, reading
+from labwright.core.material.readers.word import _check_unpacked_size
 
 # Enough for any lab manual; a 500-page book beside it is not read for its headings.
 MAX_PAGES = 60
@@ -71,8 +72,6 @@ def _style_level(style: Any) -> int | None:
 
 def _docx_headings(src: Opened) -> list[Heading] | None:
     import docx
-
-    from labwright.core.material.readers.word import _check_unpacked_size
 
     _check_unpacked_size(src)
     with src.stream() as f:

@@ -53,6 +53,7 @@ from labwright.core.material.tables.facts import (
     SummaryCell,
     rows_title,
 )
+from labwright.core.material.tables.family import Member, find_families, merge
 from labwright.core.material.tables.roles import (
     CATEGORY,
     NOTE,
@@ -64,6 +65,7 @@ from labwright.core.material.tables.roles import (
     split_unit,
     unit_cell,
 )
+from labwright.core.material.tables.screen import screen
 from labwright.core.material.tables.series import (
     DataOverview,
     FileFigures,
@@ -72,7 +74,7 @@ from labwright.core.material.tables.series import (
     ordered_items,
 )
 from labwright.core.material.tables.stated import Stated
-from labwright.core.material.tables.summary import row_summary
+from labwright.core.material.tables.summary import row_summary, tolerance
 from labwright.core.material.workspace import PathDenied, open_in_folder
 
 __all__ = [
@@ -260,8 +262,6 @@ def scan_folder_tables(
 
     Files their author marks as bad, or with the same bytes as another, are not read:
     each is yielded with no table and a `left_out` line saying why (screen.py)."""
-    from labwright.core.material.tables.screen import screen
-
     paths = list(paths)
     skipped = screen(folder, paths)
     seen: set[tuple[float | None, ...]] = set()
@@ -387,8 +387,6 @@ def _scan_file(src: Opened, rel: str, max_rows: int) -> FileTables | None:
 def _with_families(finished: list[tuple[Builder, Table]]) -> tuple[list[Table], set[str]]:
     """The sheet's tables with each family of curves as one table (family.py), and the
     texts its curves were labelled by (no stated values, those)."""
-    from labwright.core.material.tables.family import Member, find_families, merge
-
     members = [Member(t, b.curve, b.block) for b, t in finished]
     tables = [t for _, t in finished]
     labels: set[str] = set()
@@ -452,8 +450,6 @@ def _copies_of(copy: Table, original: Table) -> list[int] | None:
 
 
 def _same_to_precision(copy: list[float | None], original: list[float | None]) -> bool:
-    from labwright.core.material.tables.summary import tolerance
-
     for a, b in zip(copy, original, strict=True):
         if (a is None) != (b is None):
             return False

@@ -23,6 +23,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
+from labwright.core.material.tables.cells import column_index
+from labwright.core.material.tables.detect import col_name
 from labwright.core.material.tables.facts import Family, rows_title
 from labwright.core.material.tables.roles import CATEGORY, parse_header
 from labwright.core.material.tables.stated import fix_unit
@@ -289,8 +291,6 @@ def _extent(
 
 
 def _union(ranges: list[str]) -> str:
-    from labwright.core.material.tables.cells import column_index
-
     cells = []
     for r in ranges:
         for part in r.split(":"):
@@ -299,7 +299,6 @@ def _union(ranges: list[str]) -> str:
                 cells.append((column_index(m.group(1)), int(m.group(2))))
     if not cells:
         return ranges[0]
-    from labwright.core.material.tables.detect import col_name
 
     c1, r1 = min(c for c, _ in cells), min(r for _, r in cells)
     c2, r2 = max(c for c, _ in cells), max(r for _, r in cells)

@@ -13,7 +13,10 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING
 
+from labwright.core.material.tables import FileTables, scan_tables
+from labwright.core.material.tables.screen import screen
 from labwright.core.material.tables.series import Series, find_series
+from labwright.core.material.workspace import PathDenied, open_in_folder
 
 if TYPE_CHECKING:
     from labwright.core.material.tables import FileTables, Table
@@ -117,10 +120,6 @@ def series_line(s: Series) -> str:
 
 def outline(folder: Path, rels: Iterable[str], *, max_lines: int = MAX_LINES) -> Outline:
     """The tables of the data files `rels` (relative to `folder`), for the model."""
-    from labwright.core.material.tables import FileTables, scan_tables
-    from labwright.core.material.tables.screen import screen
-    from labwright.core.material.workspace import PathDenied, open_in_folder
-
     out = Outline()
     found: list[FileTables] = []
     rels = list(rels)

@@ -24,7 +24,7 @@ from typing import Any
 
 import numpy as np
 
-from labwright.core.analysis import Fit, FitError, fit, format_value, percent_difference
+from labwright.core.analysis import Fit, FitError, fit, format_value, percent_difference, si_unit
 from labwright.core.analysis import siunitx as si_value
 from labwright.core.analysis.fmt import round_pair
 from labwright.core.material.evidence import parse_unit
@@ -276,14 +276,10 @@ def _tex_number(v: float, unit: str, siunitx: bool) -> str:
 
 
 def _si(unit: str) -> str:
-    from labwright.core.analysis import si_unit
-
     return si_unit(unit) or ""
 
 
 def _units_known(unit: str) -> bool:
-    from labwright.core.analysis import si_unit
-
     return si_unit(unit) is not None
 
 

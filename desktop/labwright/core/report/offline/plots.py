@@ -17,6 +17,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
+from labwright.core.analysis import combined, type_a, type_b
 from labwright.core.material.tables import Table, table_roles
 from labwright.core.material.tables.roles import INDEPENDENT, MEASURED, exactly_linear
 from labwright.core.material.workspace import PathDenied, file_digest
@@ -191,7 +192,6 @@ def _sigma_of(table: Table, j: int, err: int | None) -> tuple[Any, str]:
     beside it; the spread of the repeats it is the mean of (type A, with the resolution's
     type B combined when the header states one); the resolution alone (type B); or the σ
     of the mean it is a fixed multiple of (a rate = counts/30 s). (None, "") when unknown."""
-    from labwright.core.analysis import combined, type_a, type_b
 
     def resolution(k: int) -> float | None:
         return table.resolutions[k] if k < len(table.resolutions) else None

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
+from labwright.core.agent.guards import describe_call
 from labwright.core.events import Error, Guard, ToolCall
 from labwright.core.reasons import Degrade, Reason, reason_text
 from labwright.core.report.review.files import findings, journal, run_meta
@@ -49,8 +50,6 @@ class _Context:
         return None
 
     def last_call(self) -> str | None:
-        from labwright.core.agent.guards import describe_call
-
         for event in reversed(self.journal):
             if isinstance(event, ToolCall):
                 return describe_call(str(event.name), event.args)

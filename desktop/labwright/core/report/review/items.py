@@ -18,6 +18,8 @@ from labwright.core.report.review.edits import generated_draft
 from labwright.core.report.review.files import gaps as gap_records
 from labwright.core.report.review.files import run_meta
 from labwright.core.report.review.text import norm, plain, short, without_comment
+from labwright.core.report.templates import TemplateError, load_template
+from labwright.core.report.verify import verify_run
 from labwright.core.report.writing import cite_keys
 from labwright.core.rundir.layout import RunDir
 from labwright.core.rundir.names import in_figures, is_report
@@ -61,8 +63,6 @@ def _item(
 
 def _todo_word(meta: RunRecord) -> str:
     """The template's placeholder word (TODO, 待补充 in the Chinese template)."""
-    from labwright.core.report.templates import TemplateError, load_template
-
     try:
         return load_template(meta.template).todo
     except (TemplateError, OSError):
@@ -284,8 +284,6 @@ def _figure_items(run_dir: Path, tex: str) -> list[OpenItem]:
 def _number_items(run_dir: Path, tex: str, meta: RunRecord) -> list[OpenItem]:
     """Numbers of the current text not found in the evidence (a fresh check, so edits count).
     A skeleton is not checked: its numbers were copied from the data by code."""
-    from labwright.core.report.verify import verify_run
-
     if meta.skeleton or meta.config.offline:
         return []
     verification = verify_run(run_dir, tex)
