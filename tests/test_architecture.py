@@ -286,3 +286,59 @@ def test_the_cycle_check_sees_a_cycle_made_inside_a_function(tmp_path):
     assert _import_cycles(tmp_path / "labwright", "labwright.core") == [
         ["labwright.core.a", "labwright.core.b"]
     ]
+
+
+def _imports_inside_functions(package: Path) -> list[str]:
+    """`file:line` of each import of a labwright module (or a relative one) made inside a
+    function, each statement once (a nested function's are not counted twice)."""
+    import ast
+
+    found: set[tuple[str, int]] = set()
+    for p in sorted(package.rglob("*.py")):
+        tree = ast.parse(p.read_text(encoding="utf-8"))
+        for fn in ast.walk(tree):
+            if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                continue
+            for node in ast.walk(fn):
+                ours = (
+                    isinstance(node, ast.ImportFrom)
+                    and (node.level > 0 or (node.module or "").startswith("labwright"))
+                ) or (
+                    isinstance(node, ast.Import)
+                    and any(a.name.startswith("labwright") for a in node.names)
+                )
+                if ours:
+                    found.add((p.relative_to(package).as_posix(), node.lineno))
+    return [f"{name}:{line}" for name, line in sorted(found)]
+
+
+# Each kept import says why beside it: DESIGN.md's lazy entry points (core/__init__.py),
+# and what a smaller start is worth (the analysis library, report.offline).
+MAX_IMPORTS_INSIDE_FUNCTIONS = 10
+
+
+def test_core_imports_its_own_modules_at_the_top():
+    """Issue 22: 53 labwright imports were made inside functions in core (4 now); an
+    import at the top shows what a module needs, and the cycle check above keeps them
+    possible."""
+    inside = _imports_inside_functions(ROOT / "desktop" / "labwright" / "core")
+    assert len(inside) <= MAX_IMPORTS_INSIDE_FUNCTIONS, inside
+
+
+def test_the_count_sees_imports_made_inside_functions(tmp_path):
+    """Positive control: absolute, relative and nested imports are counted, once each;
+    a top-level import, a third-party one and a local name are not."""
+    (tmp_path / "a.py").write_text(
+        "import json\nfrom labwright.core import atomic\n"
+        "def f():\n"
+        "    import numpy\n"
+        "    from labwright.core.events import Event\n"
+        "    def g():\n"
+        "        from . import b\n"
+        "        import labwright.core.reasons\n"
+        "class C:\n"
+        "    def m(self):\n"
+        "        if True:\n"
+        "            from .b import x\n"
+    )
+    assert _imports_inside_functions(tmp_path) == ["a.py:5", "a.py:7", "a.py:8", "a.py:12"]

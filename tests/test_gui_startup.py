@@ -70,3 +70,72 @@ def test_the_check_sees_a_module_loaded_too_soon(tmp_path):
         f"window.load_folder(__import__('pathlib').Path({str(folder)!r}))", tmp_path / "home"
     )
     assert {"labwright.gui.run_page", "labwright.gui.pdf_view", "PySide6.QtPdf"} <= loaded
+
+
+# What the first window may load of the core: the settings it shows, the TeX probe of the
+# status bar, the run folder's names, and the small shared modules beneath them. Nothing
+# of the material, the agent, the model client, the analysis, the verify or the writing.
+FIRST_WINDOW_CORE = {
+    "labwright.core",
+    "labwright.core.atomic",
+    "labwright.core.beneath",
+    "labwright.core.catalog",
+    "labwright.core.confine",
+    "labwright.core.error_words",
+    "labwright.core.events",
+    "labwright.core.jsonform",
+    "labwright.core.reasons",
+    "labwright.core.report",
+    "labwright.core.resources",
+    "labwright.core.secrets",
+    "labwright.core.step_words",
+}
+FIRST_WINDOW_CORE_PACKAGES = (
+    "labwright.core.settings",
+    "labwright.core.report.latex",
+    "labwright.core.rundir",
+)
+# Libraries a run, a figure, an analysis or an export needs; each costs 50-500 ms to import.
+HEAVY = [
+    "scipy",
+    "pandas",
+    "matplotlib",
+    "numpy",
+    "openpyxl",
+    "pypdf",
+    "docx",
+    "uncertainties",
+    "openai",
+]
+
+
+def loaded_too_soon(loaded: set[str]) -> list[str]:
+    """Heavy libraries and core modules beyond the first window's allow-list."""
+    core = [
+        m
+        for m in loaded
+        if m.startswith("labwright.core")
+        and m not in FIRST_WINDOW_CORE
+        and not any(m == p or m.startswith(p + ".") for p in FIRST_WINDOW_CORE_PACKAGES)
+    ]
+    return sorted(h for h in HEAVY if h in loaded) + sorted(core)
+
+
+def test_the_first_window_loads_only_the_core_it_shows(tmp_path):
+    loaded = modules_after("", tmp_path / "home")
+    assert "labwright.gui.main_window" in loaded
+    assert "labwright.core.settings.saved" in loaded  # the allow-list is what it reads
+    assert loaded_too_soon(loaded) == []
+
+
+def test_the_allow_list_sees_a_run_loading_the_core(tmp_path):
+    """Positive control: opening a folder loads the run's core (the tables, the model
+    client) and numpy, and the check names them."""
+    folder = tmp_path / "material"
+    folder.mkdir()
+    (folder / "notes.txt").write_text("a note\n", encoding="utf-8")
+    loaded = modules_after(
+        f"window.load_folder(__import__('pathlib').Path({str(folder)!r}))", tmp_path / "home"
+    )
+    late = loaded_too_soon(loaded)
+    assert {"numpy", "labwright.core.material.tables", "labwright.core.llm.client"} <= set(late)
