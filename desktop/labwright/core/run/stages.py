@@ -20,9 +20,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
+from labwright.core import confine
 from labwright.core.agent.explore import Cancelled, Exploration, explore
 from labwright.core.agent.tools import ToolContext
-from labwright.core.confine import support
 from labwright.core.events import (
     BibDetail,
     CompileDetail,
@@ -199,7 +199,7 @@ def _scanned(scan: ScanResult) -> ScanDetail:
 
 def _confinement(allow_unconfined: bool) -> Confinement:
     """Which OS layers hold model-written code here, and whether figures may run at all."""
-    s = support()
+    s = confine.support()  # through the module, as the sandbox asks it (tests stand in for it)
     return Confinement(
         landlock_abi=s.landlock_abi,
         namespaces=s.namespaces,
