@@ -52,6 +52,7 @@ _PAREN_PM = re.compile(
 def corpus_dir() -> Path:
     return Path(os.environ.get("LABWRIGHT_CORPUS") or Path.home() / ".cache" / "labwright-corpus")
 
+
 # siunitx's compact uncertainty: \SI{6.96(13)e-34}{...} is 6.96e-34 ± 0.13e-34
 _COMPACT = re.compile(r"(?<![\w.])(\d+)(?:\.(\d+))?\((\d+)\)(?:[eE]([-+]?\d+))?")
 

@@ -63,6 +63,17 @@ def click_pdf_tab(qtbot, w) -> QPdfView:
     return view
 
 
+def pdf_tab_of_a_run(qtbot, window_for, run_dir: Path):
+    """A small window, `run_dir` reopened from History, its PDF tab clicked."""
+    w = window_for()
+    w.resize(1024, 640)
+    with qtbot.waitActive(w):
+        w.activateWindow()
+    reopen(qtbot, w, run_dir)
+    back_to_the_run_page(qtbot, w)
+    return w, click_pdf_tab(qtbot, w)
+
+
 def view_menu_action(w, text: str) -> QAction:
     """The action of View that a person sees (visible) under `text`."""
     shown = [a for a in w.view_menu.actions() if a.text() == text and a.isVisible()]
@@ -104,13 +115,7 @@ def visible_sentences(widget) -> list[str]:
 @needs_tex
 def test_the_pdf_tab_zooms_by_keys_wheel_and_the_view_menu(qtbot, window_for, two_runs):
     first, _ = two_runs
-    w = window_for()
-    w.resize(1024, 640)
-    with qtbot.waitActive(w):
-        w.activateWindow()
-    reopen(qtbot, w, first)
-    back_to_the_run_page(qtbot, w)
-    view = click_pdf_tab(qtbot, w)
+    w, view = pdf_tab_of_a_run(qtbot, window_for, first)
     zoom_in = view_menu_action(w, "Zoom &In")
     assert zoom_in.isEnabled(), "View > Zoom In is greyed out in the PDF tab"
     pdf = w.results.pdf
@@ -185,13 +190,7 @@ def test_view_lists_the_zoom_of_the_pdf_on_screen_only(qtbot, window_for, two_ru
 @needs_tex
 def test_the_pdf_tab_remembers_the_page_and_zoom_of_each_run(qtbot, window_for, two_runs):
     first, second = two_runs
-    w = window_for()
-    w.resize(1024, 640)
-    with qtbot.waitActive(w):
-        w.activateWindow()
-    reopen(qtbot, w, first)
-    back_to_the_run_page(qtbot, w)
-    view = click_pdf_tab(qtbot, w)
+    w, view = pdf_tab_of_a_run(qtbot, window_for, first)
     qtbot.keyClick(view, Qt.Key.Key_Equal, CTRL)
     zoomed = view.zoomFactor()
     page_down_to(qtbot, view, 1)
