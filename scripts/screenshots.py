@@ -252,7 +252,7 @@ def shoot_without_keyring(app, w, out: Path, lang: str) -> None:
         dialog = SettingsDialog(Settings(), w)
         dialog.show()
         settle(app, 0.5)
-        QTest.keyClicks(dialog.key_edit, "sk-0123456789abcdef0123456789abf3a9")
+        QTest.keyClicks(dialog.key_edit, "sk-fake-typed-for-this-screenshot")
         settle(app, 0.3)
         dialog.grab().save(str(out / f"settings-no-keyring-{lang}.png"))  # asked where
         dialog.key_store_combo.setFocus()

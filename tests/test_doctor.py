@@ -218,14 +218,14 @@ def test_a_keyring_is_named(memory_keyring):
 def test_the_key_line_says_where_the_key_is_kept(memory_keyring, isolated_home, store, said):
     from labwright.core.settings.saved import set_api_key
 
-    set_api_key("deepseek", "sk-doctor-stored-0123456789", store)
+    set_api_key("deepseek", "sk-fake-doctor-stored-key", store)
     check = doctor.key_check()
     assert check.ok and check.detail == said.format(home=isolated_home)
     assert "sk-doctor-stored" not in check.detail + "".join(check.fix)
 
 
 def test_the_key_line_names_the_environment_variable(monkeypatch):
-    monkeypatch.setenv("OPENAI_API_KEY", "sk-doctor-env-0123456789")
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-fake-doctor-env-key")
     check = doctor.key_check("openai")
     assert check.ok and check.detail == "openai: from the environment variable OPENAI_API_KEY"
     assert doctor.key_check("ollama").detail == (
@@ -236,7 +236,7 @@ def test_the_key_line_names_the_environment_variable(monkeypatch):
 def test_a_key_file_open_to_others_is_a_warning_with_the_chmod(isolated_home):
     from labwright.core.settings.saved import set_api_key
 
-    set_api_key("deepseek", "sk-doctor-stored-0123456789", "file")
+    set_api_key("deepseek", "sk-fake-doctor-stored-key", "file")
     (isolated_home / "keys" / "deepseek").chmod(0o644)
     check = doctor.key_check()
     assert check.status == "warning" and "which others can read too" in check.detail

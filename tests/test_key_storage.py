@@ -23,8 +23,8 @@ from labwright.core.settings.saved import (
     set_api_key,
 )
 
-KEY = "sk-kept-0123456789abcdef-f3a9"
-OTHER_KEY = "sk-other-9876543210fedcba-0000"
+KEY = "sk-fake-kept-key-of-the-test"
+OTHER_KEY = "sk-fake-other-key-of-the-test"
 
 
 def files_holding(root, needle: str) -> list[str]:

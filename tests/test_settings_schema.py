@@ -139,7 +139,7 @@ def test_a_run_folder_never_sets_a_new_setting(example, material, tmp_path, monk
     from labwright.core.rundir.resume import resumed_config
 
     assert example.resume is Resume.MINE  # the default of every setting
-    monkeypatch.setenv("DEEPSEEK_API_KEY", "sk-test-0123456789")
+    monkeypatch.setenv("DEEPSEEK_API_KEY", "sk-fake-env-key-of-the-test")
     run_dir = tmp_path / "received"
     run_dir.mkdir()
     public = config.config_from_values(material, {"example_cap": 1}).public_dict()
@@ -172,7 +172,7 @@ def test_every_field_of_runconfig_and_settings_is_a_declared_setting():
 def test_a_secret_reaches_no_file(memory_keyring, isolated_home, material, tmp_path):
     secrets = [s for s in SCHEMA if s.secret]
     assert [s.name for s in secrets] == ["api_key"]
-    key = "sk-secret-0123456789abcdef"
+    key = "sk-fake-secret-of-the-schema-test"
     assert offline_run(material, tmp_path / "run", "--api-key", key) == 10
     save_settings(load_settings())
     files = [p for p in [*tmp_path.rglob("*"), *isolated_home.rglob("*")] if p.is_file()]

@@ -169,12 +169,12 @@ def test_no_key_file_is_ever_readable_by_others(isolated_home):
 @pytest.mark.parametrize("store", [FILE, SESSION])
 def test_a_stored_key_goes_to_its_own_server_only(material, store):
     set_api_key("deepseek", SECRET_KEY, store)
-    set_api_key("custom", "sk-custom-0123456789", store)
+    set_api_key("custom", "sk-fake-custom-server-key", store)
     assert resolve_config(material, settings=Settings(), env={}).api_key == SECRET_KEY
     other = {"base_url": OTHER}
     assert resolve_config(material, flags=other, settings=Settings(), env={}).api_key is None
     mine = Settings(provider="custom", base_url=OTHER)
-    assert resolve_config(material, settings=mine, env={}).api_key == "sk-custom-0123456789"
+    assert resolve_config(material, settings=mine, env={}).api_key == "sk-fake-custom-server-key"
     elsewhere = {"base_url": "http://127.0.0.1:10/v1"}
     assert resolve_config(material, flags=elsewhere, settings=mine, env={}).api_key is None
     # a preset moved by --provider/--base-url is another server: not DeepSeek's key

@@ -447,12 +447,12 @@ def test_stored_keys_go_to_their_own_server_only(material, memory_keyring):
     from labwright.core.settings.saved import Settings, set_api_key
 
     set_api_key("deepseek", SECRET_KEY)
-    set_api_key("custom", "sk-custom-0123456789")
+    set_api_key("custom", "sk-fake-custom-server-key")
     assert resolve_config(material, settings=Settings(), env={}).api_key == SECRET_KEY
     other = {"base_url": OTHER}
     assert resolve_config(material, flags=other, settings=Settings(), env={}).api_key is None
     mine = Settings(provider="custom", base_url=OTHER)
-    assert resolve_config(material, settings=mine, env={}).api_key == "sk-custom-0123456789"
+    assert resolve_config(material, settings=mine, env={}).api_key == "sk-fake-custom-server-key"
     elsewhere = {"base_url": "http://127.0.0.1:10/v1"}
     assert resolve_config(material, flags=elsewhere, settings=mine, env={}).api_key is None
 
