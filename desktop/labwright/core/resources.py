@@ -8,6 +8,7 @@ through importlib.resources, never a path computed from __file__.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterator
 from contextlib import contextmanager
 from importlib.resources import as_file, files
@@ -43,6 +44,7 @@ def exists(relpath: str) -> bool:
         return False
 
 
+@functools.cache  # package data, read-only while the app runs: a prompt is read once
 def text(relpath: str) -> str:
     """The file's text (UTF-8); FileNotFoundError when there is no such resource."""
     return _locate(relpath).read_text(encoding="utf-8")
