@@ -201,7 +201,7 @@ _BASES = {
     "Wb": r"\weber", "rad": r"\radian", "sr": r"\steradian", "eV": r"\electronvolt",
     "L": r"\litre", "l": r"\litre", "min": r"\minute", "h": r"\hour", "°": r"\degree",
     "deg": r"\degree", "°C": r"\degreeCelsius", "%": r"\percent", "dB": r"\decibel",
-    "Bq": r"\becquerel",
+    "bar": r"\bar", "lx": r"\lux", "Bq": r"\becquerel", "Gy": r"\gray",
 }  # fmt: skip
 _PREFIXES = {
     "f": r"\femto", "p": r"\pico", "n": r"\nano", "µ": r"\micro", "μ": r"\micro",
@@ -243,7 +243,7 @@ def si_unit(unit: str) -> str | None:
         return None
     macros = []
     for atom, power in powers:
-        macro = _atom(atom)
+        macro = si_atom(atom)
         if macro is None or power == 0:
             return None
         n = abs(power)
@@ -254,7 +254,9 @@ def si_unit(unit: str) -> str | None:
     return "".join(macros)
 
 
-def _atom(text: str) -> str | None:
+def si_atom(text: str) -> str | None:
+    """One unit symbol as siunitx's macro ("km" → \\kilo\\metre); None when it names none.
+    The one table of symbols: the offline skeleton's column units read it too."""
     if text in _BASES:
         return _BASES[text]
     if (

@@ -14,6 +14,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from labwright.core.analysis.fmt import si_atom
 from labwright.core.material.tables import Table
 from labwright.core.material.tables.roles import split_unit
 from labwright.core.report.offline.formatting import _breakable, tex_text
@@ -341,34 +342,8 @@ def _symbol(token: str) -> str:
 # Units
 # --------------------------------------------------------------------------
 
-_BASES = {
-    "m": r"\metre", "s": r"\second", "g": r"\gram", "A": r"\ampere", "K": r"\kelvin",
-    "mol": r"\mole", "cd": r"\candela", "Hz": r"\hertz", "N": r"\newton", "Pa": r"\pascal",
-    "J": r"\joule", "W": r"\watt", "C": r"\coulomb", "V": r"\volt", "F": r"\farad",
-    "Ω": r"\ohm", "ohm": r"\ohm", "S": r"\siemens", "T": r"\tesla", "H": r"\henry",
-    "Wb": r"\weber", "rad": r"\radian", "sr": r"\steradian", "eV": r"\electronvolt",
-    "L": r"\litre", "l": r"\litre", "min": r"\minute", "h": r"\hour", "°": r"\degree",
-    "deg": r"\degree", "°C": r"\degreeCelsius", "%": r"\percent", "dB": r"\decibel",
-    "bar": r"\bar", "lx": r"\lux", "Bq": r"\becquerel", "Gy": r"\gray",
-}  # fmt: skip
-_PREFIXES = {
-    "f": r"\femto", "p": r"\pico", "n": r"\nano", "µ": r"\micro", "μ": r"\micro",
-    "u": r"\micro", "m": r"\milli", "c": r"\centi", "d": r"\deci", "k": r"\kilo",
-    "M": r"\mega", "G": r"\giga", "T": r"\tera",
-}  # fmt: skip
-_NOT_PREFIXED = frozenset(("%", "°", "°C", "deg", "min", "h", "rad", "sr"))
 _UNIT_ATOM = re.compile(r"([^\s^\d⁻¹²³+-]+)(?:\^?\{?([+-]?\d)\}?|([⁻]?[¹²³]))?")
 _SUPERSCRIPTS = {"¹": 1, "²": 2, "³": 3}
-
-
-def _unit_atom(text: str) -> str | None:
-    if text in _BASES:
-        return _BASES[text]
-    if len(text) > 1 and text[0] in _PREFIXES and text[1:] in _BASES:
-        if text[1:] in _NOT_PREFIXED:
-            return None
-        return _PREFIXES[text[0]] + _BASES[text[1:]]
-    return None
 
 
 def _power(macro: str, n: int) -> str:
@@ -396,7 +371,7 @@ def si_unit(unit: str) -> str | None:
             m = _UNIT_ATOM.fullmatch(piece)
             if not m:
                 return None
-            atom = _unit_atom(m.group(1))
+            atom = si_atom(m.group(1))
             if atom is None:
                 return None
             power = 1
@@ -407,7 +382,7 @@ def si_unit(unit: str) -> str | None:
             if power == 0:
                 return None
             name = m.group(1)
-            if power < 0 and len(name) == 2 and name[0] in _BASES and name[1] in _BASES:
+            if power < 0 and len(name) == 2 and si_atom(name[0]) and si_atom(name[1]):
                 return None  # "ms-1": metres per second or per millisecond? shown as written
             per = (k == 1) != (power < 0)
             macros.append((r"\per" if per else "") + _power(atom, abs(power)))
