@@ -580,3 +580,50 @@ def test_app_redraft_question_cancelled_from_the_menu_sends_nothing(
         assert not w.bridge.running
         assert sender.connections == 0 and mine.calls == calls
     assert ((run_dir / "run.json").read_bytes(), (run_dir / "events.jsonl").read_bytes()) == before
+
+
+# -- the records this issue typed, as a sender may write them ---------------------------
+
+
+def _hostile_records(run: Path) -> None:
+    """A received run's evidence.jsonl, figures.json and a figure sidecar holding what
+    Labwright never writes: analysis results that are not a list or whose lines are not
+    numbers, a purpose that is an object, a table_key and fits of the wrong kinds."""
+    lines = [
+        {"path": "analysis/x", "kind": "analysis_output", "text": "g = 9.93", "results": "9.93"},
+        {"path": "analysis/y", "kind": "analysis_output", "text": "g = 9.93",
+         "results": [{"line": "1", "value": 9.93}, {"line": True, "value": 9.93}],
+         "purpose": {"a": 1}, "code": ["x"]},
+    ]  # fmt: skip
+    with (run / "evidence.jsonl").open("a", encoding="utf-8") as f:
+        f.writelines(json.dumps(line) + "\n" for line in lines)
+    figures = json.loads((run / "figures.json").read_text(encoding="utf-8"))
+    for fig in figures:
+        fig.update(table_key=["not", "a", "key"], fits="none", fits_tex=7)
+    (run / "figures.json").write_text(json.dumps(figures), encoding="utf-8")
+    for sidecar in (run / "figures").glob("*.json"):
+        sidecar.write_text(json.dumps({"stdout": ["g = 9.93"], "shows": 5}), encoding="utf-8")
+    tex = (run / "report.tex").read_text(encoding="utf-8")
+    (run / "report.tex").write_text(
+        tex.replace("\\end{document}", "We find $g = 9.93$.\n\\end{document}"), encoding="utf-8"
+    )
+
+
+@pytest.mark.parametrize("command", [["verify", "--json"], ["export", "--zip"]])
+def test_records_of_the_wrong_kind_in_a_received_run_are_data_not_a_crash(
+    command, offline_run, tmp_path
+):
+    _hostile_records(offline_run)
+    args = [command[0], str(offline_run)]
+    args += [str(tmp_path / "out.zip"), *command[1:]] if command[0] == "export" else command[1:]
+    done = cli(args, tmp_path, tmp_path / "home")
+    assert "Traceback" not in done.stderr, done.stderr[-2000:]
+    assert done.returncode in (0, 1, 10), (done.returncode, done.stderr[-2000:])
+    if command[0] == "verify":
+        # 9.93 stands only in the hostile analysis records, which are not what Labwright
+        # writes: they are no evidence, and the number is reported as not found
+        found = json.loads(done.stdout)
+        assert not [m for m in found["matched"] if m["text"] == "9.93"]
+        assert [m for m in found["unmatched"] if m["text"] == "9.93"]
+    else:
+        assert (tmp_path / "out.zip").is_file()
